@@ -1,0 +1,95 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { one } from '../entities/db.js';
+import { movableFrom, type MessageStatus } from '../domain/message-status.js';
+import type { SmsGatewayClient } from './providers/sms-gateway.js';
+import type { Logger } from '../logger.js';
+
+export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; publicBaseUrl: string; log: Logger }
+
+interface Row { id: string; uid: string; status: MessageStatus; channel_type: string; sender: string | null; recipient: string; body: string; media_url: string | null; gateway_message_id: string | null }
+
+/** Moves a message forward only: concurrent receipts and retries can never take a status back. */
+export async function moveStatus(orm: MikroORM, messageId: number, to: MessageStatus, extra: { gatewayMessageId?: string; errorMessage?: string } = {}): Promise<MessageStatus> {
+  const em = orm.em.fork();
+  const stamp = to === 'sent' ? ', sent_at = coalesce(sent_at, now())' : to === 'delivered' ? ', delivered_at = coalesce(delivered_at, now())' : to === 'read' ? ', read_at = coalesce(read_at, now())' : '';
+  const from = movableFrom(to);
+  const row = await one<{ status: MessageStatus }>(em,
+    `update messages set status = ?, updated_at = now(), gateway_message_id = coalesce(?, gateway_message_id),
+            error_message = coalesce(?, error_message)${stamp}
+      where id = ? and status in (${from.map(() => '?').join(',')}) returning status`,
+    [to, extra.gatewayMessageId ?? null, extra.errorMessage ?? null, messageId, ...from]);
+  if (row) return row.status;
+  const current = await one<{ status: MessageStatus }>(em, 'select status from messages where id = ?', [messageId]);
+  return current!.status;
+}
+
+export function createMessageActivities(deps: MessageDeps) {
+  const load = (messageId: number) => one<Row>(deps.orm.em.fork(),
+    'select id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id from messages where id = ?', [messageId]);
+
+  return {
+    /**
+     * Hands the message to its provider once. The provider idempotency key is the message uid, so a
+     * retry after a crash between the provider call and the database write never sends twice.
+     */
+    async dispatchMessage({ messageId }: { messageId: number }): Promise<{ status: MessageStatus; gatewayMessageId: string | null }> {
+      const msg = await load(messageId);
+      if (!msg) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
+      if (msg.status !== 'queued' && msg.status !== 'processing') return { status: msg.status, gatewayMessageId: msg.gateway_message_id };
+      await moveStatus(deps.orm, messageId, 'processing');
+      const result = await deps.sms.send({
+        to: msg.recipient, from: msg.sender, body: msg.body, mediaUrl: msg.media_url,
+        statusCallback: `${deps.publicBaseUrl}/providers/sms/status?m=${encodeURIComponent(msg.uid)}`,
+        idempotencyKey: msg.uid,
+      });
+      if (result.ok) {
+        const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: result.value.providerMessageId });
+        return { status, gatewayMessageId: result.value.providerMessageId };
+      }
+      if (result.permanent) {
+        const status = await moveStatus(deps.orm, messageId, 'failed', { errorMessage: `${result.message} (provider code ${result.code})` });
+        return { status, gatewayMessageId: null };
+      }
+      throw ApplicationFailure.create({
+        message: `${result.message} (provider code ${result.code})`, type: 'ProviderTransient',
+        nextRetryDelay: result.retryAfterSeconds ? `${result.retryAfterSeconds} seconds` : undefined,
+      });
+    },
+
+    async markMessageFailed({ messageId, errorMessage }: { messageId: number; errorMessage: string }): Promise<MessageStatus> {
+      return moveStatus(deps.orm, messageId, 'failed', { errorMessage });
+    },
+
+    async markCheckingDelivery({ messageId }: { messageId: number }): Promise<MessageStatus> {
+      return moveStatus(deps.orm, messageId, 'checking_delivery');
+    },
+
+    /** Asks the provider where a message stands when no receipt came; records what it says. */
+    async pollDeliveryStatus({ messageId }: { messageId: number }): Promise<MessageStatus> {
+      const msg = await load(messageId);
+      if (!msg?.gateway_message_id) return msg?.status ?? 'failed';
+      const res = await deps.sms.fetchStatus(msg.gateway_message_id);
+      if (!res.ok) {
+        if (res.permanent) return msg.status;
+        throw ApplicationFailure.create({ message: res.message, type: 'ProviderTransient' });
+      }
+      const mapped = mapSmsProviderStatus(res.value.status);
+      if (!mapped) return msg.status;
+      return moveStatus(deps.orm, messageId, mapped, mapped === 'failed' ? { errorMessage: `Delivery failed (provider code ${res.value.errorCode ?? 'unknown'})` } : {});
+    },
+  };
+}
+
+/** Twilio-style statuses to ours; interim ones (queued, sending, accepted) change nothing. */
+export function mapSmsProviderStatus(s: string): MessageStatus | null {
+  switch (s) {
+    case 'sent': return 'sent';
+    case 'delivered': return 'delivered';
+    case 'read': return 'read';
+    case 'undelivered': case 'failed': case 'canceled': return 'failed';
+    default: return null;
+  }
+}
+
+export type MessageActivities = ReturnType<typeof createMessageActivities>;

@@ -1,0 +1,27 @@
+import http from 'node:http';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { openOrm } from '../entities/orm.js';
+import { connectTemporalClient } from '../temporal/client.js';
+import { createApp } from './app.js';
+
+const config = loadConfig();
+const log = createLogger('api', config.logLevel);
+const orm = await openOrm(config.databaseUrl, 20);
+const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);
+const app = createApp({ config, orm, temporal: temporal.client, log });
+const server = http.createServer(app.callback());
+server.keepAliveTimeout = 65_000;
+server.listen(config.port, '127.0.0.1', () => log.info({ port: config.port }, 'api listening'));
+
+const stop = () => {
+  log.info('api stopping');
+  server.close(async () => {
+    await temporal.close();
+    await orm.close();
+    process.exit(0);
+  });
+  setTimeout(() => process.exit(0), 5000).unref();
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

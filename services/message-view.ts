@@ -1,0 +1,57 @@
+// The Message resource exactly as the contract lists it, from a `messages` row.
+export interface MessageRow {
+  id: string | number; uid: string; direction: string; channel_type: string; channel_id: number | null; channel_code: string | null;
+  sender: string | null; recipient: string; body: string; status: string; media_url: string | null; media_type: string | null;
+  gateway_message_id: string | null; error_message: string | null; metadata: Record<string, unknown> | null;
+  template_params: Record<string, unknown> | null; segments: number; encoding: string;
+  created_at: Date | string | null; updated_at: Date | string | null; sent_at: Date | string | null; delivered_at: Date | string | null; read_at: Date | string | null;
+}
+
+const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
+
+export function messageView(r: MessageRow) {
+  return {
+    id: Number(r.id),
+    uid: r.uid,
+    direction: r.direction,
+    channel_type: r.channel_type,
+    tenant_channel_id: r.channel_id,
+    channel_code: r.channel_code,
+    sender: r.sender,
+    recipient: r.recipient,
+    body: r.body,
+    status: r.status,
+    media_url: r.media_url,
+    media_type: r.media_type,
+    gateway_message_id: r.gateway_message_id,
+    error_message: r.status === 'failed' ? r.error_message : null,
+    metadata: r.metadata,
+    template_params: r.template_params,
+    segments: r.segments,
+    encoding: r.encoding,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    sent_at: iso(r.sent_at),
+    delivered_at: iso(r.delivered_at),
+    read_at: iso(r.read_at),
+  };
+}
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const ts = nullable('string');
+
+export const messageSchema = {
+  type: 'object',
+  required: ['id', 'uid', 'direction', 'channel_type', 'recipient', 'body', 'status'],
+  properties: {
+    id: { type: 'integer' }, uid: { type: 'string' },
+    direction: { enum: ['inbound', 'outbound'] }, channel_type: { enum: ['sms', 'whatsapp'] },
+    tenant_channel_id: nullable('integer'), channel_code: ts, sender: ts, recipient: { type: 'string' }, body: { type: 'string' },
+    status: { enum: ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] },
+    media_url: ts, media_type: ts, gateway_message_id: ts, error_message: ts,
+    metadata: nullable('object'), template_params: nullable('object'),
+    segments: { type: 'integer', description: 'SMS segment estimate (GSM-7 160/153, UCS-2 70/67)' },
+    encoding: { enum: ['GSM-7', 'UCS-2'] },
+    created_at: ts, updated_at: ts, sent_at: ts, delivered_at: ts, read_at: ts,
+  },
+} as const;

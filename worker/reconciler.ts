@@ -1,0 +1,29 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { findUnstartedMessages, startMessageWorkflow } from '../services/messages.js';
+
+/**
+ * Repairs the one gap between "record written" and "workflow started": a process that died in between
+ * leaves a queued message with no workflow. Starting it again is harmless (REJECT_DUPLICATE ids).
+ */
+export function startReconciler(deps: { config: Config; orm: MikroORM; temporal: Client; log: Logger }, everyMs = 15_000) {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const rows = await findUnstartedMessages(deps.orm.em.fork(), 30, 500);
+      for (const r of rows) await startMessageWorkflow(deps, r.account_id, r, null);
+      if (rows.length) deps.log.info({ count: rows.length }, 'reconciler checked queued messages');
+    } catch (err) {
+      deps.log.warn({ err }, 'reconciler pass failed');
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer), tick };
+}

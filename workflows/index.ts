@@ -1,0 +1,1 @@
+export { messageWorkflow } from './message.js';
