@@ -1,0 +1,63 @@
+// Records real histories of every workflow scenario for the replay test:
+//   npm run record-history
+// Starts a private stack (like `npm test`), runs each scenario through the public API, then writes
+// test/replay/histories/<workflowType>/<scenario>.json with historyToJSON (payloads stay encoded).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection, Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { startStack, projectRoot } from './stack.js';
+import { freePort } from './embedded-pg.js';
+import { messageWorkflowId } from '../temporal/ids.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-record-'));
+const operatorToken = 'record-operator-token';
+const stack = await startStack({
+  dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true,
+  extraEnv: { OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100', RECEIPT_TIMEOUT_SECONDS: '2', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '2' },
+});
+const call = async (method: string, url: string, token: string, body?: unknown) => {
+  const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  return res.json() as Promise<any>;
+};
+const adminCall = (method: string, p: string, body?: unknown) => call(method, `${stack.apiUrl}/admin/v1${p}`, operatorToken, body);
+const simCall = (method: string, p: string, body?: unknown) => call(method, `${stack.simulatorUrl}${p}`, '', body);
+
+const connection = await Connection.connect({ address: stack.temporalAddress });
+const client = new Client({ connection });
+try {
+  const account = (await adminCall('POST', '/accounts', { name: 'Recorder' })).data;
+  const key = (await adminCall('POST', `/accounts/${account.id}/keys`, { name: 'recorder' })).data.token;
+  const save = async (type: string, scenario: string, workflowId: string) => {
+    const handle = client.workflow.getHandle(workflowId);
+    await handle.result().catch(() => {});
+    const file = path.join(projectRoot, 'test/replay/histories', type, `${scenario}.json`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, historyToJSON(await handle.fetchHistory()));
+    process.stdout.write(`recorded ${path.relative(projectRoot, file)}\n`);
+  };
+  const sendSms = async (body: Record<string, unknown>) => (await call('POST', `${stack.apiUrl}/api/v3/sms/send`, key, body)).data.messages[0];
+
+  const delivered = await sendSms({ recipient: '+255711000001', message: 'delivered' });
+  await save('messageWorkflow', 'delivered', messageWorkflowId(account.id, delivered.uid));
+
+  const scheduled = await sendSms({ recipient: '+255711000002', message: 'later', schedule_time: new Date(Date.now() + 3000).toISOString() });
+  await save('messageWorkflow', 'scheduled', messageWorkflowId(account.id, scheduled.uid));
+
+  await simCall('POST', '/_sim/config', { optOuts: ['+255711000003'] });
+  const refused = await sendSms({ recipient: '+255711000003', message: 'opted out' });
+  await save('messageWorkflow', 'provider-refused', messageWorkflowId(account.id, refused.uid));
+
+  await simCall('POST', '/_sim/faults', { provider: 'sms', kind: 'no_receipt', to: '+255711000004' });
+  const silent = await sendSms({ recipient: '+255711000004', message: 'no receipt' });
+  await save('messageWorkflow', 'no-receipt-polled', messageWorkflowId(account.id, silent.uid));
+
+  await simCall('POST', '/_sim/faults', { provider: 'sms', kind: 'http_500', to: '+255711000005', count: 2 });
+  const retried = await sendSms({ recipient: '+255711000005', message: 'retried' });
+  await save('messageWorkflow', 'transient-retried', messageWorkflowId(account.id, retried.uid));
+} finally {
+  await connection.close();
+  await stack.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { http } from '../support/stack.js';
+import { allRoutes } from '../../api/routes/index.js';
+import type { AppDeps } from '../../api/app.js';
+import { loadConfig } from '../../config.js';
+
+const routes = allRoutes({ config: loadConfig() } as AppDeps);
+
+test('every route declares its request and response schemas', () => {
+  const missing = routes.filter((r) =>
+    !r.response?.schema || (['POST', 'PUT', 'PATCH'].includes(r.method) && !r.body && !r.rawBody) || (r.method === 'GET' && !r.query));
+  assert.deepEqual(missing.map((r) => `${r.method} ${r.path}`), []);
+});
+
+test('GET /api-docs/openapi.json is OpenAPI 3.1.0, version 3.6.0, built from the validation schemas', async () => {
+  const r = await http('GET', '/api-docs/openapi.json');
+  assert.equal(r.status, 200);
+  assert.equal(r.body.openapi, '3.1.0');
+  assert.equal(r.body.info.version, '3.6.0');
+  const send = r.body.paths['/api/v3/sms/send'].post;
+  const schema = send.requestBody.content['application/json'].schema;
+  assert.equal(schema.properties.recipient.maxLength, 4000);
+  const def = routes.find((x) => x.path === '/api/v3/sms/send')!;
+  assert.deepEqual(schema, JSON.parse(JSON.stringify(def.body)));
+  for (const route of routes) assert.ok(r.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
+});
+
+test('GET /api-docs is a readable reference page', async () => {
+  const res = await fetch(`${process.env.API_URL}/api-docs`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+  const html = await res.text();
+  assert.match(html, /POST \/api\/v3\/sms\/send/);
+});
