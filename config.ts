@@ -11,6 +11,8 @@ export interface Config {
   smsGatewayUrl: string;
   smsGatewayAccountSid: string;
   smsGatewayAuthToken: string;
+  /** Sends with no sender identity go out through this messaging service (the provider picks the number). */
+  smsGatewayMessagingServiceSid: string;
   whatsappApiUrl: string;
   whatsappAccessToken: string;
   whatsappAppSecret: string;
@@ -20,12 +22,20 @@ export interface Config {
   deliveryPollSeconds: number;
   deliveryPollAttempts: number;
   logLevel: string;
+  /** Provider throughput per channel type (sends per second across all workers); deferred sends answer queued. */
+  smsMaxPerSecond: number;
+  whatsappMaxPerSecond: number;
+  /** How long a send request may wait, in total, for the providers' first answers. */
+  firstOutcomeWaitMs: number;
+  whatsappVerifyToken: string;
 }
 
 const env = (name: string, fallback: string): string => {
   const v = process.env[name];
   return v === undefined || v === '' ? fallback : v;
 };
+
+export const providerTaskQueue = (config: Pick<Config, 'taskQueue'>, channelType: 'sms' | 'whatsapp') => `${config.taskQueue}-provider-${channelType}`;
 
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const port = Number(env('PORT', '8080'));
@@ -40,6 +50,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     smsGatewayUrl: env('SMS_GATEWAY_URL', 'http://127.0.0.1:4010/sms'),
     smsGatewayAccountSid: env('SMS_GATEWAY_ACCOUNT_SID', 'ACsimulator00000000000000000000000'),
     smsGatewayAuthToken: env('SMS_GATEWAY_AUTH_TOKEN', 'sim-sms-auth-token'),
+    smsGatewayMessagingServiceSid: env('SMS_GATEWAY_MESSAGING_SERVICE_SID', 'MG00000000000000000000000000000000'),
     whatsappApiUrl: env('WHATSAPP_API_URL', 'http://127.0.0.1:4010/whatsapp/v21.0'),
     whatsappAccessToken: env('WHATSAPP_ACCESS_TOKEN', 'sim-wa-access-token'),
     whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
@@ -49,6 +60,10 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     deliveryPollSeconds: Number(env('DELIVERY_POLL_SECONDS', '300')),
     deliveryPollAttempts: Number(env('DELIVERY_POLL_ATTEMPTS', '12')),
     logLevel: env('LOG_LEVEL', 'info'),
+    smsMaxPerSecond: Number(env('SMS_MAX_PER_SECOND', '200')),
+    whatsappMaxPerSecond: Number(env('WHATSAPP_MAX_PER_SECOND', '80')),
+    firstOutcomeWaitMs: Number(env('FIRST_OUTCOME_WAIT_MS', '2000')),
+    whatsappVerifyToken: env('WHATSAPP_VERIFY_TOKEN', 'sim-wa-verify-token'),
     ...overrides,
   };
 }

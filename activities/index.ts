@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { SmsGatewayClient } from './providers/sms-gateway.js';
+import { WhatsAppCloudClient } from './providers/whatsapp-cloud.js';
 import { createMessageActivities } from './messages.js';
 
 export interface ActivityDeps { orm: MikroORM; config: Config; log: Logger }
@@ -9,10 +10,12 @@ export interface ActivityDeps { orm: MikroORM; config: Config; log: Logger }
 /** Every activity the worker registers, built once per worker process from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const sms = new SmsGatewayClient({
-    baseUrl: deps.config.smsGatewayUrl, accountSid: deps.config.smsGatewayAccountSid, authToken: deps.config.smsGatewayAuthToken, timeoutMs: 10_000,
+    baseUrl: deps.config.smsGatewayUrl, accountSid: deps.config.smsGatewayAccountSid, authToken: deps.config.smsGatewayAuthToken,
+    messagingServiceSid: deps.config.smsGatewayMessagingServiceSid, timeoutMs: 10_000,
   });
+  const whatsapp = new WhatsAppCloudClient({ baseUrl: deps.config.whatsappApiUrl, accessToken: deps.config.whatsappAccessToken, timeoutMs: 10_000 });
   return {
-    ...createMessageActivities({ orm: deps.orm, sms, publicBaseUrl: deps.config.publicBaseUrl, log: deps.log }),
+    ...createMessageActivities({ orm: deps.orm, sms, whatsapp, publicBaseUrl: deps.config.publicBaseUrl, log: deps.log }),
   };
 }
 

@@ -1,18 +1,23 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { one } from '../entities/db.js';
+import { many, one } from '../entities/db.js';
 import { movableFrom, type MessageStatus } from '../domain/message-status.js';
 import type { SmsGatewayClient } from './providers/sms-gateway.js';
+import type { WhatsAppCloudClient } from './providers/whatsapp-cloud.js';
+import type { ProviderResult } from './providers/http.js';
 import type { Logger } from '../logger.js';
 
-export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; publicBaseUrl: string; log: Logger }
+export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; whatsapp: WhatsAppCloudClient; publicBaseUrl: string; log: Logger }
 
-interface Row { id: string; uid: string; status: MessageStatus; channel_type: string; sender: string | null; recipient: string; body: string; media_url: string | null; gateway_message_id: string | null }
+interface Row {
+  id: string; uid: string; status: MessageStatus; channel_type: 'sms' | 'whatsapp'; sender: string | null; recipient: string; body: string;
+  media_url: string | null; gateway_message_id: string | null; provider_request: { phone_number_id: string; body: Record<string, unknown> } | null;
+}
 
 /** Moves a message forward only: concurrent receipts and retries can never take a status back. */
 export async function moveStatus(orm: MikroORM, messageId: number, to: MessageStatus, extra: { gatewayMessageId?: string; errorMessage?: string } = {}): Promise<MessageStatus> {
   const em = orm.em.fork();
-  const stamp = to === 'sent' ? ', sent_at = coalesce(sent_at, now())' : to === 'delivered' ? ', delivered_at = coalesce(delivered_at, now())' : to === 'read' ? ', read_at = coalesce(read_at, now())' : '';
+  const stamp = to === 'sent' ? ', sent_at = coalesce(sent_at, now())' : to === 'delivered' ? ', delivered_at = coalesce(delivered_at, now())' : to === 'read' ? ', read_at = coalesce(read_at, now()), delivered_at = coalesce(delivered_at, now())' : '';
   const from = movableFrom(to);
   const row = await one<{ status: MessageStatus }>(em,
     `update messages set status = ?, updated_at = now(), gateway_message_id = coalesce(?, gateway_message_id),
@@ -24,9 +29,30 @@ export async function moveStatus(orm: MikroORM, messageId: number, to: MessageSt
   return current!.status;
 }
 
+/** Receipts that overtook the provider's own answer wait in pending_receipts; apply them now. */
+async function applyPendingReceipts(orm: MikroORM, messageId: number, providerMessageId: string, current: MessageStatus): Promise<MessageStatus> {
+  const pending = await many<{ status: MessageStatus; error_message: string | null }>(orm.em.fork(),
+    'delete from pending_receipts where provider_message_id = ? returning status, error_message', [providerMessageId]);
+  let status = current;
+  for (const p of pending) status = await moveStatus(orm, messageId, p.status, p.error_message ? { errorMessage: p.error_message } : {});
+  return status;
+}
+
 export function createMessageActivities(deps: MessageDeps) {
   const load = (messageId: number) => one<Row>(deps.orm.em.fork(),
-    'select id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id from messages where id = ?', [messageId]);
+    'select id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request from messages where id = ?', [messageId]);
+
+  const callProvider = (msg: Row): Promise<ProviderResult<{ providerMessageId: string }>> => {
+    if (msg.channel_type === 'whatsapp') {
+      if (!msg.provider_request) throw ApplicationFailure.nonRetryable(`message ${msg.uid} has no provider request`, 'MessageMalformed');
+      return deps.whatsapp.send(msg.provider_request.phone_number_id, msg.provider_request.body, msg.uid);
+    }
+    return deps.sms.send({
+      to: msg.recipient, from: msg.sender, body: msg.body, mediaUrl: msg.media_url,
+      statusCallback: `${deps.publicBaseUrl}/providers/sms/status?m=${encodeURIComponent(msg.uid)}`,
+      idempotencyKey: msg.uid,
+    });
+  };
 
   return {
     /**
@@ -38,14 +64,11 @@ export function createMessageActivities(deps: MessageDeps) {
       if (!msg) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
       if (msg.status !== 'queued' && msg.status !== 'processing') return { status: msg.status, gatewayMessageId: msg.gateway_message_id };
       await moveStatus(deps.orm, messageId, 'processing');
-      const result = await deps.sms.send({
-        to: msg.recipient, from: msg.sender, body: msg.body, mediaUrl: msg.media_url,
-        statusCallback: `${deps.publicBaseUrl}/providers/sms/status?m=${encodeURIComponent(msg.uid)}`,
-        idempotencyKey: msg.uid,
-      });
+      const result = await callProvider(msg);
       if (result.ok) {
-        const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: result.value.providerMessageId });
-        return { status, gatewayMessageId: result.value.providerMessageId };
+        const id = result.value.providerMessageId;
+        const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: id });
+        return { status: await applyPendingReceipts(deps.orm, messageId, id, status), gatewayMessageId: id };
       }
       if (result.permanent) {
         const status = await moveStatus(deps.orm, messageId, 'failed', { errorMessage: `${result.message} (provider code ${result.code})` });
@@ -68,7 +91,7 @@ export function createMessageActivities(deps: MessageDeps) {
     /** Asks the provider where a message stands when no receipt came; records what it says. */
     async pollDeliveryStatus({ messageId }: { messageId: number }): Promise<MessageStatus> {
       const msg = await load(messageId);
-      if (!msg?.gateway_message_id) return msg?.status ?? 'failed';
+      if (!msg?.gateway_message_id || msg.channel_type !== 'sms') return msg?.status ?? 'failed';
       const res = await deps.sms.fetchStatus(msg.gateway_message_id);
       if (!res.ok) {
         if (res.permanent) return msg.status;

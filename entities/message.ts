@@ -23,6 +23,8 @@ export const Message = defineEntity({
     errorMessage: p.text().nullable(),
     metadata: p.json<Record<string, unknown>>().nullable(),
     templateParams: p.json<Record<string, unknown>>().nullable(),
+    // The provider request body (chat channel), kept apart from metadata, which clients see.
+    providerRequest: p.json<Record<string, unknown>>().nullable(),
     segments: p.integer().default(1),
     encoding: p.string().length(8).default('GSM-7'),
     campaignId: p.integer().nullable(),
@@ -33,5 +35,38 @@ export const Message = defineEntity({
     deliveredAt: p.datetime().nullable(),
     readAt: p.datetime().nullable(),
   },
-  indexes: [{ properties: ['accountId', 'id'] }],
+  indexes: [
+    { properties: ['accountId', 'id'] },
+    { properties: ['accountId', 'status', 'id'] },
+    // The start-gap reconciler scans queued outbound messages across accounts.
+    { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound'` },
+  ],
+});
+
+// A receipt for a provider id we do not know yet (it overtook the provider's own answer);
+// applied as soon as the dispatch stores that id.
+export const PendingReceipt = defineEntity({
+  name: 'PendingReceipt',
+  tableName: 'pending_receipts',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    providerMessageId: p.string().length(191).index(),
+    status: p.string().length(32),
+    errorMessage: p.text().nullable(),
+    receivedAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+// The 24-hour customer service window: opened by every inbound message, per account, business
+// number and customer.
+export const ConversationWindow = defineEntity({
+  name: 'ConversationWindow',
+  tableName: 'conversation_windows',
+  properties: {
+    accountId: p.integer().primary(),
+    channelType: p.string().length(16).primary(),
+    businessNumber: p.string().length(64).primary(),
+    customer: p.string().length(64).primary(),
+    lastInboundAt: p.datetime(),
+  },
 });

@@ -1,25 +1,20 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { many, one } from '../entities/db.js';
 import { mergeRecipients, toE164 } from '../domain/recipients.js';
 import { estimateSegments } from '../domain/segments.js';
 import { validationFailed, notFound } from '../api/errors.js';
 import type { RequestContext } from '../api/context.js';
-import type { Config } from '../config.js';
 import { resolveSmsRoute } from './channels.js';
 import { messageView, type MessageRow } from './message-view.js';
-import { newUid } from './ids.js';
-import { messageWorkflowId } from '../temporal/ids.js';
-import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';
-import type { MessageWorkflowInput } from '../workflows/message.js';
+import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
+import { sendWhatsApp } from './whatsapp.js';
 
 export interface SmsSendInput {
   recipient?: string; recipients?: string[]; sender_id?: string; message?: string; body?: string;
   message_type?: string; type?: string; schedule_time?: string; media_url?: string; media_type?: string;
 }
 
-export interface MessageServiceDeps { temporal: Client; config: Config }
-
 const GENERIC_BODY = 'You have a new message.';
+const SMS_TYPES = new Set(['plain', 'text', 'sms']);
 
 export function parseScheduleTime(value: string | undefined): Date | null {
   if (value === undefined || value.trim() === '') return null;
@@ -32,65 +27,39 @@ export function parseScheduleTime(value: string | undefined): Date | null {
   return d;
 }
 
+/** POST /sms/send, rules 1–7 of the contract. */
 export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, input: SmsSendInput) {
+  const typeField = input.message_type !== undefined ? 'message_type' : 'type';
+  const kind = (input.message_type ?? input.type ?? 'plain').trim().toLowerCase() || 'plain';
+  if (kind === 'whatsapp') {
+    return sendWhatsApp(rc, deps, {
+      recipient: input.recipient, recipients: input.recipients, sender_id: input.sender_id, message: input.message, body: input.body,
+      schedule_time: input.schedule_time, media_url: input.media_url, media_type: input.media_type,
+    });
+  }
+  if (!SMS_TYPES.has(kind)) throw validationFailed({ [typeField]: ['The message type must be one of plain, text, sms or whatsapp.'] });
   const recipients = mergeRecipients(input.recipient, input.recipients);
   if (recipients.length === 0) {
     throw validationFailed({ recipient: ['The recipient field is required when recipients is not present.'], recipients: ['The recipients field is required when recipient is not present.'] });
   }
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const route = await resolveSmsRoute(rc, input.sender_id);
-  const text = (input.message ?? input.body ?? '').length > 0 ? (input.message || input.body)! : GENERIC_BODY;
+  const text = input.message || input.body || GENERIC_BODY;
   const seg = estimateSegments(text);
-  const future = scheduledAt !== null && scheduledAt.getTime() > Date.now();
-
-  const out = [];
-  // Recipients are processed one after another: each gets its own record and outcome.
-  for (const raw of recipients) {
+  return createOutboundMessages(rc, deps, recipients.map((raw) => {
     const e164 = toE164(raw);
-    const uid = newUid('msg');
-    const failure = e164 ? null : 'The recipient is not a valid phone number.';
-    const row = await one<MessageRow>(rc.em,
-      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
-                             media_url, media_type, error_message, metadata, segments, encoding, scheduled_at, created_at, updated_at)
-       values (?, ?, 'outbound', 'sms', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
-      [uid, rc.account.id, route.channelId, route.channelCode, route.sender, e164 ?? raw, text, failure ? 'failed' : 'queued',
-        input.media_url ?? null, input.media_type ?? null, failure, JSON.stringify({ source: 'api' }), seg.segments, seg.encoding,
-        future ? scheduledAt : null]);
-    if (row && !failure) await startMessageWorkflow(deps, rc.account.id, row, future ? scheduledAt!.toISOString() : null);
-    out.push(messageView(row!));
-  }
-  return out;
-}
-
-export async function startMessageWorkflow(deps: MessageServiceDeps, accountId: number, row: { id: string | number; uid: string }, sendAt: string | null) {
-  const input: MessageWorkflowInput = {
-    accountId, messageId: Number(row.id), uid: row.uid, sendAt,
-    receiptTimeoutSeconds: deps.config.receiptTimeoutSeconds,
-    deliveryPollSeconds: deps.config.deliveryPollSeconds,
-    deliveryPollAttempts: deps.config.deliveryPollAttempts,
-  };
-  try {
-    await deps.temporal.workflow.start('messageWorkflow', {
-      taskQueue: deps.config.taskQueue,
-      workflowId: messageWorkflowId(accountId, row.uid),
-      // One process per message, ever: a repeated start (reconciler, retry) is a no-op.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
-      args: [input],
-      typedSearchAttributes: [
-        { key: AccountId, value: String(accountId) },
-        { key: ResourceId, value: row.uid },
-        { key: ResourceType, value: 'message' },
-      ],
-      memo: { messageId: Number(row.id) },
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+    return {
+      channelType: 'sms' as const, channelId: route.channelId, channelCode: route.channelCode, sender: route.sender,
+      recipient: e164 ?? raw, body: text, mediaUrl: input.media_url ?? null, mediaType: input.media_type ?? null,
+      metadata: { source: 'api', ...(input.media_url ? { mms: true } : {}) }, segments: seg.segments, encoding: seg.encoding, scheduledAt,
+      failure: e164 ? null : 'The recipient is not a valid phone number.',
+    };
+  }));
 }
 
 export async function getMessage(rc: RequestContext, channelType: 'sms' | 'whatsapp', ref: string) {
   const byId = /^\d+$/.test(ref);
+  if (byId && ref.length > 18) throw notFound('Message');
   const row = await one<MessageRow>(rc.em,
     `select * from messages where account_id = ? and channel_type = ? and ${byId ? 'id = ?' : 'uid = ?'}`,
     [rc.account.id, channelType, byId ? Number(ref) : ref]);
@@ -98,10 +67,27 @@ export async function getMessage(rc: RequestContext, channelType: 'sms' | 'whats
   return messageView(row);
 }
 
+export interface MessageListQuery { status?: string; direction?: string; channel_type?: string; page?: number; per_page?: number; limit?: number }
+
+/** Newest first, page-number pagination; `limit` wins over `per_page`, default 20, cap 100. */
+export async function listMessages(rc: RequestContext, q: MessageListQuery) {
+  const perPage = Math.min(100, (q.limit ?? q.per_page ?? 20) > 0 ? (q.limit ?? q.per_page ?? 20) : 20);
+  const page = q.page && q.page > 0 ? q.page : 1;
+  const where = ['account_id = ?'];
+  const params: unknown[] = [rc.account.id];
+  if (q.status) { where.push('status = ?'); params.push(q.status); }
+  if (q.direction) { where.push('direction = ?'); params.push(q.direction); }
+  if (q.channel_type) { where.push('channel_type = ?'); params.push(q.channel_type); }
+  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from messages where ${where.join(' and ')}`, params))!.n);
+  const rows = await many<MessageRow>(rc.em, `select * from messages where ${where.join(' and ')} order by id desc limit ? offset ?`, [...params, perPage, (page - 1) * perPage]);
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  return { messages: rows.map(messageView), pagination: { current_page: page, per_page: perPage, last_page: lastPage, total, has_more_pages: page < lastPage } };
+}
+
 /** Queued outbound messages whose workflow may never have started (a crash between insert and start). */
 export async function findUnstartedMessages(em: RequestContext['em'], olderThanSeconds: number, limit: number) {
-  return many<{ id: string; uid: string; account_id: number; scheduled_at: Date | null }>(em,
-    `select id, uid, account_id, scheduled_at from messages
+  return many<{ id: string; uid: string; account_id: number; channel_type: 'sms' | 'whatsapp' }>(em,
+    `select id, uid, account_id, channel_type from messages
       where status = 'queued' and direction = 'outbound' and created_at < now() - make_interval(secs => ?)
         and (scheduled_at is null or scheduled_at < now() - make_interval(secs => ?))
       order by id limit ?`, [olderThanSeconds, olderThanSeconds, limit]);

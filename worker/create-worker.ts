@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
+import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createActivities } from '../activities/index.js';
 
@@ -9,26 +9,46 @@ const require = createRequire(import.meta.url);
 
 let runtimeInstalled = false;
 
-export interface WorkerHandle { worker: Worker; connection: NativeConnection; run: Promise<void>; shutdown(): Promise<void> }
+export interface WorkerHandle { workers: Worker[]; connection: NativeConnection; run: Promise<unknown>; shutdown(): Promise<void> }
 
-export async function createWorker(opts: { config: Config; orm: MikroORM; log: Logger; workflowBundle?: { code: string } }): Promise<WorkerHandle> {
+/**
+ * One main worker (workflows and database activities) and one activity-only worker per provider
+ * channel. The provider queues carry a server-side rate limit: that is the admission control that
+ * turns a burst into `queued` messages draining at the provider's pace instead of provider 429s.
+ */
+export async function createWorkers(opts: { config: Config; orm: MikroORM; log: Logger; workflowBundle?: { code: string } }): Promise<WorkerHandle> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
   }
-  const connection = await NativeConnection.connect({ address: opts.config.temporalAddress });
-  const worker = await Worker.create({
+  const { config } = opts;
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const activities = createActivities({ orm: opts.orm, config, log: opts.log });
+  const main = await Worker.create({
     connection,
-    namespace: opts.config.temporalNamespace,
-    taskQueue: opts.config.taskQueue,
-    activities: createActivities({ orm: opts.orm, config: opts.config, log: opts.log }),
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    activities,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows/index.ts') }),
-    // Sized for a 2-core machine and a database pool of about 20 connections.
+    // Sized for a 2-core machine and a database pool of about 40 connections.
     maxConcurrentActivityTaskExecutions: 40,
-    maxConcurrentWorkflowTaskExecutions: 20,
-    maxCachedWorkflows: 2000,
+    maxConcurrentWorkflowTaskExecutions: 40,
+    maxCachedWorkflows: 5000,
     shutdownGraceTime: '10 seconds',
   });
-  const run = worker.run();
-  return { worker, connection, run, shutdown: async () => { worker.shutdown(); await run.catch(() => {}); await connection.close(); } };
+  const providers = await Promise.all((['sms', 'whatsapp'] as const).map((channel) => Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: providerTaskQueue(config, channel),
+    activities,
+    maxConcurrentActivityTaskExecutions: 50,
+    maxTaskQueueActivitiesPerSecond: channel === 'sms' ? config.smsMaxPerSecond : config.whatsappMaxPerSecond,
+    shutdownGraceTime: '10 seconds',
+  })));
+  const workers = [main, ...providers];
+  const run = Promise.all(workers.map((w) => w.run()));
+  return {
+    workers, connection, run,
+    shutdown: async () => { for (const w of workers) w.shutdown(); await run.catch(() => {}); await connection.close(); },
+  };
 }

@@ -2,7 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { findUnstartedMessages, startMessageWorkflow } from '../services/messages.js';
+import { findUnstartedMessages } from '../services/messages.js';
+import { startMessageWorkflow } from '../services/outbound.js';
 
 /**
  * Repairs the one gap between "record written" and "workflow started": a process that died in between
@@ -15,7 +16,7 @@ export function startReconciler(deps: { config: Config; orm: MikroORM; temporal:
     running = true;
     try {
       const rows = await findUnstartedMessages(deps.orm.em.fork(), 30, 500);
-      for (const r of rows) await startMessageWorkflow(deps, r.account_id, r, null);
+      for (const r of rows) await startMessageWorkflow(deps, r.account_id, r, r.channel_type, null);
       if (rows.length) deps.log.info({ count: rows.length }, 'reconciler checked queued messages');
     } catch (err) {
       deps.log.warn({ err }, 'reconciler pass failed');

@@ -1,4 +1,4 @@
-import { proxyActivities, defineSignal, defineQuery, setHandler, condition, sleep, ActivityFailure, log } from '@temporalio/workflow';
+import { proxyActivities, defineSignal, defineQuery, defineUpdate, setHandler, condition, sleep, allHandlersFinished, ActivityFailure, log } from '@temporalio/workflow';
 import type { MessageActivities } from '../activities/messages.js';
 import { FINAL_STATUSES, type MessageStatus } from '../domain/message-status.js';
 
@@ -6,6 +6,9 @@ export interface MessageWorkflowInput {
   accountId: number;
   messageId: number;
   uid: string;
+  channelType: 'sms' | 'whatsapp';
+  /** Task queue of the rate-limited provider workers for this channel (admission control). */
+  providerTaskQueue: string;
   /** ISO time; a future value holds the message as queued until then. */
   sendAt: string | null;
   receiptTimeoutSeconds: number;
@@ -13,16 +16,14 @@ export interface MessageWorkflowInput {
   deliveryPollAttempts: number;
 }
 
-export interface MessageWorkflowState { status: MessageStatus; gatewayMessageId: string | null; pollsLeft: number }
+export interface MessageWorkflowState { status: MessageStatus; gatewayMessageId: string | null; dispatched: boolean; pollsLeft: number }
 
 /** A provider receipt seen by the API ingress (already written to the record). */
 export const receiptSignal = defineSignal<[MessageStatus]>('receipt');
 export const stateQuery = defineQuery<MessageWorkflowState>('state');
+/** Answers once the provider has answered, or after `waitMs`, whichever comes first. */
+export const firstOutcomeUpdate = defineUpdate<MessageWorkflowState, [number]>('firstOutcome');
 
-const provider = proxyActivities<MessageActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 12 },
-});
 const db = proxyActivities<MessageActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 50 },
@@ -30,9 +31,20 @@ const db = proxyActivities<MessageActivities>({
 
 /** One outbound message: wait until due, hand it to the provider, then follow it to a final status. */
 export async function messageWorkflow(input: MessageWorkflowInput): Promise<MessageWorkflowState> {
-  const state: MessageWorkflowState = { status: 'queued', gatewayMessageId: null, pollsLeft: input.deliveryPollAttempts };
+  const state: MessageWorkflowState = { status: 'queued', gatewayMessageId: null, dispatched: false, pollsLeft: input.deliveryPollAttempts };
+  const provider = proxyActivities<MessageActivities>({
+    taskQueue: input.providerTaskQueue,
+    // A send waiting for a rate-limited provider slot is admission control, not a failure: allow it time.
+    scheduleToStartTimeout: '1 hour',
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 12 },
+  });
   setHandler(stateQuery, () => state);
   setHandler(receiptSignal, (status) => { state.status = status; });
+  setHandler(firstOutcomeUpdate, async (waitMs) => {
+    if (waitMs > 0) await condition(() => state.dispatched, waitMs);
+    return state;
+  });
 
   if (input.sendAt) {
     const wait = Date.parse(input.sendAt) - Date.now();
@@ -48,12 +60,13 @@ export async function messageWorkflow(input: MessageWorkflowInput): Promise<Mess
     const reason = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
     log.warn('dispatch gave up', { uid: input.uid, reason });
     state.status = await db.markMessageFailed({ messageId: input.messageId, errorMessage: `Provider unavailable: ${reason}` });
-    return state;
   }
-  if (FINAL_STATUSES.includes(state.status)) return state;
+  state.dispatched = true;
+  if (FINAL_STATUSES.includes(state.status)) return finish(state);
 
   // Most receipts arrive within seconds; when none comes, ask the provider until it settles.
-  if (await condition(() => FINAL_STATUSES.includes(state.status), input.receiptTimeoutSeconds * 1000)) return state;
+  if (await condition(() => FINAL_STATUSES.includes(state.status), input.receiptTimeoutSeconds * 1000)) return finish(state);
+  if (input.channelType === 'whatsapp') return finish(state); // the Cloud API has no status read; receipts are all there is
   state.status = await db.markCheckingDelivery({ messageId: input.messageId });
   while (!FINAL_STATUSES.includes(state.status) && state.pollsLeft > 0) {
     state.pollsLeft -= 1;
@@ -62,5 +75,11 @@ export async function messageWorkflow(input: MessageWorkflowInput): Promise<Mess
     if (FINAL_STATUSES.includes(state.status)) break;
     await condition(() => FINAL_STATUSES.includes(state.status), input.deliveryPollSeconds * 1000);
   }
+  return finish(state);
+}
+
+/** A first-outcome update still waiting must get its answer before the workflow closes. */
+async function finish(state: MessageWorkflowState): Promise<MessageWorkflowState> {
+  await condition(allHandlersFinished);
   return state;
 }

@@ -1,7 +1,8 @@
 import type { AppDeps } from '../app.js';
 import { successOf, emptyQuery, type RouteDef } from '../registry.js';
 import { messageSchema } from '../../services/message-view.js';
-import { sendSms, getMessage, type SmsSendInput } from '../../services/messages.js';
+import { sendSms, getMessage, listMessages, type SmsSendInput } from '../../services/messages.js';
+import { listSmsSenders } from '../../services/senders.js';
 
 export const smsSendBody = {
   type: 'object',
@@ -20,21 +21,52 @@ export const smsSendBody = {
   },
 } as const;
 
+export const sendResponse = successOf({ type: 'object', required: ['messages'], properties: { messages: { type: 'array', items: messageSchema } } });
+
+const listQuery = {
+  type: 'object',
+  properties: {
+    status: { enum: ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] },
+    direction: { enum: ['inbound', 'outbound'] },
+    channel_type: { enum: ['sms', 'whatsapp'] },
+    page: { type: 'integer', minimum: 1 },
+    per_page: { type: 'integer' },
+    limit: { type: 'integer', description: 'wins over per_page; default 20, at most 100' },
+  },
+};
+
+const pagination = {
+  type: 'object', required: ['current_page', 'per_page', 'last_page', 'total', 'has_more_pages'],
+  properties: { current_page: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, total: { type: 'integer' }, has_more_pages: { type: 'boolean' } },
+};
+
 export function smsRoutes(deps: AppDeps): RouteDef[] {
   return [
     {
       method: 'POST', path: '/api/v3/sms/send', tag: 'SMS', summary: 'Send an SMS to one or many recipients', auth: 'rest', body: smsSendBody,
-      description: 'One message record per recipient, processed in order. 201 even when some records failed; Idempotency-Key has no effect.',
-      response: { status: 201, description: 'Records created', schema: successOf({ type: 'object', required: ['messages'], properties: { messages: { type: 'array', items: messageSchema } } }) },
+      description: 'One message record per recipient, processed in order. 201 even when some records failed; Idempotency-Key has no effect. '
+        + 'Immediate sends show the provider\'s first outcome when it answers quickly, otherwise queued.',
+      response: { status: 201, description: 'Records created', schema: sendResponse },
       handler: async ({ rc, body }) => {
         const messages = await sendSms(rc, { temporal: deps.temporal, config: deps.config }, body as SmsSendInput);
         return { status: 201, body: { status: 'success', data: { messages } } };
       },
     },
     {
+      method: 'GET', path: '/api/v3/sms/senders', tag: 'SMS', summary: 'Sending identities a message can use', auth: 'rest', query: emptyQuery,
+      response: { status: 200, description: 'Sender identities and the default route', schema: successOf({ type: 'object', required: ['senders'], properties: { senders: { type: 'array' }, default_channel: { type: ['object', 'null'] } } }) },
+      handler: async ({ rc }) => ({ body: { status: 'success', data: await listSmsSenders(rc) } }),
+    },
+    {
       method: 'GET', path: '/api/v3/sms/{uid}', tag: 'SMS', summary: 'Read an SMS by uid or numeric id', auth: 'rest', query: emptyQuery,
       response: { status: 200, description: 'The message record', schema: successOf(messageSchema) },
       handler: async ({ rc, params }) => ({ body: { status: 'success', data: await getMessage(rc, 'sms', params.uid) } }),
+    },
+    {
+      method: 'GET', path: '/api/v3/messages', tag: 'Messages', summary: 'List messages (both channels), newest first', auth: 'rest', query: listQuery,
+      description: 'Filters: status, direction, channel_type. Page-number pagination: default 20, at most 100; limit wins over per_page.',
+      response: { status: 200, description: 'A page of messages', schema: successOf({ type: 'object', required: ['messages', 'pagination'], properties: { messages: { type: 'array', items: messageSchema }, pagination } }) },
+      handler: async ({ rc, query }) => ({ body: { status: 'success', data: await listMessages(rc, query) } }),
     },
   ];
 }

@@ -23,7 +23,7 @@ test('GET /api-docs/openapi.json is OpenAPI 3.1.0, version 3.6.0, built from the
   assert.equal(schema.properties.recipient.maxLength, 4000);
   const def = routes.find((x) => x.path === '/api/v3/sms/send')!;
   assert.deepEqual(schema, JSON.parse(JSON.stringify(def.body)));
-  for (const route of routes) assert.ok(r.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
+  for (const route of routes.filter((x) => x.tag !== 'Documentation')) assert.ok(r.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
 });
 
 test('GET /api-docs is a readable reference page', async () => {

@@ -1,0 +1,92 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { one } from '../entities/db.js';
+import { moveStatus } from '../activities/messages.js';
+import { messageWorkflowId } from '../temporal/ids.js';
+import { receiptSignal } from '../workflows/message.js';
+import type { MessageStatus } from '../domain/message-status.js';
+import { newUid } from './ids.js';
+
+interface IngressDeps { orm: MikroORM; temporal: Client }
+
+const WA_STATUS: Record<string, MessageStatus> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };
+
+/**
+ * A chat-channel status (sent/delivered/read/failed, in any order, possibly twice). Applied forward
+ * only; a status for an id not stored yet (it overtook the send's own answer) waits in pending_receipts.
+ */
+export async function applyWhatsAppStatus(deps: IngressDeps, s: { id: string; status: string; errors?: Array<{ code?: number; title?: string; message?: string; error_data?: { details?: string } }> }) {
+  const to = WA_STATUS[s.status];
+  if (!to || !s.id) return;
+  const em = deps.orm.em.fork();
+  const err = s.errors?.[0];
+  const errorMessage = to === 'failed' ? `${err?.error_data?.details ?? err?.message ?? err?.title ?? 'Delivery failed'} (provider code ${err?.code ?? 'unknown'})` : undefined;
+  const msg = await one<{ id: string; uid: string; account_id: number }>(em, 'select id, uid, account_id from messages where gateway_message_id = ?', [s.id]);
+  if (!msg) {
+    await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [s.id, to, errorMessage ?? null]);
+    return;
+  }
+  const status = await moveStatus(deps.orm, Number(msg.id), to, { errorMessage });
+  await signal(deps, msg.account_id, msg.uid, status);
+}
+
+export async function signal(deps: IngressDeps, accountId: number, uid: string, status: MessageStatus) {
+  try {
+    await deps.temporal.workflow.getHandle(messageWorkflowId(accountId, uid)).signal(receiptSignal, status);
+  } catch {
+    // The workflow may have finished already (it polled the provider); the record is what counts.
+  }
+}
+
+export interface InboundMessage {
+  channelType: 'sms' | 'whatsapp';
+  /** How the business number is known to the provider: the E.164 number (SMS) or the phone-number id (chat). */
+  businessNumber: { number?: string; phoneNumberId?: string };
+  from: string;
+  body: string;
+  providerMessageId: string;
+  mediaUrl?: string | null;
+  mediaType?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Stores an inbound message (direction inbound, status received) for the account that owns the
+ * business number, and opens the 24-hour customer service window for that number and customer.
+ * A provider redelivery of the same message changes nothing.
+ */
+export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Promise<{ stored: boolean; uid?: string }> {
+  const em = deps.orm.em.fork();
+  const owner = m.businessNumber.phoneNumberId
+    ? await one<{ account_id: number; number: string; channel_id: number | null }>(em,
+      'select account_id, number, channel_id from phone_numbers where provider_phone_number_id = ? and not released order by id limit 1', [m.businessNumber.phoneNumberId])
+    : await one<{ account_id: number; number: string; channel_id: number | null }>(em,
+      `select account_id, number, channel_id from phone_numbers where regexp_replace(number, '[^0-9]', '', 'g') = ? and not released order by id limit 1`,
+      [(m.businessNumber.number ?? '').replace(/[^\d]/g, '')]);
+  if (!owner) return { stored: false };
+  const from = `+${m.from.replace(/[^\d]/g, '')}`;
+  const business = m.businessNumber.phoneNumberId ?? owner.number;
+  return em.transactional(async (tx) => {
+    const dup = await one(tx, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [m.providerMessageId, 'inbound', owner.account_id]);
+    if (dup) return { stored: false };
+    const row = await one<{ uid: string }>(tx,
+      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
+                             gateway_message_id, metadata, segments, encoding, created_at, updated_at)
+       values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', now(), now()) returning uid`,
+      [newUid('msg'), owner.account_id, m.channelType, owner.channel_id, m.channelType === 'whatsapp' ? `whatsapp:${business}` : null, from, owner.number,
+        m.body, m.mediaUrl ?? null, m.mediaType ?? null, m.providerMessageId, JSON.stringify({ source: 'provider', ...m.metadata })]);
+    await tx.execute(
+      `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
+       on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
+      [owner.account_id, m.channelType, business, from]);
+    return { stored: true, uid: row!.uid };
+  });
+}
+
+/** Whether a customer wrote to this business number in the last 24 hours (free-form chat allowed). */
+export async function windowOpen(orm: MikroORM, accountId: number, channelType: string, businessNumber: string, customer: string): Promise<boolean> {
+  const row = await one(orm.em.fork(),
+    `select 1 from conversation_windows where account_id = ? and channel_type = ? and business_number = ? and customer = ? and last_inbound_at > now() - interval '24 hours'`,
+    [accountId, channelType, businessNumber, customer]);
+  return row !== null;
+}

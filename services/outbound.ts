@@ -1,0 +1,103 @@
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { one } from '../entities/db.js';
+import type { RequestContext } from '../api/context.js';
+import { providerTaskQueue, type Config } from '../config.js';
+import { messageView, type MessageRow } from './message-view.js';
+import { newUid } from './ids.js';
+import { messageWorkflowId } from '../temporal/ids.js';
+import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';
+import type { MessageWorkflowInput } from '../workflows/message.js';
+import { firstOutcomeUpdate } from '../workflows/message.js';
+
+export interface MessageServiceDeps { temporal: Client; config: Config }
+
+/** One outbound record to create; `failure` stores it as failed at once (nothing to send). */
+export interface OutboundDraft {
+  channelType: 'sms' | 'whatsapp';
+  channelId: number | null;
+  channelCode: string | null;
+  sender: string | null;
+  recipient: string;
+  body: string;
+  mediaUrl?: string | null;
+  mediaType?: string | null;
+  metadata?: Record<string, unknown> | null;
+  templateParams?: Record<string, unknown> | null;
+  providerRequest?: Record<string, unknown> | null;
+  segments?: number;
+  encoding?: string;
+  scheduledAt: Date | null;
+  failure?: string | null;
+  campaignId?: number | null;
+}
+
+/**
+ * Creates the records one after another (each recipient has its own outcome) and starts one message
+ * workflow per record. Immediate sends use update-with-start, so the answer can carry the provider's
+ * first outcome; the whole request waits at most `firstOutcomeWaitMs` for all of them together, and
+ * whatever the provider has not answered by then (admission control, a slow provider) answers queued.
+ */
+export async function createOutboundMessages(rc: RequestContext, deps: MessageServiceDeps, drafts: OutboundDraft[]) {
+  const deadline = Date.now() + deps.config.firstOutcomeWaitMs;
+  const out = [];
+  for (const d of drafts) {
+    const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
+    let row = await one<MessageRow>(rc.em,
+      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
+                             media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
+                             campaign_id, scheduled_at, created_at, updated_at)
+       values (?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
+      [newUid('msg'), rc.account.id, d.channelType, d.channelId, d.channelCode, d.sender, d.recipient, d.body, d.failure ? 'failed' : 'queued',
+        d.mediaUrl ?? null, d.mediaType ?? null, d.failure ?? null, json(d.metadata), json(d.templateParams), json(d.providerRequest),
+        d.segments ?? 1, d.encoding ?? 'GSM-7', d.campaignId ?? null, future ? d.scheduledAt : null]);
+    if (row && !d.failure) {
+      const waitMs = future ? 0 : Math.max(0, deadline - Date.now());
+      const answered = await startMessageWorkflow(deps, rc.account.id, row, d.channelType, future ? d.scheduledAt!.toISOString() : null, waitMs);
+      if (answered) row = (await one<MessageRow>(rc.em, 'select * from messages where id = ?', [row.id])) ?? row;
+    }
+    out.push(messageView(row!));
+  }
+  return out;
+}
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/**
+ * Starts the message workflow (REJECT_DUPLICATE: one process per message, ever). With `waitMs` > 0
+ * it also waits, inside the same call, until the provider answered or the time is up. Returns true
+ * when the workflow reported a dispatch, i.e. the record changed.
+ */
+export async function startMessageWorkflow(deps: MessageServiceDeps, accountId: number, row: { id: string | number; uid: string },
+  channelType: 'sms' | 'whatsapp', sendAt: string | null, waitMs = 0): Promise<boolean> {
+  const input: MessageWorkflowInput = {
+    accountId, messageId: Number(row.id), uid: row.uid, channelType, sendAt,
+    providerTaskQueue: providerTaskQueue(deps.config, channelType),
+    receiptTimeoutSeconds: deps.config.receiptTimeoutSeconds,
+    deliveryPollSeconds: deps.config.deliveryPollSeconds,
+    deliveryPollAttempts: deps.config.deliveryPollAttempts,
+  };
+  const options = {
+    taskQueue: deps.config.taskQueue,
+    workflowId: messageWorkflowId(accountId, row.uid),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+    args: [input] as [MessageWorkflowInput],
+    typedSearchAttributes: [
+      { key: AccountId, value: String(accountId) },
+      { key: ResourceId, value: row.uid },
+      { key: ResourceType, value: 'message' },
+    ],
+    memo: { messageId: Number(row.id), channelType },
+  };
+  try {
+    if (waitMs <= 0) {
+      await deps.temporal.workflow.start('messageWorkflow', { ...options, workflowIdConflictPolicy: 'FAIL' });
+      return false;
+    }
+    const startWorkflowOperation = new WithStartWorkflowOperation('messageWorkflow', { ...options, workflowIdConflictPolicy: 'USE_EXISTING' });
+    const state = await deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { args: [waitMs], startWorkflowOperation });
+    return state.dispatched;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}

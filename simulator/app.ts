@@ -1,0 +1,86 @@
+// Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API under
+// /whatsapp/{version}, and test controls under /_sim. Built as a factory so tests can run it
+// in-process on port 0 and read its state directly.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { BodyError } from './body.js';
+import { simRouter } from './inspection.js';
+import { resolveOptions, type SimulatorOptions } from './options.js';
+import { smsRouter } from './sms-gateway.js';
+import { createState, type SimState } from './state.js';
+import { whatsappRouter } from './whatsapp.js';
+
+export type { SimulatorOptions } from './options.js';
+export type { SimState } from './state.js';
+
+export interface RunningSimulator {
+  port: number;
+  /** e.g. http://127.0.0.1:4010 — append /sms or /whatsapp/v21.0 for the adapters' base URLs. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface Simulator {
+  app: Koa;
+  state: SimState;
+  listen(port?: number): Promise<RunningSimulator>;
+  /** Resolves when every scheduled receipt and webhook retry has finished. */
+  idle(): Promise<void>;
+}
+
+export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator {
+  const options = resolveOptions(opts);
+  const state = createState(options);
+  const log = state.log;
+  const app = new Koa();
+
+  app.use(async (ctx, next) => {
+    const started = Date.now();
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof BodyError) {
+        ctx.status = err.status;
+        ctx.body = { error: err.message };
+      } else {
+        log.error({ err, method: ctx.method, path: ctx.path }, 'simulator request failed');
+        ctx.status = 500;
+        ctx.body = { error: 'simulator internal error' };
+      }
+    }
+    log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
+  });
+
+  for (const router of [smsRouter(state), whatsappRouter(state), simRouter(state)]) {
+    app.use(router.routes()).use(router.allowedMethods());
+  }
+
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = { error: `no simulator route for ${ctx.method} ${ctx.path}` };
+  });
+
+  const listen = (port = 0): Promise<RunningSimulator> =>
+    new Promise((resolve, reject) => {
+      const server: Server = app.listen(port, options.host);
+      server.once('error', reject);
+      server.once('listening', () => {
+        const actual = (server.address() as AddressInfo).port;
+        log.info({ port: actual, host: options.host }, 'provider simulator listening');
+        resolve({
+          port: actual,
+          url: `http://${options.host}:${actual}`,
+          close: () =>
+            new Promise<void>((done) => {
+              // Stop timers first so no callback fires into a test that already finished.
+              state.life.stop();
+              server.close(() => done());
+              server.closeAllConnections();
+            }),
+        });
+      });
+    });
+
+  return { app, state, listen, idle: () => state.life.idle() };
+}

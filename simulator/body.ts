@@ -1,0 +1,66 @@
+// Request body reading without a body-parser dependency. The raw bytes are kept because providers
+// are judged on exactly what was sent (inspection shows it), and form fields may repeat (MediaUrl).
+import type { Context } from 'koa';
+
+const LIMIT_BYTES = 5 * 1024 * 1024;
+
+export class BodyError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export async function readRaw(ctx: Context): Promise<Buffer> {
+  const cached = (ctx.state as { rawBody?: Buffer }).rawBody;
+  if (cached) return cached;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > LIMIT_BYTES) throw new BodyError('request body too large', 413);
+    chunks.push(buf);
+  }
+  const raw = Buffer.concat(chunks);
+  (ctx.state as { rawBody?: Buffer }).rawBody = raw;
+  return raw;
+}
+
+export type FormFields = Record<string, string | string[]>;
+
+/** Repeated keys become arrays, mirroring how Twilio reads MediaUrl. */
+export async function readForm(ctx: Context): Promise<FormFields> {
+  const raw = await readRaw(ctx);
+  const out: FormFields = {};
+  for (const [key, value] of new URLSearchParams(raw.toString('utf8'))) {
+    const prev = out[key];
+    if (prev === undefined) out[key] = value;
+    else out[key] = Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
+
+/** Returns the parsed JSON, or throws BodyError(400) for malformed input. An empty body is `{}`. */
+export async function readJson(ctx: Context): Promise<unknown> {
+  const raw = await readRaw(ctx);
+  const text = raw.toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BodyError('request body is not valid JSON', 400);
+  }
+}
+
+export function first(fields: FormFields, key: string): string | undefined {
+  const v = fields[key];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export function all(fields: FormFields, key: string): string[] {
+  const v = fields[key];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}

@@ -1,0 +1,80 @@
+// Failure injection. A fault is armed for the next N matching sends; each provider fake turns the
+// fault into its own wire shape (Twilio JSON vs Graph envelope), so this module only does matching.
+import { digitsOf } from './util.js';
+
+export const FAULT_KINDS = ['http_500', 'http_429', 'timeout', 'error', 'no_receipt'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+export type Provider = 'sms' | 'whatsapp';
+
+export interface Fault {
+  id: number;
+  provider: Provider;
+  kind: FaultKind;
+  /** Recipient digits; null matches every recipient. */
+  to: string | null;
+  /** Sends still to be affected; -1 means until cleared. */
+  remaining: number;
+  code: number | null;
+  message: string | null;
+  retryAfter: number | null;
+  hits: number;
+}
+
+export class FaultInputError extends Error {}
+
+export class FaultStore {
+  private faults: Fault[] = [];
+  private seq = 0;
+
+  add(input: unknown): Fault {
+    if (typeof input !== 'object' || input === null) throw new FaultInputError('body must be a JSON object');
+    const i = input as Record<string, unknown>;
+    if (i.provider !== 'sms' && i.provider !== 'whatsapp') throw new FaultInputError("provider must be 'sms' or 'whatsapp'");
+    if (!FAULT_KINDS.includes(i.kind as FaultKind)) throw new FaultInputError(`kind must be one of ${FAULT_KINDS.join(', ')}`);
+    const count = i.count === undefined ? 1 : i.count;
+    if (typeof count !== 'number' || !Number.isInteger(count) || (count < 1 && count !== -1)) {
+      throw new FaultInputError('count must be a positive integer or -1');
+    }
+    if (i.to !== undefined && (typeof i.to !== 'string' || digitsOf(i.to) === '')) throw new FaultInputError('to must be a phone number');
+    if (i.code !== undefined && (typeof i.code !== 'number' || !Number.isInteger(i.code))) throw new FaultInputError('code must be an integer');
+    if (i.kind === 'error' && i.code === undefined) throw new FaultInputError("kind 'error' needs the provider error code in `code`");
+    if (i.message !== undefined && typeof i.message !== 'string') throw new FaultInputError('message must be a string');
+    if (i.retryAfter !== undefined && (typeof i.retryAfter !== 'number' || i.retryAfter < 0)) {
+      throw new FaultInputError('retryAfter must be a non-negative number of seconds');
+    }
+    const fault: Fault = {
+      id: ++this.seq,
+      provider: i.provider,
+      kind: i.kind as FaultKind,
+      to: typeof i.to === 'string' ? digitsOf(i.to) : null,
+      remaining: count,
+      code: typeof i.code === 'number' ? i.code : null,
+      message: typeof i.message === 'string' ? i.message : null,
+      retryAfter: typeof i.retryAfter === 'number' ? i.retryAfter : null,
+      hits: 0,
+    };
+    this.faults.push(fault);
+    return fault;
+  }
+
+  /** Consumes one use of the oldest fault matching this send, if any. */
+  take(provider: Provider, to: string | null): Fault | null {
+    const toDigits = to === null ? null : digitsOf(to);
+    const fault = this.faults.find((f) => f.provider === provider && (f.to === null || f.to === toDigits) && f.remaining !== 0);
+    if (!fault) return null;
+    fault.hits += 1;
+    if (fault.remaining > 0) fault.remaining -= 1;
+    if (fault.remaining === 0) this.faults = this.faults.filter((f) => f !== fault);
+    return { ...fault };
+  }
+
+  clear(provider?: Provider): number {
+    const before = this.faults.length;
+    this.faults = provider ? this.faults.filter((f) => f.provider !== provider) : [];
+    return before - this.faults.length;
+  }
+
+  list(): Fault[] {
+    return this.faults.map((f) => ({ ...f }));
+  }
+}
