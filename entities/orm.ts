@@ -12,7 +12,7 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
     extensions: [Migrator],
     pool: { min: 0, max: poolMax },
     // Schema changes only ever come from committed migrations, never from entity sync at run time.
-    migrations: { path: migrationsPath, glob: '*.ts', transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { path: migrationsPath, glob: '*.ts', transactional: true, allOrNothing: true, snapshot: false, silent: true },
     // Tables kept by hand-written SQL in migrations (the unlogged rate-limit counters).
     schemaGenerator: { skipTables: ['rate_limit_windows'] },
     debug: false,

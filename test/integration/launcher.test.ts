@@ -35,7 +35,10 @@ const descendants = (pid: number): number[] => {
   walk(pid);
   return out;
 };
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+// A zombie has exited; it only waits for a parent to collect it (PID 1 in a container may never do so).
+const alive = (pid: number) => {
+  try { return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+};
 
 async function stop(child: ReturnType<typeof spawn>) {
   const family = descendants(child.pid!);
@@ -49,8 +52,10 @@ async function stop(child: ReturnType<typeof spawn>) {
 test('npm start brings up everything, prints a working key, and Ctrl-C leaves no process behind; data survives a restart', { timeout: 300_000 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-launch-'));
   const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), sim: await freePort() };
+  const running: Array<ReturnType<typeof spawn>> = [];
   try {
     const first = await start(dataDir, ports);
+    running.push(first.child);
     assert.match(first.out(), new RegExp(`Temporal UI\\s+http://127.0.0.1:${ports.ui}`));
     assert.match(first.out(), new RegExp(`API\\s+http://127.0.0.1:${ports.api}`));
     const me = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${first.key}` } });
@@ -63,11 +68,13 @@ test('npm start brings up everything, prints a working key, and Ctrl-C leaves no
     assert.deepEqual(family.filter(alive), [], 'no orphan processes');
 
     const second = await start(dataDir, ports);
+    running.push(second.child);
     assert.equal(second.key, first.key, 'the same dev key after a restart');
     const again = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${second.key}` } });
     assert.equal((await again.json()).data.id, account, 'the same account: PostgreSQL data survived');
     assert.deepEqual((await stop(second.child)).filter(alive), []);
   } finally {
+    for (const c of running) if (c.exitCode === null) await stop(c);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

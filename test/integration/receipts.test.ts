@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, http, newTenant, eventually, sim } from '../support/stack.js';
+import { signTwilio } from '../../activities/providers/sms-gateway.js';
+import { loadConfig } from '../../config.js';
+
+let seq = 0;
+const num = (tail = '') => `+2554${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 10000).padStart(4, '0')}${++seq % 10}${tail}`;
+const config = loadConfig();
+const read = (t: { token: string }, uid: string) => api('GET', `/api/v3/sms/${uid}`, t.token);
+
+async function postReceipt(uid: string, params: Record<string, string>, sign = true) {
+  const url = `${process.env.API_URL}/providers/sms/status?m=${encodeURIComponent(uid)}`;
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (sign) headers['x-twilio-signature'] = signTwilio(config.smsGatewayAuthToken, url, params);
+  return http('POST', url, { raw: new URLSearchParams(params).toString(), headers });
+}
+
+test('receipts: unsigned or tampered receipts are refused; duplicates and late ones never move a status back', async () => {
+  const t = await newTenant();
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: num(), message: 'r' });
+  const m = sent.body.data.messages[0];
+  const delivered = await eventually(() => read(t, m.uid), (r) => r.body.data.status === 'delivered');
+  assert.equal(delivered.body.data.status, 'delivered');
+  const params = { MessageSid: delivered.body.data.gateway_message_id, MessageStatus: 'sent' };
+  const unsigned = await postReceipt(m.uid, { ...params, MessageStatus: 'failed' }, false);
+  assert.equal(unsigned.status, 403);
+  const late = await postReceipt(m.uid, params);
+  assert.equal(late.status, 204);
+  const again = await postReceipt(m.uid, { ...params, MessageStatus: 'delivered' });
+  assert.equal(again.status, 204);
+  const failedLate = await postReceipt(m.uid, { ...params, MessageStatus: 'undelivered', ErrorCode: '30003' });
+  assert.equal(failedLate.status, 204);
+  const after = await read(t, m.uid);
+  assert.equal(after.body.data.status, 'delivered');
+  assert.equal(after.body.data.delivered_at, delivered.body.data.delivered_at, 'a duplicate keeps the first delivered_at');
+  assert.equal(after.body.data.error_message, null);
+});
+
+test('an undeliverable number ends failed with the provider error', async () => {
+  const t = await newTenant();
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: num('0000').slice(0, 9) + '0000', message: 'x' });
+  const m = sent.body.data.messages[0];
+  const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'failed');
+  assert.equal(r.body.data.status, 'failed');
+  assert.match(r.body.data.error_message, /30003/);
+});
+
+test('no receipt: the message goes to checking_delivery and the workflow polls the gateway', async () => {
+  const t = await newTenant();
+  const to = num();
+  await sim('POST', '/_sim/faults', { provider: 'sms', kind: 'no_receipt', to });
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: to, message: 'quiet' });
+  const m = sent.body.data.messages[0];
+  const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'checking_delivery', 30_000);
+  assert.equal(r.body.data.status, 'checking_delivery');
+  const polls = await eventually(async () => (await sim('GET', `/_sim/callbacks?provider=sms`)).body, () => true);
+  assert.ok(polls);
+});
+
+test('transient provider errors are retried with backoff and the message goes out once', async () => {
+  const t = await newTenant();
+  const to = num();
+  await sim('POST', '/_sim/faults', { provider: 'sms', kind: 'http_500', to, count: 2 });
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: to, message: 'retry me' });
+  const m = sent.body.data.messages[0];
+  const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'delivered', 30_000);
+  assert.equal(r.body.data.status, 'delivered');
+  const seen = await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`);
+  assert.equal(seen.body.messages.length, 1);
+  const rejected = await sim('GET', `/_sim/rejections?provider=sms&to=${encodeURIComponent(to)}`);
+  assert.equal(rejected.body.rejections.length, 2);
+});
+
+test('a permanent provider refusal is not retried', async () => {
+  const t = await newTenant();
+  const to = num();
+  await sim('POST', '/_sim/faults', { provider: 'sms', kind: 'error', code: 21211, to, count: 5 });
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: to, message: 'no' });
+  assert.equal(sent.body.data.messages[0].status, 'failed');
+  const rejected = await sim('GET', `/_sim/rejections?provider=sms&to=${encodeURIComponent(to)}`);
+  assert.equal(rejected.body.rejections.length, 1, 'tried once');
+});

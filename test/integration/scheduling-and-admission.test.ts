@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { http, newTenant, eventually, sim } from '../support/stack.js';
+import { privateStack } from '../support/private-stack.js';
+
+let seq = 0;
+const num = () => `+2555${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 100000).padStart(5, '0')}${++seq % 10}`;
+
+test('a future schedule_time answers queued and the durable timer sends it when due, across a worker crash', { timeout: 120_000 }, async () => {
+  const stack = await privateStack();
+  try {
+    const t = await newTenant();
+    const due = new Date(Date.now() + 6000);
+    const offset = due.toISOString().replace('Z', '+00:00');
+    const r = await http('POST', `${stack.apiUrl}/api/v3/sms/send`, { token: t.token, body: { recipient: num(), message: 'later', schedule_time: offset } });
+    assert.equal(r.status, 201);
+    const m = r.body.data.messages[0];
+    assert.equal(m.status, 'queued');
+    await stack.killWorker();
+    await new Promise((res) => setTimeout(res, 8000));
+    const waiting = await http('GET', `${stack.apiUrl}/api/v3/sms/${m.uid}`, { token: t.token });
+    assert.equal(waiting.body.data.status, 'queued', 'nothing sends while no worker runs');
+    stack.startWorker();
+    const done = await eventually(() => http('GET', `${stack.apiUrl}/api/v3/sms/${m.uid}`, { token: t.token }), (x) => x.body.data.status === 'delivered', 60_000);
+    assert.equal(done.body.data.status, 'delivered');
+    assert.ok(new Date(done.body.data.sent_at).getTime() >= due.getTime() - 50);
+  } finally {
+    await stack.stop();
+  }
+});
+
+test('a past schedule_time sends at once', async () => {
+  const t = await newTenant();
+  const r = await http('POST', '/api/v3/sms/send', { token: t.token, body: { recipient: num(), message: 'past', schedule_time: '2020-01-01T00:00:00+03:00' } });
+  assert.equal(r.status, 201);
+  assert.ok(['sent', 'delivered'].includes(r.body.data.messages[0].status), r.body.data.messages[0].status);
+});
+
+test('admission control: past the channel throughput the rest answer queued and drain', { timeout: 120_000 }, async () => {
+  const stack = await privateStack({ SMS_MAX_PER_SECOND: '2', FIRST_OUTCOME_WAIT_MS: '1500' });
+  try {
+    const t = await newTenant();
+    const recipients = Array.from({ length: 8 }, num);
+    const r = await http('POST', `${stack.apiUrl}/api/v3/sms/send`, { token: t.token, body: { recipients, message: 'burst' } });
+    assert.equal(r.status, 201);
+    const statuses = r.body.data.messages.map((m: any) => m.status);
+    assert.ok(statuses.filter((s: string) => s === 'queued').length >= 3, statuses.join(','));
+    for (const m of r.body.data.messages) {
+      const done = await eventually(() => http('GET', `${stack.apiUrl}/api/v3/sms/${m.uid}`, { token: t.token }), (x) => x.body.data.status === 'delivered', 60_000);
+      assert.equal(done.body.data.status, 'delivered');
+    }
+    for (const to of recipients) {
+      const seen = await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`);
+      assert.equal(seen.body.messages.length, 1);
+    }
+  } finally {
+    await stack.stop();
+  }
+});
