@@ -28,6 +28,17 @@ export interface Config {
   /** How long a send request may wait, in total, for the providers' first answers. */
   firstOutcomeWaitMs: number;
   whatsappVerifyToken: string;
+  /** Immediate sends a single API process hands to their own workflow at once; beyond it they go to the batch dispatcher. */
+  firstOutcomeConcurrency: number;
+  dispatchBatchSize: number;
+  dispatchConcurrency: number;
+  /** Contacts written per import activity (one transaction, one progress update). */
+  contactImportBatchSize: number;
+  /**
+   * Task queue of webhook and automation deliveries. Not derived from taskQueue on purpose: every
+   * worker of a deployment polls it, so a delivery never waits for one particular worker.
+   */
+  webhookTaskQueue: string;
 }
 
 const env = (name: string, fallback: string): string => {
@@ -60,10 +71,15 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     deliveryPollSeconds: Number(env('DELIVERY_POLL_SECONDS', '300')),
     deliveryPollAttempts: Number(env('DELIVERY_POLL_ATTEMPTS', '12')),
     logLevel: env('LOG_LEVEL', 'info'),
-    smsMaxPerSecond: Number(env('SMS_MAX_PER_SECOND', '200')),
+    smsMaxPerSecond: Number(env('SMS_MAX_PER_SECOND', '1000')),
     whatsappMaxPerSecond: Number(env('WHATSAPP_MAX_PER_SECOND', '80')),
     firstOutcomeWaitMs: Number(env('FIRST_OUTCOME_WAIT_MS', '2000')),
     whatsappVerifyToken: env('WHATSAPP_VERIFY_TOKEN', 'sim-wa-verify-token'),
+    firstOutcomeConcurrency: Number(env('FIRST_OUTCOME_CONCURRENCY', '8')),
+    dispatchBatchSize: Number(env('DISPATCH_BATCH_SIZE', '200')),
+    dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '32')),
+    contactImportBatchSize: Number(env('CONTACT_IMPORT_BATCH_SIZE', '500')),
+    webhookTaskQueue: env('WEBHOOK_TASK_QUEUE', 'svc-webhooks'),
     ...overrides,
   };
 }

@@ -4,6 +4,10 @@ import type { Logger } from '../logger.js';
 import { SmsGatewayClient } from './providers/sms-gateway.js';
 import { WhatsAppCloudClient } from './providers/whatsapp-cloud.js';
 import { createMessageActivities } from './messages.js';
+import { createDispatchActivities } from './dispatch.js';
+import { createWebhookActivities } from './webhooks.js';
+import { createOperationActivities } from './operations.js';
+import { createContactActivities } from './contacts.js';
 
 export interface ActivityDeps { orm: MikroORM; config: Config; log: Logger }
 
@@ -14,8 +18,13 @@ export function createActivities(deps: ActivityDeps) {
     messagingServiceSid: deps.config.smsGatewayMessagingServiceSid, timeoutMs: 10_000,
   });
   const whatsapp = new WhatsAppCloudClient({ baseUrl: deps.config.whatsappApiUrl, accessToken: deps.config.whatsappAccessToken, timeoutMs: 10_000 });
+  const messageDeps = { orm: deps.orm, sms, whatsapp, publicBaseUrl: deps.config.publicBaseUrl, log: deps.log };
   return {
-    ...createMessageActivities({ orm: deps.orm, sms, whatsapp, publicBaseUrl: deps.config.publicBaseUrl, log: deps.log }),
+    ...createMessageActivities(messageDeps),
+    ...createDispatchActivities({ ...messageDeps, maxPerSecond: { sms: deps.config.smsMaxPerSecond, whatsapp: deps.config.whatsappMaxPerSecond } }),
+    ...createWebhookActivities({ orm: deps.orm, log: deps.log }),
+    ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
+    ...createContactActivities({ orm: deps.orm, log: deps.log }),
   };
 }
 

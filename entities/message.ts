@@ -28,6 +28,10 @@ export const Message = defineEntity({
     segments: p.integer().default(1),
     encoding: p.string().length(8).default('GSM-7'),
     campaignId: p.integer().nullable(),
+    // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
+    // dispatcher sends it with others (admission control under load, campaigns).
+    dispatchMode: p.string().length(16).default('workflow'),
+    dispatchClaim: p.string().length(120).nullable().index(),
     scheduledAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
@@ -40,6 +44,8 @@ export const Message = defineEntity({
     { properties: ['accountId', 'status', 'id'] },
     // The start-gap reconciler scans queued outbound messages across accounts.
     { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound'` },
+    { name: 'messages_batch_queue_index', expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'` },
+    { name: 'messages_silent_index', expression: `create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch'` },
   ],
 });
 

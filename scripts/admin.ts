@@ -1,7 +1,7 @@
 // Operator CLI over the admin HTTP API. Prints JSON on stdout; exits non-zero on a refusal.
 //   npm run admin -- <command> [--flag value ...]      (npm run admin -- help)
 // ADMIN_URL (default http://127.0.0.1:8080) and OPERATOR_TOKEN select the service.
-const COMMANDS: Record<string, { method: string; path: string; help: string; body?: (f: Flags) => Record<string, unknown> }> = {
+const COMMANDS: Record<string, { method: string; path: string; help: string; body?: (f: Flags) => Record<string, unknown>; query?: (f: Flags) => Record<string, string | undefined> }> = {
   'accounts:list': { method: 'GET', path: '/accounts', help: '' },
   'accounts:create': { method: 'POST', path: '/accounts', help: '--name N [--currency USD] [--billing-mode prepaid|postpaid] [--balance 10]', body: (f) => ({ name: f.name, currency: f.currency, billing_mode: f['billing-mode'], wallet_balance: num(f.balance) }) },
   'accounts:show': { method: 'GET', path: '/accounts/:account', help: '--account ID' },
@@ -31,10 +31,34 @@ const COMMANDS: Record<string, { method: string; path: string; help: string; bod
   'channels:add': { method: 'POST', path: '/accounts/:account/channels', help: '--account ID --type sms|whatsapp --code C [--default]', body: (f) => ({ channel_type: f.type, code: f.code, is_default: f.default !== undefined }) },
   'blacklist:list': { method: 'GET', path: '/accounts/:account/blacklist', help: '--account ID' },
   'blacklist:add': { method: 'POST', path: '/accounts/:account/blacklist', help: '--account ID --phone +255700000009 [--channel ID]', body: (f) => ({ phone: f.phone, channel_id: f.channel ? Number(f.channel) : undefined }) },
+  'webhooks:list': { method: 'GET', path: '/accounts/:account/webhook-endpoints', help: '--account ID' },
+  'webhooks:create': { method: 'POST', path: '/accounts/:account/webhook-endpoints', help: '--account ID --url URL [--events message.*,order.paid] [--description D]   (secret shown once)', body: (f) => ({ url: f.url, events: list(f.events), description: f.description }) },
+  'webhooks:show': { method: 'GET', path: '/accounts/:account/webhook-endpoints/:endpoint', help: '--account ID --endpoint ID' },
+  'webhooks:update': { method: 'PATCH', path: '/accounts/:account/webhook-endpoints/:endpoint', help: '--account ID --endpoint ID [--url URL] [--events a,b] [--description D]', body: (f) => ({ url: f.url, events: list(f.events), description: f.description }) },
+  'webhooks:disable': { method: 'PATCH', path: '/accounts/:account/webhook-endpoints/:endpoint', help: '--account ID --endpoint ID', body: () => ({ status: 'disabled' }) },
+  'webhooks:enable': { method: 'PATCH', path: '/accounts/:account/webhook-endpoints/:endpoint', help: '--account ID --endpoint ID   (clears the failure count)', body: () => ({ status: 'active' }) },
+  'webhooks:delete': { method: 'DELETE', path: '/accounts/:account/webhook-endpoints/:endpoint', help: '--account ID --endpoint ID' },
+  'webhooks:rotate': { method: 'POST', path: '/accounts/:account/webhook-endpoints/:endpoint/rotate-secret', help: '--account ID --endpoint ID [--overlap-hours 24]   (new secret shown once)', body: (f) => ({ overlap_hours: num(f['overlap-hours']) }) },
+  'webhooks:deliveries': { method: 'GET', path: '/accounts/:account/webhook-deliveries', help: '--account ID [--event evt_…] [--endpoint ID] [--status failed] [--limit 20]   (with attempt logs)', query: (f) => ({ event_id: f.event, endpoint_id: f.endpoint, status: f.status, limit: f.limit }) },
+  'webhooks:redeliver': { method: 'POST', path: '/accounts/:account/events/:event/redeliver', help: '--account ID --event evt_… [--endpoint ID]', body: (f) => ({ endpoint_id: num(f.endpoint) }) },
+  'events:list': { method: 'GET', path: '/accounts/:account/events', help: '--account ID [--kind message.delivered] [--limit 20]', query: (f) => ({ kind: f.kind, limit: f.limit }) },
+  'subscriptions:list': { method: 'GET', path: '/accounts/:account/automation-subscriptions', help: '--account ID' },
+  'subscriptions:create': { method: 'POST', path: '/accounts/:account/automation-subscriptions', help: '--account ID --event-type order.* --url URL   (secret shown once)', body: (f) => ({ event_type: f['event-type'], target_url: f.url, description: f.description }) },
+  'subscriptions:pause': { method: 'PATCH', path: '/accounts/:account/automation-subscriptions/:id', help: '--account ID --id ID', body: () => ({ active: false }) },
+  'subscriptions:resume': { method: 'PATCH', path: '/accounts/:account/automation-subscriptions/:id', help: '--account ID --id ID', body: () => ({ active: true }) },
+  'subscriptions:delete': { method: 'DELETE', path: '/accounts/:account/automation-subscriptions/:id', help: '--account ID --id ID' },
+  'operations:list': { method: 'GET', path: '/accounts/:account/operations', help: '--account ID' },
+  'operations:create': { method: 'POST', path: '/accounts/:account/operations', help: `--account ID --name N --kind send_sms|emit_business_event --config '{"message":"Code {{code}}"}'`, body: (f) => ({ name: f.name, kind: f.kind, config: json(f.config), description: f.description }) },
+  'operations:delete': { method: 'DELETE', path: '/accounts/:account/operations/:id', help: '--account ID --id ID' },
+  'operations:runs': { method: 'GET', path: '/accounts/:account/operation-runs', help: '--account ID' },
+  'schedules:list': { method: 'GET', path: '/accounts/:account/schedules', help: '--account ID' },
+  'schedules:create': { method: 'POST', path: '/accounts/:account/schedules', help: `--account ID --name N --operation N --every-seconds 3600 [--input '{"data":{}}']`, body: (f) => ({ name: f.name, operation: f.operation, every_seconds: num(f['every-seconds']), input: json(f.input) }) },
+  'schedules:delete': { method: 'DELETE', path: '/accounts/:account/schedules/:id', help: '--account ID --id UUID' },
 };
 
 type Flags = Record<string, string | undefined>;
 const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+const json = (v: string | undefined) => (v === undefined ? undefined : JSON.parse(v) as Record<string, unknown>);
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
 
 const [command, ...rest] = process.argv.slice(2);
@@ -47,7 +71,7 @@ for (let i = 0; i < rest.length; i++) {
 
 const spec = command ? COMMANDS[command] : undefined;
 if (!spec) {
-  process.stderr.write(`usage: npm run admin -- <command> [flags]\n\n${Object.entries(COMMANDS).map(([c, s]) => `  ${c.padEnd(20)} ${s.help}`).join('\n')}\n`);
+  process.stderr.write(`usage: npm run admin -- <command> [flags]\n\n${Object.entries(COMMANDS).map(([c, s]) => `  ${c.padEnd(22)} ${s.help}`).join('\n')}\n`);
   process.exit(command && command !== 'help' ? 2 : 0);
 }
 const path = spec.path.replace(/:(\w+)/g, (_m, name: string) => {
@@ -57,7 +81,8 @@ const path = spec.path.replace(/:(\w+)/g, (_m, name: string) => {
 });
 const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
 const body = spec.body ? JSON.stringify(Object.fromEntries(Object.entries(spec.body(flags)).filter(([, v]) => v !== undefined))) : undefined;
-const res = await fetch(`${base}/admin/v1${path}`, {
+const query = spec.query ? new URLSearchParams(Object.entries(spec.query(flags)).filter((e): e is [string, string] => e[1] !== undefined)).toString() : '';
+const res = await fetch(`${base}/admin/v1${path}${query ? `?${query}` : ''}`, {
   method: spec.method,
   headers: { authorization: `Bearer ${process.env.OPERATOR_TOKEN ?? 'dev-operator-token'}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
   body,

@@ -10,12 +10,14 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { startStack, projectRoot } from './stack.js';
 import { freePort } from './embedded-pg.js';
 import { messageWorkflowId } from '../temporal/ids.js';
+import { recordWebhookScenarios } from './record-webhooks.js';
+import { recordContactScenarios } from './record-contacts.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-record-'));
 const operatorToken = 'record-operator-token';
 const stack = await startStack({
   dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true,
-  extraEnv: { OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100', RECEIPT_TIMEOUT_SECONDS: '2', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '2' },
+  extraEnv: { OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100', RECEIPT_TIMEOUT_SECONDS: '2', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '2', CONTACT_IMPORT_BATCH_SIZE: '2' },
 });
 const call = async (method: string, url: string, token: string, body?: unknown) => {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, body: body ? JSON.stringify(body) : undefined });
@@ -29,9 +31,9 @@ const client = new Client({ connection });
 try {
   const account = (await adminCall('POST', '/accounts', { name: 'Recorder' })).data;
   const key = (await adminCall('POST', `/accounts/${account.id}/keys`, { name: 'recorder' })).data.token;
-  const save = async (type: string, scenario: string, workflowId: string) => {
+  const save = async (type: string, scenario: string, workflowId: string, waitForEnd = true) => {
     const handle = client.workflow.getHandle(workflowId);
-    await handle.result().catch(() => {});
+    if (waitForEnd) await handle.result().catch(() => {});
     const file = path.join(projectRoot, 'test/replay/histories', type, `${scenario}.json`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, historyToJSON(await handle.fetchHistory()));
@@ -56,6 +58,30 @@ try {
   await simCall('POST', '/_sim/faults', { provider: 'sms', kind: 'http_500', to: '+255711000005', count: 2 });
   const retried = await sendSms({ recipient: '+255711000005', message: 'retried' });
   await save('messageWorkflow', 'transient-retried', messageWorkflowId(account.id, retried.uid));
+
+  // The automation reads and operations need a key with an issuer.
+  const user = (await adminCall('POST', `/accounts/${account.id}/users`, { email: 'recorder@example.com', name: 'Recorder', permissions: ['*'] })).data;
+  const issued = (await adminCall('POST', `/accounts/${account.id}/keys`, { name: 'recorder issued', user_id: user.id })).data.token;
+  await recordWebhookScenarios({
+    client, accountId: account.id, key: issued, adminCall, save, sendSms,
+    apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body),
+  });
+  await recordContactScenarios({ client, accountId: account.id, save, apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body) });
+
+  // The batch dispatcher runs for good: an API that sends everything through it, a batch with one
+  // transient failure (retried after a backoff), then its history so far.
+  await stack.stopChild('api');
+  await stack.startChild('api', { FIRST_OUTCOME_CONCURRENCY: '0' });
+  await simCall('POST', '/_sim/faults', { provider: 'sms', kind: 'http_500', to: '+255711000013', count: 1 });
+  const batch = (await call('POST', `${stack.apiUrl}/api/v3/sms/send`, key, { recipients: ['+255711000011', '+255711000012', '+255711000013'], message: 'batched' })).data.messages;
+  for (const m of batch) {
+    for (let i = 0; i < 100; i++) {
+      const r = await call('GET', `${stack.apiUrl}/api/v3/sms/${m.uid}`, key);
+      if (r.data.status === 'delivered') break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  }
+  await save('outboundDispatcherWorkflow', 'batch-with-retry', 'outbound-dispatcher/sms', false);
 } finally {
   await connection.close();
   await stack.stop();

@@ -6,6 +6,7 @@ import { messageWorkflowId } from '../temporal/ids.js';
 import { receiptSignal } from '../workflows/message.js';
 import type { MessageStatus } from '../domain/message-status.js';
 import { newUid } from './ids.js';
+import { emitEvent, messageEventFields, type MessageEventRow } from './events.js';
 
 interface IngressDeps { orm: MikroORM; temporal: Client }
 
@@ -69,16 +70,19 @@ export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Prom
   return em.transactional(async (tx) => {
     const dup = await one(tx, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [m.providerMessageId, 'inbound', owner.account_id]);
     if (dup) return { stored: false };
-    const row = await one<{ uid: string }>(tx,
+    const row = await one<MessageEventRow>(tx,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
                              gateway_message_id, metadata, segments, encoding, created_at, updated_at)
-       values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', now(), now()) returning uid`,
+       values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', now(), now())
+       returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message`,
       [newUid('msg'), owner.account_id, m.channelType, owner.channel_id, m.channelType === 'whatsapp' ? `whatsapp:${business}` : null, from, owner.number,
         m.body, m.mediaUrl ?? null, m.mediaType ?? null, m.providerMessageId, JSON.stringify({ source: 'provider', ...m.metadata })]);
     await tx.execute(
       `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
        on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
       [owner.account_id, m.channelType, business, from]);
+    // The callback commits with the record: a redelivered provider webhook adds neither.
+    await emitEvent(tx, owner.account_id, 'message.received', { ...messageEventFields(row!), body: m.body, media_url: m.mediaUrl ?? null });
     return { stored: true, uid: row!.uid };
   });
 }

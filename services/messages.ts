@@ -88,7 +88,7 @@ export async function listMessages(rc: RequestContext, q: MessageListQuery) {
 export async function findUnstartedMessages(em: RequestContext['em'], olderThanSeconds: number, limit: number) {
   return many<{ id: string; uid: string; account_id: number; channel_type: 'sms' | 'whatsapp' }>(em,
     `select id, uid, account_id, channel_type from messages
-      where status = 'queued' and direction = 'outbound' and created_at < now() - make_interval(secs => ?)
+      where status = 'queued' and direction = 'outbound' and dispatch_mode = 'workflow' and created_at < now() - make_interval(secs => ?)
         and (scheduled_at is null or scheduled_at < now() - make_interval(secs => ?))
       order by id limit ?`, [olderThanSeconds, olderThanSeconds, limit]);
 }

@@ -31,29 +31,45 @@ export interface OutboundDraft {
   campaignId?: number | null;
 }
 
+/** Immediate sends of this API process now waiting for their provider's first answer. */
+let waitingForFirstOutcome = 0;
+
 /**
  * Creates the records one after another (each recipient has its own outcome) and starts one message
  * workflow per record. Immediate sends use update-with-start, so the answer can carry the provider's
  * first outcome; the whole request waits at most `firstOutcomeWaitMs` for all of them together, and
  * whatever the provider has not answered by then (admission control, a slow provider) answers queued.
+ * Under load (more than `firstOutcomeConcurrency` sends of this process already waiting) an immediate
+ * send skips its own workflow and is queued for the batch dispatcher: the answer is then queued at
+ * once, and the engine is spared one workflow per message.
  */
 export async function createOutboundMessages(rc: RequestContext, deps: MessageServiceDeps, drafts: OutboundDraft[]) {
   const deadline = Date.now() + deps.config.firstOutcomeWaitMs;
   const out = [];
   for (const d of drafts) {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
+    const fastPath = !future && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && deadline > Date.now();
+    const mode = future || fastPath ? 'workflow' : 'batch';
     let row = await one<MessageRow>(rc.em,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
-                             campaign_id, scheduled_at, created_at, updated_at)
-       values (?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
+                             campaign_id, scheduled_at, dispatch_mode, created_at, updated_at)
+       values (?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
       [newUid('msg'), rc.account.id, d.channelType, d.channelId, d.channelCode, d.sender, d.recipient, d.body, d.failure ? 'failed' : 'queued',
         d.mediaUrl ?? null, d.mediaType ?? null, d.failure ?? null, json(d.metadata), json(d.templateParams), json(d.providerRequest),
-        d.segments ?? 1, d.encoding ?? 'GSM-7', d.campaignId ?? null, future ? d.scheduledAt : null]);
-    if (row && !d.failure) {
-      const waitMs = future ? 0 : Math.max(0, deadline - Date.now());
-      const answered = await startMessageWorkflow(deps, rc.account.id, row, d.channelType, future ? d.scheduledAt!.toISOString() : null, waitMs);
-      if (answered) row = (await one<MessageRow>(rc.em, 'select * from messages where id = ?', [row.id])) ?? row;
+        d.segments ?? 1, d.encoding ?? 'GSM-7', d.campaignId ?? null, future ? d.scheduledAt : null, mode]);
+    if (row && !d.failure && mode === 'workflow') {
+      if (future) {
+        await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);
+      } else {
+        waitingForFirstOutcome++;
+        try {
+          const answered = await startMessageWorkflow(deps, rc.account.id, row, d.channelType, null, Math.max(1, deadline - Date.now()));
+          if (answered) row = (await one<MessageRow>(rc.em, 'select * from messages where id = ?', [row.id])) ?? row;
+        } finally {
+          waitingForFirstOutcome--;
+        }
+      }
     }
     out.push(messageView(row!));
   }

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, bundleWorkflowCode } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -19,17 +19,20 @@ export interface WorkerHandle { workers: Worker[]; connection: NativeConnection;
 export async function createWorkers(opts: { config: Config; orm: MikroORM; log: Logger; workflowBundle?: { code: string } }): Promise<WorkerHandle> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
-    Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
+    // Shutdown is ours (worker/main.ts): the SDK's own signal handlers would race it.
+    Runtime.install({ shutdownSignals: [], telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
   }
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const activities = createActivities({ orm: opts.orm, config, log: opts.log });
+  // One bundle for every worker that runs workflows (bundling is slow and memory-hungry).
+  const workflowBundle = opts.workflowBundle ?? await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts') });
   const main = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     activities,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows/index.ts') }),
+    workflowBundle,
     // Sized for a 2-core machine and a database pool of about 40 connections.
     maxConcurrentActivityTaskExecutions: 40,
     maxConcurrentWorkflowTaskExecutions: 40,
@@ -45,10 +48,19 @@ export async function createWorkers(opts: { config: Config; orm: MikroORM; log: 
     maxTaskQueueActivitiesPerSecond: channel === 'sms' ? config.smsMaxPerSecond : config.whatsappMaxPerSecond,
     shutdownGraceTime: '10 seconds',
   })));
-  const workers = [main, ...providers];
+  // Webhook and automation deliveries: a queue every worker of the deployment polls.
+  const webhooks = await Worker.create({
+    connection, namespace: config.temporalNamespace, taskQueue: config.webhookTaskQueue, workflowBundle, activities,
+    maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentLocalActivityExecutions: 40, maxCachedWorkflows: 2000, shutdownGraceTime: '10 seconds',
+  });
+  const workers = [main, ...providers, webhooks];
   const run = Promise.all(workers.map((w) => w.run()));
   return {
     workers, connection, run,
-    shutdown: async () => { for (const w of workers) w.shutdown(); await run.catch(() => {}); await connection.close(); },
+    shutdown: async () => {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await run.catch(() => {});
+      await connection.close();
+    },
   };
 }

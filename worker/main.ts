@@ -4,13 +4,17 @@ import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
 import { createWorkers } from './create-worker.js';
 import { startReconciler } from './reconciler.js';
+import { startEventRelay } from './event-relay.js';
+import { ensureDispatchers } from './dispatchers.js';
 
 const config = loadConfig();
 const log = createLogger('worker', config.logLevel);
 const orm = await openOrm(config.databaseUrl, 40);
 const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);
 const handle = await createWorkers({ config, orm, log });
+await ensureDispatchers(temporal.client, config);
 const reconciler = startReconciler({ config, orm, temporal: temporal.client, log });
+const relay = startEventRelay({ config, orm, temporal: temporal.client, log });
 log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress }, 'worker started');
 
 let stopping = false;
@@ -18,10 +22,15 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   log.info('worker stopping');
+  // Activities get the workers' grace time; past that, nothing is worth holding the process for.
+  setTimeout(() => { log.warn('worker shutdown timed out'); process.exit(1); }, 30_000).unref();
   reconciler.stop();
+  relay.stop();
   await handle.shutdown();
+  log.info('workers stopped');
   await temporal.close();
   await orm.close();
+  log.info('worker stopped');
   process.exit(0);
 };
 process.on('SIGINT', stop);

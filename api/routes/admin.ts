@@ -30,7 +30,7 @@ const IDENTITY_BODIES: Record<IdentityKind, { create: Record<string, unknown>; u
     update: { type: 'object', additionalProperties: false, properties: { channel_id: { type: ['integer', 'null'] }, approval_status: { enum: ['pending', 'approved', 'rejected'] } } },
   },
   'phone-numbers': {
-    create: { type: 'object', required: ['number', 'capabilities'], additionalProperties: false, properties: { number: { type: 'string', pattern: '^\\+?[0-9]{6,15}$' }, channel_id: { type: ['integer', 'null'] }, capabilities: { type: 'array', items: { enum: ['sms', 'mms', 'whatsapp', 'voice'] }, uniqueItems: true }, released: { type: 'boolean' }, provider_phone_number_id: { type: ['string', 'null'], maxLength: 64 }, business_account_id: { type: ['string', 'null'], maxLength: 64 } } },
+    create: { type: 'object', required: ['number', 'capabilities'], additionalProperties: false, properties: { number: { type: 'string', pattern: '^\\+?[0-9][0-9 ()-]{5,24}$' }, channel_id: { type: ['integer', 'null'] }, capabilities: { type: 'array', items: { enum: ['sms', 'mms', 'whatsapp', 'voice'] }, uniqueItems: true }, released: { type: 'boolean' }, provider_phone_number_id: { type: ['string', 'null'], maxLength: 64 }, business_account_id: { type: ['string', 'null'], maxLength: 64 } } },
     update: { type: 'object', additionalProperties: false, properties: { channel_id: { type: ['integer', 'null'] }, capabilities: { type: 'array', items: { enum: ['sms', 'mms', 'whatsapp', 'voice'] }, uniqueItems: true }, released: { type: 'boolean' }, provider_phone_number_id: { type: ['string', 'null'], maxLength: 64 }, business_account_id: { type: ['string', 'null'], maxLength: 64 } } },
   },
   'short-codes': {
@@ -42,7 +42,7 @@ const IDENTITY_BODIES: Record<IdentityKind, { create: Record<string, unknown>; u
     update: { type: 'object', additionalProperties: false, properties: { code: { type: 'string', minLength: 1, maxLength: 64 }, is_default: { type: 'boolean' }, active: { type: 'boolean' }, config: { type: 'object' } } },
   },
   blacklist: {
-    create: { type: 'object', required: ['phone'], additionalProperties: false, properties: { phone: { type: 'string', pattern: '^\\+?[0-9]{6,15}$' }, channel_id: { type: ['integer', 'null'] } } },
+    create: { type: 'object', required: ['phone'], additionalProperties: false, properties: { phone: { type: 'string', pattern: '^\\+?[0-9][0-9 ()-]{5,24}$' }, channel_id: { type: ['integer', 'null'] } } },
     update: { type: 'object', additionalProperties: false, properties: { channel_id: { type: ['integer', 'null'] } } },
   },
 };

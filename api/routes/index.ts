@@ -6,9 +6,16 @@ import { whatsappRoutes } from './whatsapp.js';
 import { providerRoutes } from './providers.js';
 import { docsRoutes } from './docs.js';
 import { adminRoutes } from './admin.js';
+import { automationRoutes } from './automations.js';
+import { adminWebhookRoutes } from './admin-webhooks.js';
+import { adminAutomationRoutes } from './admin-automations.js';
+import { contactCompatRoutes, contactRestRoutes } from './contacts.js';
+import { contactGroupRoutes } from './contact-groups.js';
 
 /** Every route of the service. The OpenAPI document is generated from this same list. */
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes = [...accountRoutes(deps), ...smsRoutes(deps), ...whatsappRoutes(deps), ...providerRoutes(deps), ...adminRoutes(deps)];
+  routes.push(...automationRoutes(deps), ...adminWebhookRoutes(deps), ...adminAutomationRoutes(deps));
+  routes.push(...contactCompatRoutes(deps), ...contactRestRoutes(deps), ...contactGroupRoutes(deps));
   return [...routes, ...docsRoutes(routes)];
 }

@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, http, newTenant, eventually, sim } from '../support/stack.js';
+import { api, http, newTenant, eventually, sim, uniquePhone } from '../support/stack.js';
 import { signTwilio } from '../../activities/providers/sms-gateway.js';
 import { loadConfig } from '../../config.js';
 
-let seq = 0;
-const num = (tail = '') => `+2554${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 10000).padStart(4, '0')}${++seq % 10}${tail}`;
+const num = () => uniquePhone('2554');
 const config = loadConfig();
 const read = (t: { token: string }, uid: string) => api('GET', `/api/v3/sms/${uid}`, t.token);
 
@@ -39,7 +38,7 @@ test('receipts: unsigned or tampered receipts are refused; duplicates and late o
 
 test('an undeliverable number ends failed with the provider error', async () => {
   const t = await newTenant();
-  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: num('0000').slice(0, 9) + '0000', message: 'x' });
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: `${num().slice(0, -4)}0000`, message: 'x' });
   const m = sent.body.data.messages[0];
   const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'failed');
   assert.equal(r.body.data.status, 'failed');

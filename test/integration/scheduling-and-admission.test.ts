@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { http, newTenant, eventually, sim } from '../support/stack.js';
+import { http, newTenant, eventually, sim, uniquePhone } from '../support/stack.js';
 import { privateStack } from '../support/private-stack.js';
 
-let seq = 0;
-const num = () => `+2555${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 100000).padStart(5, '0')}${++seq % 10}`;
+const num = () => uniquePhone('2555');
 
 test('a future schedule_time answers queued and the durable timer sends it when due, across a worker crash', { timeout: 120_000 }, async () => {
   const stack = await privateStack();
@@ -45,14 +44,33 @@ test('admission control: past the channel throughput the rest answer queued and 
     assert.equal(r.status, 201);
     const statuses = r.body.data.messages.map((m: any) => m.status);
     assert.ok(statuses.filter((s: string) => s === 'queued').length >= 3, statuses.join(','));
-    for (const m of r.body.data.messages) {
-      const done = await eventually(() => http('GET', `${stack.apiUrl}/api/v3/sms/${m.uid}`, { token: t.token }), (x) => x.body.data.status === 'delivered', 60_000);
-      assert.equal(done.body.data.status, 'delivered');
-    }
+    const all = await eventually(() => http('GET', `${stack.apiUrl}/api/v3/messages?per_page=100`, { token: t.token }),
+      (x) => x.body.data?.messages.every((m: any) => m.status === 'delivered'), 60_000, 1000);
+    assert.deepEqual(all.body.data.messages.map((m: any) => m.status), Array(8).fill('delivered'));
     for (const to of recipients) {
       const seen = await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`);
       assert.equal(seen.body.messages.length, 1);
     }
+  } finally {
+    await stack.stop();
+  }
+});
+
+test('under load immediate sends skip their own workflow: answered queued at once, sent exactly once by the batch dispatcher', { timeout: 120_000 }, async () => {
+  const stack = await privateStack({ FIRST_OUTCOME_CONCURRENCY: '0' });
+  try {
+    const t = await newTenant();
+    const recipients = Array.from({ length: 20 }, num);
+    const started = Date.now();
+    const r = await http('POST', `${stack.apiUrl}/api/v3/sms/send`, { token: t.token, body: { recipients, message: 'batched' } });
+    assert.equal(r.status, 201);
+    assert.ok(Date.now() - started < 2000);
+    assert.deepEqual([...new Set(r.body.data.messages.map((m: any) => m.status))], ['queued']);
+    const all = await eventually(() => http('GET', `${stack.apiUrl}/api/v3/messages?per_page=100`, { token: t.token }),
+      (x) => x.body.data?.messages.every((m: any) => m.status === 'delivered'), 60_000, 1000);
+    assert.equal(all.body.data.messages.filter((m: any) => m.status === 'delivered').length, 20);
+    assert.ok(all.body.data.messages.every((m: any) => /^SM/.test(m.gateway_message_id)));
+    for (const to of recipients) assert.equal((await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`)).body.messages.length, 1);
   } finally {
     await stack.stop();
   }

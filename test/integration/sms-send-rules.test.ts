@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, admin, newTenant, eventually, sim, http } from '../support/stack.js';
+import { api, admin, newTenant, eventually, sim, http, uniquePhone } from '../support/stack.js';
 
-let seq = 0;
-const num = () => `+2556${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 100000).padStart(5, '0')}${++seq % 10}`;
+const num = () => uniquePhone('2556');
 const simSeen = async (to: string) => (await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`)).body.messages as any[];
 
 test('rule 1: recipient and recipients merge, exact duplicates dropped, one record each in order', async () => {

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, admin, newTenant, eventually, sim } from '../support/stack.js';
+import { api, admin, newTenant, eventually, sim, uniquePhone } from '../support/stack.js';
 
-let seq = 0;
-const customer = () => `+2553${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 100000).padStart(5, '0')}${++seq % 10}`;
+const customer = () => uniquePhone('2553');
 
 async function waTenant() {
   const t = await newTenant();

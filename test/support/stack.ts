@@ -48,3 +48,11 @@ export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean,
 }
 
 export const sim = <T = any>(method: string, path: string, body?: unknown) => http<T>(method, `${SIM_URL}${path}`, { body });
+
+let phoneSeq = Date.now() % 900_000;
+/** A phone number unique within this run (process id + counter); never ending in 0000 (the simulator's undeliverable numbers). */
+export function uniquePhone(prefix = '2557'): string {
+  let n: number;
+  do { n = ++phoneSeq % 1_000_000; } while (n % 10_000 === 0);
+  return `+${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(n).padStart(6, '0')}`;
+}

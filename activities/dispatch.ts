@@ -1,0 +1,101 @@
+import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
+import { many } from '../entities/db.js';
+import { dispatchOnce, pollOnce, moveStatus, type MessageDeps } from './messages.js';
+
+export interface DispatchDeps extends MessageDeps { maxPerSecond: Record<'sms' | 'whatsapp', number> }
+
+/** Spaces calls so that no more than `perSecond` start in any second (per worker process). */
+function pacer(perSecond: number) {
+  let next = 0;
+  return async () => {
+    const now = Date.now();
+    const at = Math.max(now, next);
+    next = at + 1000 / perSecond;
+    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+  };
+}
+
+export function createDispatchActivities(deps: DispatchDeps) {
+  const pacers = { sms: pacer(deps.maxPerSecond.sms), whatsapp: pacer(deps.maxPerSecond.whatsapp) };
+  return {
+    /**
+     * Claims up to `limit` queued batch messages of a channel (moving them to processing), waiting up
+     * to `waitMs` for work. The claim is tagged, so a retry of the same claim returns the same messages
+     * instead of stranding them in processing.
+     */
+    async claimQueuedMessages({ channelType, limit, waitMs, claim }: { channelType: 'sms' | 'whatsapp'; limit: number; waitMs: number; claim: string }): Promise<number[]> {
+      const em = deps.orm.em.fork();
+      const again = await many<{ id: string }>(em, `select id from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
+      if (again.length) return again.map((r) => Number(r.id));
+      const until = Date.now() + waitMs;
+      for (;;) {
+        const rows = await many<{ id: string }>(em,
+          `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
+            where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
+                          order by id limit ? for update skip locked)
+            returning id`, [claim, channelType, limit]);
+        if (rows.length || Date.now() >= until) return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+        heartbeat();
+        await sleep(50);
+      }
+    },
+
+    /** Sends claimed messages with bounded concurrency; transient failures come back for a later retry. */
+    async sendMessageBatch({ ids, concurrency, channelType }: { ids: number[]; concurrency: number; channelType: 'sms' | 'whatsapp' }) {
+      const pace = pacers[channelType];
+      const retry: number[] = [];
+      const errors: Record<number, string> = {};
+      let done = 0;
+      let index = 0;
+      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, async () => {
+        while (index < ids.length) {
+          const id = ids[index++];
+          await pace();
+          try {
+            await dispatchOnce(deps, id);
+          } catch (err) {
+            if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+            retry.push(id);
+            errors[id] = (err as Error).message;
+          }
+          if (++done % 50 === 0) heartbeat(done);
+        }
+      }));
+      return { sent: ids.length - retry.length, retry, lastError: retry.length ? errors[retry[0]] : null };
+    },
+
+    async failMessages({ ids, errorMessage }: { ids: number[]; errorMessage: string }) {
+      for (const id of ids) await moveStatus(deps.orm, id, 'failed', { errorMessage });
+    },
+
+    /**
+     * Batch-sent SMS with no receipt after `olderThanSeconds` move to checking_delivery and the gateway is
+     * asked where they stand (the per-message workflow does the same for its own message).
+     */
+    async sweepSilentMessages({ olderThanSeconds, limit }: { olderThanSeconds: number; limit: number }): Promise<number> {
+      const rows = await many<{ id: string }>(deps.orm.em.fork(),
+        `select id from messages where status = 'sent' and dispatch_mode = 'batch' and channel_type = 'sms'
+          and sent_at < now() - make_interval(secs => ?) order by sent_at limit ?`, [olderThanSeconds, limit]);
+      for (const r of rows) {
+        await moveStatus(deps.orm, Number(r.id), 'checking_delivery');
+        await pollOnce(deps, Number(r.id)).catch(() => undefined);
+        heartbeat();
+      }
+      return rows.length;
+    },
+
+    /** Checking-delivery batch messages are asked again, a bounded number of times (oldest first). */
+    async pollCheckingMessages({ limit, maxAgeSeconds }: { limit: number; maxAgeSeconds: number }): Promise<number> {
+      const rows = await many<{ id: string }>(deps.orm.em.fork(),
+        `select id from messages where status = 'checking_delivery' and dispatch_mode = 'batch' and channel_type = 'sms'
+          and sent_at > now() - make_interval(secs => ?) order by updated_at limit ?`, [maxAgeSeconds, limit]);
+      for (const r of rows) {
+        await pollOnce(deps, Number(r.id)).catch(() => undefined);
+        heartbeat();
+      }
+      return rows.length;
+    },
+  };
+}
+
+export type DispatchActivities = ReturnType<typeof createDispatchActivities>;

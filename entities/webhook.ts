@@ -1,0 +1,89 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+// A customer's receiver for communication callbacks. The signing secret must stay readable (an HMAC
+// needs it), so it is stored as is and shown to the operator once; the previous secret keeps signing
+// until previous_secret_expires_at so receivers can rotate without a gap.
+export const WebhookEndpoint = defineEntity({
+  name: 'WebhookEndpoint',
+  tableName: 'webhook_endpoints',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().index(),
+    url: p.text(),
+    description: p.string().length(255).nullable(),
+    /** Event kinds or `prefix.*` patterns; `*` is every kind. */
+    events: p.json<string[]>(),
+    secret: p.string().length(100),
+    previousSecret: p.string().length(100).nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
+    status: p.enum(['active', 'disabled']).default('active'),
+    /** Deliveries that exhausted every retry since the last successful attempt. */
+    consecutiveFailures: p.integer().default(0),
+    /** First failed attempt since the last successful one. */
+    failingSince: p.datetime().nullable(),
+    disabledReason: p.text().nullable(),
+    disabledAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+// The transactional outbox: written in the same transaction as the change it reports; the relay in
+// the worker turns undispatched rows into delivery workflows.
+export const OutboxEvent = defineEntity({
+  name: 'OutboxEvent',
+  tableName: 'events',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    eventId: p.string().length(40).unique(),
+    accountId: p.integer(),
+    kind: p.string().length(64),
+    payload: p.json<Record<string, unknown>>(),
+    occurredAt: p.datetime(),
+    dispatchedAt: p.datetime().nullable(),
+  },
+  indexes: [
+    { properties: ['accountId', 'id'] },
+    { name: 'events_undispatched_index', expression: `create index "events_undispatched_index" on "events" ("id") where "dispatched_at" is null` },
+  ],
+});
+
+// One delivery workflow: an event (communication evt_… or business-event uuid) to one target
+// (a webhook endpoint or an automation subscription).
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    accountId: p.integer(),
+    workflowId: p.string().length(255).unique(),
+    eventId: p.string().length(64).index(),
+    targetType: p.enum(['endpoint', 'subscription']),
+    targetId: p.integer(),
+    status: p.enum(['pending', 'succeeded', 'failed']).default('pending'),
+    attempts: p.integer().default(0),
+    lastStatusCode: p.integer().nullable(),
+    lastError: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    completedAt: p.datetime().nullable(),
+  },
+  indexes: [{ properties: ['accountId', 'targetType', 'targetId', 'id'] }],
+});
+
+// Every HTTP attempt of a delivery, readable by the operator: what receivers ask for most.
+export const DeliveryAttempt = defineEntity({
+  name: 'DeliveryAttempt',
+  tableName: 'delivery_attempts',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    deliveryId: p.bigint('number'),
+    attempt: p.integer(),
+    attemptedAt: p.datetime(),
+    statusCode: p.integer().nullable(),
+    latencyMs: p.integer(),
+    error: p.text().nullable(),
+    responseExcerpt: p.text().nullable(),
+  },
+  uniques: [{ properties: ['deliveryId', 'attempt'] }],
+});

@@ -1,0 +1,41 @@
+import crypto from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Business-event types with their `live` flag. live=false means the source is reconciled later
+ * (payment settlement), so an automation must still poll. Operators can emit further types of the
+ * form `area.name` through an emit_business_event operation; those are live.
+ */
+export const BUSINESS_EVENT_TYPES: Record<string, { live: boolean }> = {
+  'webhook.endpoint_disabled': { live: true },
+  'operation.completed': { live: true },
+  'operation.failed': { live: true },
+  'payment.pending': { live: false },
+  'payment.succeeded': { live: false },
+  'payment.failed': { live: false },
+  'payment.refunded': { live: false },
+  'order.received': { live: true },
+  'contact.created': { live: true },
+};
+
+export const BUSINESS_TYPE_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
+
+export const isLive = (type: string) => BUSINESS_EVENT_TYPES[type]?.live ?? !type.startsWith('payment.');
+
+/**
+ * Logs a business event in the caller's transaction; the relay then calls every matching
+ * automation subscription. Returns the event's uuid.
+ */
+export async function emitBusinessEvent(tx: EntityManager, accountId: number, type: string, data: Record<string, unknown>, source: string | null = null): Promise<string> {
+  const id = crypto.randomUUID();
+  await tx.execute('insert into business_events (id, account_id, type, data, live, source, occurred_at) values (?, ?, ?, ?, ?, ?, now())',
+    [id, accountId, type, JSON.stringify(data), isLive(type), source]);
+  return id;
+}
+
+/** The envelope an automation receiver gets (and the REST log shows). */
+export interface BusinessEventRow { id: string; account_id: number; type: string; data: Record<string, unknown>; live: boolean; source: string | null; occurred_at: Date | string }
+
+export const businessEnvelope = (e: BusinessEventRow) => ({
+  id: e.id, type: e.type, occurred_at: new Date(e.occurred_at).toISOString(), account_id: e.account_id, live: e.live, source: e.source, data: e.data,
+});
