@@ -30,10 +30,17 @@ export interface Config {
   whatsappVerifyToken: string;
   /** Immediate sends a single API process hands to their own workflow at once; beyond it they go to the batch dispatcher. */
   firstOutcomeConcurrency: number;
+  /** Above this many requests in flight in one API process, immediate sends skip the first-outcome wait. */
+  firstOutcomeMaxInFlight: number;
   dispatchBatchSize: number;
   dispatchConcurrency: number;
   /** Contacts written per import activity (one transaction, one progress update). */
   contactImportBatchSize: number;
+  /** Campaign dispatch: contacts per page (one transaction), pages per workflow run before continue-as-new. */
+  campaignPageSize: number;
+  campaignPagesPerRun: number;
+  /** Price of one SMS segment debited from prepaid wallets by campaigns (decimal string). */
+  smsSegmentPrice: string;
   /**
    * Task queue of webhook and automation deliveries. Not derived from taskQueue on purpose: every
    * worker of a deployment polls it, so a delivery never waits for one particular worker.
@@ -76,9 +83,13 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     firstOutcomeWaitMs: Number(env('FIRST_OUTCOME_WAIT_MS', '2000')),
     whatsappVerifyToken: env('WHATSAPP_VERIFY_TOKEN', 'sim-wa-verify-token'),
     firstOutcomeConcurrency: Number(env('FIRST_OUTCOME_CONCURRENCY', '8')),
+    firstOutcomeMaxInFlight: Number(env('FIRST_OUTCOME_MAX_IN_FLIGHT', '8')),
     dispatchBatchSize: Number(env('DISPATCH_BATCH_SIZE', '200')),
     dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '32')),
     contactImportBatchSize: Number(env('CONTACT_IMPORT_BATCH_SIZE', '500')),
+    campaignPageSize: Number(env('CAMPAIGN_PAGE_SIZE', '1000')),
+    campaignPagesPerRun: Number(env('CAMPAIGN_PAGES_PER_RUN', '20')),
+    smsSegmentPrice: env('SMS_SEGMENT_PRICE', '0.01'),
     webhookTaskQueue: env('WEBHOOK_TASK_QUEUE', 'svc-webhooks'),
     ...overrides,
   };

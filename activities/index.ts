@@ -8,6 +8,7 @@ import { createDispatchActivities } from './dispatch.js';
 import { createWebhookActivities } from './webhooks.js';
 import { createOperationActivities } from './operations.js';
 import { createContactActivities } from './contacts.js';
+import { createCampaignActivities } from './campaigns.js';
 
 export interface ActivityDeps { orm: MikroORM; config: Config; log: Logger }
 
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities({ orm: deps.orm, log: deps.log }),
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),
+    ...createCampaignActivities({ orm: deps.orm, log: deps.log, smsSegmentPrice: deps.config.smsSegmentPrice }),
   };
 }
 

@@ -12,6 +12,7 @@ import { authenticate, authorizeIssuer } from './auth.js';
 import { hitRateLimit } from './ratelimit.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from './routes/index.js';
+import { requestStarted, requestEnded } from '../services/load.js';
 
 export interface AppDeps { config: Config; orm: MikroORM; temporal: Client; log: Logger }
 
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
+    requestStarted();
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
@@ -40,6 +42,7 @@ export function createApp(deps: AppDeps): Koa {
       for (const [k, v] of Object.entries(e.extra.headers ?? {})) ctx.set(k, v);
       ctx.body = ctx.state.envelope === 'data' ? dataErrorBody(e) : v3ErrorBody(e);
     } finally {
+      requestEnded();
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.log.info({ account: ctx.state.accountId, route: ctx.state.route ?? ctx.path, method: ctx.method, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }

@@ -3,6 +3,7 @@
 // Prints JSON figures; docs/benchmarks.md records them with this command.
 import fs from 'node:fs';
 import { Connection, Client } from '@temporalio/client';
+import pg from 'pg';
 import { benchStack, load } from './lib.js';
 
 const arg = (name: string, fallback: number) => {
@@ -13,7 +14,7 @@ const seconds = arg('seconds', 20);
 const clients = arg('clients', 50);
 const burst = arg('burst', 10_000);
 
-const { stack, dir, token } = await benchStack();
+const { stack, dir, token, accountId } = await benchStack();
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const temporal = new Client({ connection });
 const out: Record<string, unknown> = { machine: `${(await import('node:os')).cpus().length} cores`, clients };
@@ -23,6 +24,16 @@ try {
     await temporal.workflow.start('messageWorkflow', { taskQueue: 'bench-no-worker', workflowId: `bench-bare-${i}`, args: [] });
     return 'started';
   });
+
+  // 1b. The database's own floor for the same work: one message row inserted per call, 50 at a time.
+  const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: clients });
+  let k = 0;
+  out.bareInsert = await load(clients, 1e9, seconds / 2, async () => {
+    await pool.query(`insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
+                      values ($1, $2, 'outbound', 'sms', '+255700000001', 'floor', 'failed', 'bench', now(), now())`, [`bench_${k++}`, accountId]);
+    return 'inserted';
+  });
+  await pool.end();
 
   // 2. Sustained immediate sends through the API (auth, rate limit, insert, update-with-start).
   let n = 0;

@@ -15,3 +15,7 @@ import { ContactGroup, Contact, ContactImport, ContactImportRow } from './contac
 
 export { ContactGroup, Contact, ContactImport, ContactImportRow };
 entities.push(ContactGroup, Contact, ContactImport, ContactImportRow);
+import { Campaign } from './campaign.js';
+
+export { Campaign };
+entities.push(Campaign);

@@ -28,6 +28,9 @@ export const Message = defineEntity({
     segments: p.integer().default(1),
     encoding: p.string().length(8).default('GSM-7'),
     campaignId: p.integer().nullable(),
+    // The campaign recipient (contact id): with campaign_id unique, so a campaign page inserted twice
+    // (a retried activity) adds nothing the second time.
+    contactId: p.bigint('number').nullable(),
     // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
     // dispatcher sends it with others (admission control under load, campaigns).
     dispatchMode: p.string().length(16).default('workflow'),
@@ -39,6 +42,7 @@ export const Message = defineEntity({
     deliveredAt: p.datetime().nullable(),
     readAt: p.datetime().nullable(),
   },
+  uniques: [{ name: 'messages_campaign_id_contact_id_unique', properties: ['campaignId', 'contactId'] }],
   indexes: [
     { properties: ['accountId', 'id'] },
     { properties: ['accountId', 'status', 'id'] },

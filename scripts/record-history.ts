@@ -9,7 +9,7 @@ import { Connection, Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { startStack, projectRoot } from './stack.js';
 import { freePort } from './embedded-pg.js';
-import { messageWorkflowId } from '../temporal/ids.js';
+import { messageWorkflowId, campaignWorkflowId } from '../temporal/ids.js';
 import { recordWebhookScenarios } from './record-webhooks.js';
 import { recordContactScenarios } from './record-contacts.js';
 
@@ -17,7 +17,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-record-'));
 const operatorToken = 'record-operator-token';
 const stack = await startStack({
   dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true,
-  extraEnv: { OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100', RECEIPT_TIMEOUT_SECONDS: '2', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '2', CONTACT_IMPORT_BATCH_SIZE: '2' },
+  extraEnv: { OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100', RECEIPT_TIMEOUT_SECONDS: '2', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '2', CONTACT_IMPORT_BATCH_SIZE: '2', CAMPAIGN_PAGE_SIZE: '2' },
 });
 const call = async (method: string, url: string, token: string, body?: unknown) => {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, body: body ? JSON.stringify(body) : undefined });
@@ -67,6 +67,19 @@ try {
     apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body),
   });
   await recordContactScenarios({ client, accountId: account.id, save, apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body) });
+
+  // A campaign over a small group (pages of two contacts, so it loops), sent by the batch dispatcher.
+  await adminCall('PATCH', `/accounts/${account.id}`, { wallet_balance: 100 });
+  const campaignGroup = (await call('POST', `${stack.apiUrl}/api/v3/contact-groups`, issued, { name: 'Recorded campaign' })).data;
+  for (const [i, name] of ['Ann', 'Bob', 'Cy'].entries()) {
+    await call('POST', `${stack.apiUrl}/api/v3/contacts/${campaignGroup.id}/store`, key, { PHONE: `+25571200010${i}`, name, city: 'Dar' });
+  }
+  const campaign = (await call('POST', `${stack.apiUrl}/api/v3/sms/campaign`, key, { contact_list_id: String(campaignGroup.id), message: 'Hi {{name}} of {{cf:city}}' })).data.campaigns[0];
+  for (let i = 0; i < 100; i++) {
+    if ((await call('GET', `${stack.apiUrl}/api/v3/campaign/${campaign.uid}/view`, key)).data.status === 'completed') break;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  await save('campaignWorkflow', 'completed', campaignWorkflowId(account.id, campaign.uid));
 
   // The batch dispatcher runs for good: an API that sends everything through it, a batch with one
   // transient failure (retried after a backoff), then its history so far.

@@ -22,13 +22,13 @@ export async function applyWhatsAppStatus(deps: IngressDeps, s: { id: string; st
   const em = deps.orm.em.fork();
   const err = s.errors?.[0];
   const errorMessage = to === 'failed' ? `${err?.error_data?.details ?? err?.message ?? err?.title ?? 'Delivery failed'} (provider code ${err?.code ?? 'unknown'})` : undefined;
-  const msg = await one<{ id: string; uid: string; account_id: number }>(em, 'select id, uid, account_id from messages where gateway_message_id = ?', [s.id]);
+  const msg = await one<{ id: string; uid: string; account_id: number; dispatch_mode: string }>(em, 'select id, uid, account_id, dispatch_mode from messages where gateway_message_id = ?', [s.id]);
   if (!msg) {
     await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [s.id, to, errorMessage ?? null]);
     return;
   }
   const status = await moveStatus(deps.orm, Number(msg.id), to, { errorMessage });
-  await signal(deps, msg.account_id, msg.uid, status);
+  if (msg.dispatch_mode === 'workflow') await signal(deps, msg.account_id, msg.uid, status);
 }
 
 export async function signal(deps: IngressDeps, accountId: number, uid: string, status: MessageStatus) {

@@ -8,6 +8,7 @@ import { messageWorkflowId } from '../temporal/ids.js';
 import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';
 import type { MessageWorkflowInput } from '../workflows/message.js';
 import { firstOutcomeUpdate } from '../workflows/message.js';
+import { requestsInFlight } from './load.js';
 
 export interface MessageServiceDeps { temporal: Client; config: Config }
 
@@ -39,7 +40,7 @@ let waitingForFirstOutcome = 0;
  * workflow per record. Immediate sends use update-with-start, so the answer can carry the provider's
  * first outcome; the whole request waits at most `firstOutcomeWaitMs` for all of them together, and
  * whatever the provider has not answered by then (admission control, a slow provider) answers queued.
- * Under load (more than `firstOutcomeConcurrency` sends of this process already waiting) an immediate
+ * Under load (more than `firstOutcomeMaxInFlight` requests in this process, or `firstOutcomeConcurrency` sends already waiting) an immediate
  * send skips its own workflow and is queued for the batch dispatcher: the answer is then queued at
  * once, and the engine is spared one workflow per message.
  */
@@ -48,7 +49,7 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
   const out = [];
   for (const d of drafts) {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
-    const fastPath = !future && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && deadline > Date.now();
+    const fastPath = !future && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && requestsInFlight() <= deps.config.firstOutcomeMaxInFlight && deadline > Date.now();
     const mode = future || fastPath ? 'workflow' : 'batch';
     let row = await one<MessageRow>(rc.em,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,

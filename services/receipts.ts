@@ -15,8 +15,8 @@ export async function applySmsReceipt(deps: ReceiptDeps, uid: string, params: Re
   const em = deps.orm.em.fork();
   const sid = params.MessageSid ?? params.SmsSid;
   const msg = uid
-    ? await one<{ id: string; uid: string; account_id: number }>(em, 'select id, uid, account_id from messages where uid = ?', [uid])
-    : await one<{ id: string; uid: string; account_id: number }>(em, 'select id, uid, account_id from messages where gateway_message_id = ?', [sid]);
+    ? await one<{ id: string; uid: string; account_id: number; dispatch_mode: string }>(em, 'select id, uid, account_id, dispatch_mode from messages where uid = ?', [uid])
+    : await one<{ id: string; uid: string; account_id: number; dispatch_mode: string }>(em, 'select id, uid, account_id, dispatch_mode from messages where gateway_message_id = ?', [sid]);
   if (!msg) return; // not ours (or long gone): acknowledge so the provider stops retrying
   const to = mapSmsProviderStatus(params.MessageStatus ?? params.SmsStatus ?? '');
   if (!to) return;
@@ -24,6 +24,8 @@ export async function applySmsReceipt(deps: ReceiptDeps, uid: string, params: Re
     gatewayMessageId: sid,
     errorMessage: to === 'failed' ? `Delivery failed (provider code ${params.ErrorCode ?? 'unknown'})` : undefined,
   });
+  // Batch-sent messages have no workflow of their own to tell.
+  if (msg.dispatch_mode !== 'workflow') return;
   try {
     await deps.temporal.workflow.getHandle(messageWorkflowId(msg.account_id, msg.uid)).signal(receiptSignal, status);
   } catch {

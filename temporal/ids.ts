@@ -9,3 +9,4 @@ export const automationCallbackWorkflowId = (accountId: number, eventId: string,
 export const operationRunWorkflowId = (accountId: number, runId: string) => `operation/${accountId}/${runId}`;
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;
+export const campaignWorkflowId = (accountId: number, uid: string) => `campaign/${accountId}/${uid}`;

@@ -11,11 +11,13 @@ import { adminWebhookRoutes } from './admin-webhooks.js';
 import { adminAutomationRoutes } from './admin-automations.js';
 import { contactCompatRoutes, contactRestRoutes } from './contacts.js';
 import { contactGroupRoutes } from './contact-groups.js';
+import { campaignRoutes } from './campaigns.js';
 
 /** Every route of the service. The OpenAPI document is generated from this same list. */
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes = [...accountRoutes(deps), ...smsRoutes(deps), ...whatsappRoutes(deps), ...providerRoutes(deps), ...adminRoutes(deps)];
   routes.push(...automationRoutes(deps), ...adminWebhookRoutes(deps), ...adminAutomationRoutes(deps));
   routes.push(...contactCompatRoutes(deps), ...contactRestRoutes(deps), ...contactGroupRoutes(deps));
+  routes.push(...campaignRoutes(deps));
   return [...routes, ...docsRoutes(routes)];
 }
