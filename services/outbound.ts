@@ -9,6 +9,7 @@ import { AccountId, ResourceId, ResourceType } from '../temporal/search-attribut
 import type { MessageWorkflowInput } from '../workflows/message.js';
 import { firstOutcomeUpdate } from '../workflows/message.js';
 import { requestsInFlight } from './load.js';
+import { emitEvent, messageEventFields, type MessageEventRow } from './events.js';
 
 export interface MessageServiceDeps { temporal: Client; config: Config }
 
@@ -51,7 +52,9 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
     const fastPath = !future && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && requestsInFlight() <= deps.config.firstOutcomeMaxInFlight && deadline > Date.now();
     const mode = future || fastPath ? 'workflow' : 'batch';
-    let row = await one<MessageRow>(rc.em,
+    // A record refused before any send (a malformed number) is final at once: its message.failed
+    // callback commits with it, as every other status change does through moveStatus.
+    const insert = (em: RequestContext['em']) => one<MessageRow>(em,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
                              campaign_id, scheduled_at, dispatch_mode, created_at, updated_at)
@@ -59,6 +62,11 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
       [newUid('msg'), rc.account.id, d.channelType, d.channelId, d.channelCode, d.sender, d.recipient, d.body, d.failure ? 'failed' : 'queued',
         d.mediaUrl ?? null, d.mediaType ?? null, d.failure ?? null, json(d.metadata), json(d.templateParams), json(d.providerRequest),
         d.segments ?? 1, d.encoding ?? 'GSM-7', d.campaignId ?? null, future ? d.scheduledAt : null, mode]);
+    let row = !d.failure ? await insert(rc.em) : await rc.em.transactional(async (tx) => {
+      const inserted = await insert(tx);
+      await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(inserted as unknown as MessageEventRow));
+      return inserted;
+    });
     if (row && !d.failure && mode === 'workflow') {
       if (future) {
         await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);

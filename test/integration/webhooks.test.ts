@@ -159,3 +159,13 @@ test('the admin CLI covers endpoints, rotation, the delivery log and redelivery'
   assert.equal((await cli('webhooks:disable', '--account', String(t.accountId), '--endpoint', id)).data.status, 'disabled');
   assert.equal((await cli('webhooks:delete', '--account', String(t.accountId), '--endpoint', id)).data.deleted, true);
 });
+
+test('a record refused before any send (malformed number) emits message.failed too', { timeout: 60_000 }, async () => {
+  const t = await newTenant();
+  const got = await receiver();
+  await createEndpoint(t.accountId, got.url, ['message.failed']);
+  const m = (await api('POST', '/api/v3/sms/send', t.token, { recipient: 'not-a-number', message: 'x' })).body.data.messages[0];
+  assert.equal(m.status, 'failed');
+  await eventually(async () => got.got.length, (n) => n === 1);
+  assert.deepEqual([got.got[0].json.event, got.got[0].json.message_id, got.got[0].json.status], ['message.failed', m.id, 'failed']);
+});
