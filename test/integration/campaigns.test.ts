@@ -182,38 +182,39 @@ test('cancelled when the route is no longer usable at run time', async () => {
   assert.deepEqual([v.status, v.total_recipients], ['cancelled', 0]);
 });
 
-test('a campaign survives a worker killed in the middle: every recipient gets exactly one record and one send', { timeout: 240_000 }, async () => {
-  const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '50', CAMPAIGN_PAGES_PER_RUN: '10', RATE_LIMIT_PER_MINUTE: '100000' });
+test('a campaign survives a worker killed in the middle: every recipient gets exactly one record and one send', { timeout: 600_000 }, async () => {
+  const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '250', CAMPAIGN_PAGES_PER_RUN: '10', RATE_LIMIT_PER_MINUTE: '100000' });
   try {
     const base = stack.apiUrl;
     const t = await newTenant();
     const g = await newGroup(t, 'Crowd', base);
-    const phones = Array.from({ length: 2000 }, () => uniquePhone());
+    const total = 10_000;
+    const phones = Array.from({ length: total }, () => uniquePhone());
     const imp = await http('POST', `${base}/api/v3/contact-groups/${g.id}/imports`, { token: t.token, body: { contacts: phones.map((PHONE, i) => ({ PHONE, name: `N${i}` })) } });
     assert.equal(imp.status, 202, imp.text);
     const imported = await eventually(() => http('GET', `${base}/api/v3/contact-groups/${g.id}/imports/${imp.body.data.import.id}`, { token: t.token }),
-      (r) => r.body.data.import.status === 'completed', 120_000, 200);
-    assert.equal(imported.body.data.import.created, 2000);
+      (r) => r.body.data.import.status === 'completed', 240_000, 500);
+    assert.equal(imported.body.data.import.created, total);
 
     const c = (await create(t, { contact_list_id: String(g.id), message: 'Hello {{name}}' }, base)).body.data.campaigns[0];
-    const started = await eventually(() => view(t, c.uid, base), (r) => r.body.data.total_recipients >= 200, 60_000, 20);
-    assert.ok(started.body.data.total_recipients >= 200);
+    const started = await eventually(() => view(t, c.uid, base), (r) => r.body.data.total_recipients >= 1000, 120_000, 20);
+    assert.ok(started.body.data.total_recipients >= 1000);
     await stack.killWorker();
     const atKill = (await view(t, c.uid, base)).body.data;
-    assert.ok(atKill.total_recipients < 2000, `killed mid-campaign (${atKill.total_recipients} written)`);
+    assert.ok(atKill.total_recipients < total, `killed mid-campaign (${atKill.total_recipients} written)`);
     stack.startWorker();
-    assert.equal((await finished(t, c.uid, base, 120_000)).body.data.status, 'completed');
-    const counted = await eventually(() => view(t, c.uid, base), (r) => r.body.data.sent_count === 2000, 120_000, 500);
-    assert.deepEqual([counted.body.data.total_recipients, counted.body.data.sent_count, counted.body.data.failed_count], [2000, 2000, 0]);
+    assert.equal((await finished(t, c.uid, base, 240_000)).body.data.status, 'completed');
+    const counted = await eventually(() => view(t, c.uid, base), (r) => r.body.data.sent_count === total, 300_000, 1000);
+    assert.deepEqual([counted.body.data.total_recipients, counted.body.data.sent_count, counted.body.data.failed_count], [total, total, 0]);
 
     const messages = await allMessages(t, base);
-    assert.equal(messages.length, 2000, 'one record per recipient');
+    assert.equal(messages.length, total, 'one record per recipient');
     assert.deepEqual(messages.map((m) => m.recipient).sort(), [...phones].sort());
     const seen = (await sim('GET', '/_sim/sms/messages')).body.messages as Array<{ to: string }>;
     const wanted = new Set(phones);
     const counts = new Map<string, number>();
     for (const m of seen) if (wanted.has(m.to)) counts.set(m.to, (counts.get(m.to) ?? 0) + 1);
-    assert.equal(counts.size, 2000, 'every recipient reached the provider');
+    assert.equal(counts.size, total, 'every recipient reached the provider');
     assert.deepEqual([...new Set(counts.values())], [1], 'no recipient sent twice');
   } finally {
     await stack.stop();
