@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { many, one } from '../entities/db.js';
 import { notFound, validationFailed } from '../api/errors.js';
 import type { RequestContext } from '../api/context.js';
-import { groupView, pageOf, paginationOf, type GroupRow } from './contact-view.js';
+import { groupView, type GroupRow } from './contact-view.js';
+import { pageOf, paginationOf } from './pagination.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT_MAX = 2_147_483_647;

@@ -3,7 +3,8 @@ import { notFound, validationFailed } from '../api/errors.js';
 import type { RequestContext } from '../api/context.js';
 import { parseContact, type ContactFields } from '../domain/contacts.js';
 import { resolveGroup, likeEscape } from './contact-groups.js';
-import { contactView, pageOf, paginationOf, type ContactRow } from './contact-view.js';
+import { contactView, type ContactRow } from './contact-view.js';
+import { pageOf, paginationOf } from './pagination.js';
 import { newUid } from './ids.js';
 
 // Contacts live inside a group: every lookup is scoped by account and group, so a contact of

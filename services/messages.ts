@@ -7,6 +7,7 @@ import { resolveSmsRoute } from './channels.js';
 import { messageView, type MessageRow } from './message-view.js';
 import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
 import { sendWhatsApp } from './whatsapp.js';
+import { pageOf, paginationOf } from './pagination.js';
 
 export interface SmsSendInput {
   recipient?: string; recipients?: string[]; sender_id?: string; message?: string; body?: string;
@@ -71,17 +72,15 @@ export interface MessageListQuery { status?: string; direction?: string; channel
 
 /** Newest first, page-number pagination; `limit` wins over `per_page`, default 20, cap 100. */
 export async function listMessages(rc: RequestContext, q: MessageListQuery) {
-  const perPage = Math.min(100, (q.limit ?? q.per_page ?? 20) > 0 ? (q.limit ?? q.per_page ?? 20) : 20);
-  const page = q.page && q.page > 0 ? q.page : 1;
+  const { page, perPage, offset } = pageOf(q);
   const where = ['account_id = ?'];
   const params: unknown[] = [rc.account.id];
   if (q.status) { where.push('status = ?'); params.push(q.status); }
   if (q.direction) { where.push('direction = ?'); params.push(q.direction); }
   if (q.channel_type) { where.push('channel_type = ?'); params.push(q.channel_type); }
   const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from messages where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<MessageRow>(rc.em, `select * from messages where ${where.join(' and ')} order by id desc limit ? offset ?`, [...params, perPage, (page - 1) * perPage]);
-  const lastPage = Math.max(1, Math.ceil(total / perPage));
-  return { messages: rows.map(messageView), pagination: { current_page: page, per_page: perPage, last_page: lastPage, total, has_more_pages: page < lastPage } };
+  const rows = await many<MessageRow>(rc.em, `select * from messages where ${where.join(' and ')} order by id desc limit ? offset ?`, [...params, perPage, offset]);
+  return { messages: rows.map(messageView), pagination: paginationOf(page, perPage, total) };
 }
 
 /** Queued outbound messages whose workflow may never have started (a crash between insert and start). */

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app.js';
 import { successOf, emptyQuery, type RouteDef } from '../registry.js';
-import { groupSchema, importSchema, paginationSchema } from '../../services/contact-view.js';
+import { groupSchema, importSchema } from '../../services/contact-view.js';
+import { paginationSchema } from '../../services/pagination.js';
 import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contact-groups.js';
 import { createImport, getImport, type ImportRequest } from '../../services/contact-imports.js';
 import { MAX_IMPORT_ROWS } from '../../domain/contact-import.js';

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app.js';
 import { successOf, emptyQuery, type RouteDef } from '../registry.js';
-import { contactSchema, paginationSchema } from '../../services/contact-view.js';
+import { contactSchema } from '../../services/contact-view.js';
+import { paginationSchema } from '../../services/pagination.js';
 import { createContact, getContact, updateContact, deleteContact, listContacts } from '../../services/contacts.js';
 
 // Field types are checked by domain/contacts.ts (shared with the bulk import, so both answer the

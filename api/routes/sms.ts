@@ -3,6 +3,7 @@ import { successOf, emptyQuery, type RouteDef } from '../registry.js';
 import { messageSchema } from '../../services/message-view.js';
 import { sendSms, getMessage, listMessages, type SmsSendInput } from '../../services/messages.js';
 import { listSmsSenders } from '../../services/senders.js';
+import { paginationSchema } from '../../services/pagination.js';
 
 export const smsSendBody = {
   type: 'object',
@@ -35,10 +36,6 @@ const listQuery = {
   },
 };
 
-const pagination = {
-  type: 'object', required: ['current_page', 'per_page', 'last_page', 'total', 'has_more_pages'],
-  properties: { current_page: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, total: { type: 'integer' }, has_more_pages: { type: 'boolean' } },
-};
 
 export function smsRoutes(deps: AppDeps): RouteDef[] {
   return [
@@ -65,7 +62,7 @@ export function smsRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'GET', path: '/api/v3/messages', tag: 'Messages', summary: 'List messages (both channels), newest first', auth: 'rest', query: listQuery,
       description: 'Filters: status, direction, channel_type. Page-number pagination: default 20, at most 100; limit wins over per_page.',
-      response: { status: 200, description: 'A page of messages', schema: successOf({ type: 'object', required: ['messages', 'pagination'], properties: { messages: { type: 'array', items: messageSchema }, pagination } }) },
+      response: { status: 200, description: 'A page of messages', schema: successOf({ type: 'object', required: ['messages', 'pagination'], properties: { messages: { type: 'array', items: messageSchema }, pagination: paginationSchema } }) },
       handler: async ({ rc, query }) => ({ body: { status: 'success', data: await listMessages(rc, query) } }),
     },
   ];

@@ -1,0 +1,20 @@
+// The contract's page-number lists (messages, contacts, groups): one reading of page/per_page/limit
+// and one pagination object, shared by every list.
+
+export const paginationSchema = {
+  type: 'object', required: ['current_page', 'per_page', 'last_page', 'total', 'has_more_pages'],
+  properties: { current_page: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, total: { type: 'integer' }, has_more_pages: { type: 'boolean' } },
+} as const;
+
+/** Page-number lists: limit wins over per_page, default 20, at most 100. */
+export function pageOf(q: { page?: number | string; per_page?: number | string; limit?: number | string }) {
+  const asked = Number(q.limit ?? q.per_page ?? 20);
+  const perPage = asked > 0 ? Math.min(100, Math.floor(asked)) : 20;
+  const page = Number(q.page) > 0 ? Math.floor(Number(q.page)) : 1;
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+export function paginationOf(page: number, perPage: number, total: number) {
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  return { current_page: page, per_page: perPage, last_page: lastPage, total, has_more_pages: page < lastPage };
+}
