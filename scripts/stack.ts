@@ -86,7 +86,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const children = new Map<string, ChildProcess>();
   const startChild = async (name: keyof typeof ENTRY, extraEnv: Record<string, string> = {}) => {
     const out = o.logToFiles ? fs.openSync(path.join(o.dataDir, `${name}.log`), 'a') : 'inherit';
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, ENTRY[name])], {
+    // SVC_PROFILE_DIR=<dir> writes a V8 CPU profile per child process on exit (bench diagnosis).
+    const profile = process.env.SVC_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(projectRoot, ENTRY[name])], {
       cwd: projectRoot, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', out, out],
     });
     children.set(name, child);
