@@ -9,7 +9,7 @@ import { koaPath, type RouteDef } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
 import { validateBody, validateQuery } from './validation.js';
 import { authenticate, authorizeIssuer } from './auth.js';
-import { hitRateLimit } from './ratelimit.js';
+import { rememberDefaultSmsChannel } from '../services/channels.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from './routes/index.js';
 import { requestStarted, requestEnded } from '../services/load.js';
@@ -69,9 +69,9 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   let rc = undefined as unknown as RequestContext;
 
   if (def.auth === 'rest') {
-    const principal = await authenticate(em, ctx.get('authorization'), 'rest');
+    // One round trip: key, account, issuer, this request counted in the key's window, default SMS channel.
+    const { rate, defaultSmsChannel, ...principal } = await authenticate(em, ctx.get('authorization'), 'rest', deps.config.rateLimitPerMinute);
     ctx.state.accountId = principal.account.id;
-    const rate = await hitRateLimit(em, `key:${principal.key.id}`, deps.config.rateLimitPerMinute);
     ctx.set('X-RateLimit-Limit', String(rate.limit));
     ctx.set('X-RateLimit-Remaining', String(rate.remaining));
     if (!rate.allowed) {
@@ -81,6 +81,7 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
     }
     if (def.issuerRequired || def.permission) authorizeIssuer(principal, def.permission);
     rc = { ...principal, em, log: deps.log.child({ account: principal.account.id }) };
+    rememberDefaultSmsChannel(rc, defaultSmsChannel);
   } else if (def.auth === 'operator') {
     const header = ctx.get('authorization');
     if (header !== `Bearer ${deps.config.operatorToken}`) throw new HttpError(401, 'Unauthenticated.');

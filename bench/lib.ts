@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startStack, type Stack } from '../scripts/stack.js';
@@ -52,4 +53,106 @@ export async function load(clients: number, total: number, maxSeconds: number, f
   latencies.sort((a, b) => a - b);
   const r = (n: number) => Math.round(n * 10) / 10;
   return { count: latencies.length, seconds: r(seconds), perSecond: r(latencies.length / seconds), p50: r(percentile(latencies, 50)), p99: r(percentile(latencies, 99)), max: r(latencies.at(-1) ?? 0), errors, statuses };
+}
+
+export interface OpenLoopResult {
+  /** Requested arrival rate and window. */
+  offeredPerSecond: number; seconds: number; scheduled: number;
+  /** Arrivals actually sent, and those refused because `maxInFlight` requests were already open. */
+  started: number; refusedAtCap: number;
+  /** Successful answers completed inside the arrival window, per second of the window. */
+  achievedPerSecond: number;
+  /** Requests still open when the last arrival was due, and those still open after the grace period. */
+  outstandingAtEnd: number; unfinished: number; maxInFlight: number;
+  /** Latency from each request's scheduled arrival (so client lag and queueing count), in ms. */
+  p50: number; p99: number; max: number;
+  /** How late the client started requests after their scheduled arrival (this process's own lag), ms. */
+  startLagP99: number;
+  errors: number; statuses: Record<string, { count: number; p50: number; p99: number }>;
+}
+
+/**
+ * Open-loop load: request i is started at `i / rate` seconds whatever the earlier ones are doing
+ * (no coordinated omission), for `seconds`, with at most `maxInFlight` open at once (an arrival
+ * finding the cap reached is refused and counted, not queued). Latency is measured from the
+ * scheduled arrival. After the window, open requests get `graceSeconds` to finish.
+ */
+export async function openLoop(rate: number, seconds: number, fn: (i: number) => Promise<string>, opts: { maxInFlight?: number; graceSeconds?: number } = {}): Promise<OpenLoopResult> {
+  const cap = opts.maxInFlight ?? 1000;
+  const scheduled = Math.max(0, Math.round(rate * seconds));
+  const intervalMs = 1000 / rate;
+  const latencies: number[] = [];
+  const lags: number[] = [];
+  const byStatus: Record<string, number[]> = {};
+  const open = new Set<Promise<void>>();
+  let started = 0; let refused = 0; let errors = 0; let okInWindow = 0; let peak = 0;
+  const t0 = performance.now() + 20;
+  const windowEnd = t0 + seconds * 1000;
+  let i = 0;
+  while (i < scheduled) {
+    const now = performance.now();
+    // Start every arrival that is due; then sleep until the next one (timers fire about every ms).
+    while (i < scheduled && t0 + i * intervalMs <= now) {
+      const due = t0 + i * intervalMs;
+      const n = i++;
+      if (open.size >= cap) { refused++; continue; }
+      started++;
+      lags.push(performance.now() - due);
+      const p = fn(n).then((status) => {
+        const done = performance.now();
+        latencies.push(done - due);
+        (byStatus[status] ??= []).push(done - due);
+        if (done <= windowEnd) okInWindow++;
+      }, () => {
+        errors++;
+        latencies.push(performance.now() - due);
+      }).finally(() => { open.delete(p); });
+      open.add(p);
+      peak = Math.max(peak, open.size);
+    }
+    if (i < scheduled) await new Promise((r) => setTimeout(r, Math.max(0, t0 + i * intervalMs - performance.now())));
+  }
+  const stillWaiting = Math.max(0, windowEnd - performance.now());
+  if (stillWaiting > 0) await new Promise((r) => setTimeout(r, stillWaiting));
+  const outstandingAtEnd = open.size;
+  const grace = opts.graceSeconds ?? 30;
+  await Promise.race([Promise.all([...open]), new Promise((r) => setTimeout(r, grace * 1000))]);
+  const unfinished = open.size;
+  const r = (n: number) => Math.round(n * 10) / 10;
+  const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+  sorted(latencies); sorted(lags);
+  const statuses: OpenLoopResult['statuses'] = {};
+  for (const [s, xs] of Object.entries(byStatus)) { sorted(xs); statuses[s] = { count: xs.length, p50: r(percentile(xs, 50)), p99: r(percentile(xs, 99)) }; }
+  return {
+    offeredPerSecond: rate, seconds, scheduled, started, refusedAtCap: refused,
+    achievedPerSecond: r(okInWindow / seconds), outstandingAtEnd, unfinished, maxInFlight: peak,
+    p50: r(percentile(latencies, 50)), p99: r(percentile(latencies, 99)), max: r(latencies.at(-1) ?? 0),
+    startLagP99: r(percentile(lags, 99)), errors, statuses,
+  };
+}
+
+/**
+ * A JSON POST over node:http with a keep-alive agent: lighter on this (shared) CPU than fetch, so the
+ * client takes less of the machine from the service it measures.
+ */
+export function jsonPoster(baseUrl: string, headers: Record<string, string>, maxSockets = 1000) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const base = new URL(baseUrl);
+  return (path: string, body: unknown) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const req = http.request({
+      agent, host: base.hostname, port: base.port, path, method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try { resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }); } catch (err) { reject(err); }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

@@ -2,7 +2,28 @@ import { many, one } from '../entities/db.js';
 import { validationFailed } from '../api/errors.js';
 import type { RequestContext } from '../api/context.js';
 
-export interface ResolvedRoute { channelId: number; channelCode: string; sender: string | null; provider: string }
+export interface SmsChannel { channelId: number; channelCode: string; provider: string }
+export interface ResolvedRoute extends SmsChannel { sender: string | null }
+
+/**
+ * The account's default SMS channel, else the system default (at most one row: id, code, provider).
+ * `accountExpr` is an SQL expression for the account id; the authentication statement (api/auth.ts)
+ * embeds this, so a send without sender_id needs no lookup of its own.
+ */
+export const defaultSmsChannelSql = (accountExpr: string) =>
+  `select id, code, provider from channels where channel_type = 'sms' and active and is_default and (account_id = ${accountExpr} or account_id is null)
+    order by account_id nulls last limit 1`;
+
+/**
+ * The default SMS channel read by this request's own authentication statement. Not a cache: it lives
+ * only as long as the request context, and is as fresh as a lookup made here would be (a channel
+ * deactivated after that statement is seen by the next request). A context built elsewhere (a
+ * campaign activity, an operation run) has no entry and looks the channel up itself.
+ */
+const readWithAuthentication = new WeakMap<RequestContext, SmsChannel | null>();
+export function rememberDefaultSmsChannel(rc: RequestContext, channel: SmsChannel | null): void {
+  readWithAuthentication.set(rc, channel);
+}
 
 interface Candidate { channel_id: number | null; sender: string; kind: string }
 
@@ -39,11 +60,11 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
   return { ...channel, sender: null };
 }
 
-async function channelFor(rc: RequestContext, channelId: number | null) {
+async function channelFor(rc: RequestContext, channelId: number | null): Promise<SmsChannel | null> {
+  if (channelId === null && readWithAuthentication.has(rc)) return readWithAuthentication.get(rc) ?? null;
   const row = await one<{ id: number; code: string; provider: string }>(rc.em,
     channelId === null
-      ? `select id, code, provider from channels where channel_type = 'sms' and active and is_default and (account_id = ? or account_id is null)
-          order by account_id nulls last limit 1`
+      ? defaultSmsChannelSql('?')
       : `select id, code, provider from channels where id = ? and channel_type = 'sms' and active and (account_id = ? or account_id is null)`,
     channelId === null ? [rc.account.id] : [channelId, rc.account.id]);
   return row ? { channelId: row.id, channelCode: row.code, provider: row.provider } : null;
