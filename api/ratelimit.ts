@@ -10,7 +10,7 @@ export interface RateDecision { limit: number; remaining: number; resetAt: numbe
  */
 export const windowStartOf = (now: number) => Math.floor(now / 60_000) * 60_000;
 
-/** The upsert both callers use: `$bucket` is an SQL expression, the window start the next `?`. */
+/** The upsert both callers use: `bucketExpr` is an SQL expression for the bucket, the window start is the next `?`. */
 export const countInWindowSql = (bucketExpr: string, from = '') =>
   `insert into rate_limit_windows (bucket, window_start, count) select ${bucketExpr}, ?::bigint, 1 ${from}
    on conflict (bucket, window_start) do update set count = rate_limit_windows.count + 1
