@@ -1,6 +1,7 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
 import { many } from '../entities/db.js';
-import { dispatchOnce, pollOnce, moveStatus, type MessageDeps } from './messages.js';
+import { pollOnce, moveStatus, callProvider, loadSendable, applyPendingReceipts, type MessageDeps } from './messages.js';
+import { moveMessages, type Move } from '../services/message-moves.js';
 
 export interface DispatchDeps extends MessageDeps { maxPerSecond: Record<'sms' | 'whatsapp', number> }
 
@@ -12,6 +13,43 @@ function pacer(perSecond: number) {
     const at = Math.max(now, next);
     next = at + 1000 / perSecond;
     if (at > now) await new Promise((r) => setTimeout(r, at - now));
+  };
+}
+
+/**
+ * Collects provider outcomes and writes them with moveMessages, one write at a time: whatever
+ * arrives during a write goes into the next one. A failed write fails the activity; its retry
+ * re-reads which messages still wait (the provider key is the uid, so nothing is sent twice).
+ */
+function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
+  let buffer: Array<Move & { id: number }> = [];
+  let writing: Promise<void> | null = null;
+  let failure: unknown = null;
+  const write = async () => {
+    while (buffer.length && !failure) {
+      const moves = buffer;
+      buffer = [];
+      try {
+        await moveMessages(deps.orm.em.fork(), moves);
+        // Chat-channel statuses can overtake the send's own answer; they wait in pending_receipts.
+        if (channelType === 'whatsapp') {
+          for (const m of moves) if (m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.id, m.gatewayMessageId, m.to);
+        }
+      } catch (err) {
+        failure = err;
+      }
+    }
+    writing = null;
+  };
+  return {
+    add(move: Move & { id: number }) {
+      buffer.push(move);
+      writing ??= write();
+    },
+    async drain() {
+      while (writing) await writing;
+      if (failure) throw failure;
+    },
   };
 }
 
@@ -40,32 +78,42 @@ export function createDispatchActivities(deps: DispatchDeps) {
       }
     },
 
-    /** Sends claimed messages with bounded concurrency; transient failures come back for a later retry. */
+    /**
+     * Sends claimed messages with bounded concurrency; transient failures come back for a later retry.
+     * Outcomes are written set-based: while one write is in flight the next outcomes gather, so a
+     * batch costs a handful of statements instead of several per message (group commit).
+     */
     async sendMessageBatch({ ids, concurrency, channelType }: { ids: number[]; concurrency: number; channelType: 'sms' | 'whatsapp' }) {
       const pace = pacers[channelType];
+      const rows = await loadSendable(deps, ids);
       const retry: number[] = [];
       const errors: Record<number, string> = {};
+      const writer = outcomeWriter(deps, channelType);
       let done = 0;
       let index = 0;
-      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, async () => {
-        while (index < ids.length) {
-          const id = ids[index++];
+      await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, async () => {
+        while (index < rows.length) {
+          const msg = rows[index++];
           await pace();
           try {
-            await dispatchOnce(deps, id);
+            const result = await callProvider(deps, msg);
+            if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+            else if (result.permanent) writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
+            else { retry.push(Number(msg.id)); errors[Number(msg.id)] = `${result.message} (provider code ${result.code})`; }
           } catch (err) {
             if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
-            retry.push(id);
-            errors[id] = (err as Error).message;
+            retry.push(Number(msg.id));
+            errors[Number(msg.id)] = (err as Error).message;
           }
           if (++done % 50 === 0) heartbeat(done);
         }
       }));
-      return { sent: ids.length - retry.length, retry, lastError: retry.length ? errors[retry[0]] : null };
+      await writer.drain();
+      return { sent: rows.length - retry.length, retry, lastError: retry.length ? errors[retry[0]] : null };
     },
 
     async failMessages({ ids, errorMessage }: { ids: number[]; errorMessage: string }) {
-      for (const id of ids) await moveStatus(deps.orm, id, 'failed', { errorMessage });
+      await moveMessages(deps.orm.em.fork(), ids.map((id) => ({ id, to: 'failed' as const, errorMessage })));
     },
 
     /**

@@ -1,47 +1,32 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { many, one } from '../entities/db.js';
-import { movableFrom, type MessageStatus } from '../domain/message-status.js';
+import { mapSmsProviderStatus, type MessageStatus } from '../domain/message-status.js';
 import type { SmsGatewayClient } from './providers/sms-gateway.js';
 import type { WhatsAppCloudClient } from './providers/whatsapp-cloud.js';
 import type { ProviderResult } from './providers/http.js';
 import type { Logger } from '../logger.js';
-import { emitEvent, messageEventFields, MESSAGE_STATUS_EVENTS, type MessageEventRow } from '../services/events.js';
+import { moveMessage } from '../services/message-moves.js';
 
 export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; whatsapp: WhatsAppCloudClient; publicBaseUrl: string; log: Logger }
 
-interface Row {
+export interface OutboundRow {
   id: string; uid: string; status: MessageStatus; channel_type: 'sms' | 'whatsapp'; sender: string | null; recipient: string; body: string;
   media_url: string | null; gateway_message_id: string | null; provider_request: { phone_number_id: string; body: Record<string, unknown> } | null;
 }
 
 /**
- * Moves a message forward only: concurrent receipts and retries can never take a status back. The
- * status change and its callback event commit in one transaction, so a change is never reported
- * twice nor lost; a move that changes nothing emits nothing.
+ * Moves a message forward only (see services/message-moves.ts: the change and its callback event are
+ * one statement). Returns the status the message has afterwards.
  */
 export async function moveStatus(orm: MikroORM, messageId: number, to: MessageStatus, extra: { gatewayMessageId?: string; errorMessage?: string } = {}): Promise<MessageStatus> {
-  const stamp = to === 'sent' ? ', sent_at = coalesce(sent_at, now())' : to === 'delivered' ? ', delivered_at = coalesce(delivered_at, now())' : to === 'read' ? ', read_at = coalesce(read_at, now()), delivered_at = coalesce(delivered_at, now())' : '';
-  const from = movableFrom(to);
-  return orm.em.fork().transactional(async (tx) => {
-    const row = await one<MessageEventRow>(tx,
-      `update messages set status = ?, updated_at = now(), gateway_message_id = coalesce(?, gateway_message_id),
-              error_message = coalesce(?, error_message)${stamp}
-        where id = ? and status in (${from.map(() => '?').join(',')})
-        returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message`,
-      [to, extra.gatewayMessageId ?? null, extra.errorMessage ?? null, messageId, ...from]);
-    if (row) {
-      const kind = MESSAGE_STATUS_EVENTS[row.status];
-      if (kind) await emitEvent(tx, row.account_id, kind, messageEventFields(row));
-      return row.status as MessageStatus;
-    }
-    const current = await one<{ status: MessageStatus }>(tx, 'select status from messages where id = ?', [messageId]);
-    return current!.status;
-  });
+  const r = await moveMessage(orm.em.fork(), { id: messageId }, { to, ...extra });
+  if (!r) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
+  return r.status;
 }
 
 /** Receipts that overtook the provider's own answer wait in pending_receipts; apply them now. */
-async function applyPendingReceipts(orm: MikroORM, messageId: number, providerMessageId: string, current: MessageStatus): Promise<MessageStatus> {
+export async function applyPendingReceipts(orm: MikroORM, messageId: number, providerMessageId: string, current: MessageStatus): Promise<MessageStatus> {
   const pending = await many<{ status: MessageStatus; error_message: string | null }>(orm.em.fork(),
     'delete from pending_receipts where provider_message_id = ? returning status, error_message', [providerMessageId]);
   let status = current;
@@ -49,10 +34,16 @@ async function applyPendingReceipts(orm: MikroORM, messageId: number, providerMe
   return status;
 }
 
-const loadMessage = (deps: MessageDeps, messageId: number) => one<Row>(deps.orm.em.fork(),
-  'select id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request from messages where id = ?', [messageId]);
+const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
 
-function callProvider(deps: MessageDeps, msg: Row): Promise<ProviderResult<{ providerMessageId: string }>> {
+const loadMessage = (deps: MessageDeps, messageId: number) => one<OutboundRow>(deps.orm.em.fork(),
+  `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
+
+/** The messages of a batch that still wait for their provider call (a retried batch skips the rest). */
+export const loadSendable = (deps: MessageDeps, ids: number[]) => many<OutboundRow>(deps.orm.em.fork(),
+  `select ${OUTBOUND_COLUMNS} from messages where id = any(?::bigint[]) and status in ('queued', 'processing') order by id`, [`{${ids.map((i) => Math.trunc(Number(i))).join(',')}}`]);
+
+export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<ProviderResult<{ providerMessageId: string }>> {
   if (msg.channel_type === 'whatsapp') {
     if (!msg.provider_request) throw ApplicationFailure.nonRetryable(`message ${msg.uid} has no provider request`, 'MessageMalformed');
     return deps.whatsapp.send(msg.provider_request.phone_number_id, msg.provider_request.body, msg.uid);
@@ -78,6 +69,8 @@ export async function dispatchOnce(deps: MessageDeps, messageId: number): Promis
   if (result.ok) {
     const id = result.value.providerMessageId;
     const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: id });
+    // Only chat-channel statuses are keyed by the provider's id alone and can overtake the send's answer.
+    if (msg.channel_type !== 'whatsapp') return { status, gatewayMessageId: id };
     return { status: await applyPendingReceipts(deps.orm, messageId, id, status), gatewayMessageId: id };
   }
   if (result.permanent) {
@@ -122,17 +115,6 @@ export function createMessageActivities(deps: MessageDeps) {
       return pollOnce(deps, messageId);
     },
   };
-}
-
-/** Twilio-style statuses to ours; interim ones (queued, sending, accepted) change nothing. */
-export function mapSmsProviderStatus(s: string): MessageStatus | null {
-  switch (s) {
-    case 'sent': return 'sent';
-    case 'delivered': return 'delivered';
-    case 'read': return 'read';
-    case 'undelivered': case 'failed': case 'canceled': return 'failed';
-    default: return null;
-  }
 }
 
 export type MessageActivities = ReturnType<typeof createMessageActivities>;

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { one } from '../entities/db.js';
-import { moveStatus } from '../activities/messages.js';
+import { moveMessage } from './message-moves.js';
 import { messageWorkflowId } from '../temporal/ids.js';
 import { receiptSignal } from '../workflows/message.js';
 import type { MessageStatus } from '../domain/message-status.js';
@@ -22,13 +22,12 @@ export async function applyWhatsAppStatus(deps: IngressDeps, s: { id: string; st
   const em = deps.orm.em.fork();
   const err = s.errors?.[0];
   const errorMessage = to === 'failed' ? `${err?.error_data?.details ?? err?.message ?? err?.title ?? 'Delivery failed'} (provider code ${err?.code ?? 'unknown'})` : undefined;
-  const msg = await one<{ id: string; uid: string; account_id: number; dispatch_mode: string }>(em, 'select id, uid, account_id, dispatch_mode from messages where gateway_message_id = ?', [s.id]);
-  if (!msg) {
+  const moved = await moveMessage(em, { gatewayMessageId: s.id }, { to, errorMessage });
+  if (!moved) {
     await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [s.id, to, errorMessage ?? null]);
     return;
   }
-  const status = await moveStatus(deps.orm, Number(msg.id), to, { errorMessage });
-  if (msg.dispatch_mode === 'workflow') await signal(deps, msg.account_id, msg.uid, status);
+  if (moved.dispatchMode === 'workflow') await signal(deps, moved.accountId, moved.uid, moved.status);
 }
 
 export async function signal(deps: IngressDeps, accountId: number, uid: string, status: MessageStatus) {

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { one } from '../entities/db.js';
-import { moveStatus, mapSmsProviderStatus } from '../activities/messages.js';
+import { mapSmsProviderStatus } from '../domain/message-status.js';
+import { moveMessage } from './message-moves.js';
 import { messageWorkflowId } from '../temporal/ids.js';
 import { receiptSignal } from '../workflows/message.js';
 
@@ -12,22 +12,18 @@ interface ReceiptDeps { orm: MikroORM; temporal: Client }
  * harmless) and tells the message workflow, which then stops waiting or polling.
  */
 export async function applySmsReceipt(deps: ReceiptDeps, uid: string, params: Record<string, string>): Promise<void> {
-  const em = deps.orm.em.fork();
   const sid = params.MessageSid ?? params.SmsSid;
-  const msg = uid
-    ? await one<{ id: string; uid: string; account_id: number; dispatch_mode: string }>(em, 'select id, uid, account_id, dispatch_mode from messages where uid = ?', [uid])
-    : await one<{ id: string; uid: string; account_id: number; dispatch_mode: string }>(em, 'select id, uid, account_id, dispatch_mode from messages where gateway_message_id = ?', [sid]);
-  if (!msg) return; // not ours (or long gone): acknowledge so the provider stops retrying
   const to = mapSmsProviderStatus(params.MessageStatus ?? params.SmsStatus ?? '');
-  if (!to) return;
-  const status = await moveStatus(deps.orm, Number(msg.id), to, {
-    gatewayMessageId: sid,
+  if (!to || (!uid && !sid)) return;
+  const moved = await moveMessage(deps.orm.em.fork(), uid ? { uid } : { gatewayMessageId: sid }, {
+    to, gatewayMessageId: sid,
     errorMessage: to === 'failed' ? `Delivery failed (provider code ${params.ErrorCode ?? 'unknown'})` : undefined,
   });
-  // Batch-sent messages have no workflow of their own to tell.
-  if (msg.dispatch_mode !== 'workflow') return;
+  // Not ours (or long gone): acknowledged all the same, so the provider stops retrying. Batch-sent
+  // messages have no workflow of their own to tell.
+  if (!moved || moved.dispatchMode !== 'workflow') return;
   try {
-    await deps.temporal.workflow.getHandle(messageWorkflowId(msg.account_id, msg.uid)).signal(receiptSignal, status);
+    await deps.temporal.workflow.getHandle(messageWorkflowId(moved.accountId, moved.uid)).signal(receiptSignal, moved.status);
   } catch {
     // The workflow may have finished already (it polled the provider); the record is what counts.
   }

@@ -1,0 +1,73 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openOrm } from '../../entities/orm.js';
+import { many, one } from '../../entities/db.js';
+import { moveMessage, moveMessages } from '../../services/message-moves.js';
+import { newTenant } from '../support/stack.js';
+
+// The one-statement status moves against the real database: forward only, stamps, and exactly one
+// callback event per move that changed something, with the flat payload receivers get.
+const orm = await openOrm(process.env.DATABASE_URL!, 2);
+after(() => orm.close());
+
+async function message(accountId: number, status: string) {
+  const row = await one<{ id: string; uid: string }>(orm.em.fork(),
+    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
+     values (?, ?, 'outbound', 'sms', '+255700000009', 'hi', ?, 'batch', now(), now()) returning id, uid`,
+    [`msg_moves_${Date.now()}_${Math.random().toString(36).slice(2)}`, accountId, status]);
+  return { id: Number(row!.id), uid: row!.uid };
+}
+
+const eventsOf = (accountId: number) => many<{ kind: string; payload: Record<string, any> }>(orm.em.fork(),
+  'select kind, payload from events where account_id = ? order by id', [accountId]);
+
+test('moveMessages applies many moves in one call, forward only, one event per real change', async () => {
+  const t = await newTenant();
+  const a = await message(t.accountId, 'processing');
+  const b = await message(t.accountId, 'processing');
+  const c = await message(t.accountId, 'delivered');
+  const moved = await moveMessages(orm.em.fork(), [
+    { id: a.id, to: 'sent', gatewayMessageId: 'SMa' },
+    { id: b.id, to: 'delivered', gatewayMessageId: 'SMb' },
+    { id: b.id, to: 'read' },
+    { id: c.id, to: 'failed', errorMessage: 'late failure' }, // never overwrites delivered
+    { id: a.id, to: 'processing' }, // backwards: ignored
+  ]);
+  assert.deepEqual(moved.map((m) => [m.id, m.status]).sort(), [[a.id, 'sent'], [b.id, 'delivered'], [b.id, 'read']].sort());
+
+  const rows = await many<Record<string, any>>(orm.em.fork(), 'select id, status, gateway_message_id, error_message, sent_at, delivered_at, read_at from messages where id in (?, ?, ?) order by id', [a.id, b.id, c.id]);
+  const [ra, rb, rcRow] = rows;
+  assert.equal(ra.status, 'sent');
+  assert.equal(ra.gateway_message_id, 'SMa');
+  assert.ok(ra.sent_at && !ra.delivered_at);
+  assert.equal(rb.status, 'read');
+  assert.ok(rb.sent_at && rb.delivered_at && rb.read_at, 'a receipt that overtook the send still stamps every step');
+  assert.equal(rcRow.status, 'delivered');
+  assert.equal(rcRow.error_message, null);
+
+  const events = await eventsOf(t.accountId);
+  assert.deepEqual(events.map((e) => e.kind), ['message.sent', 'message.delivered', 'message.read']);
+  const sent = events[0].payload;
+  assert.deepEqual(Object.keys(sent).sort(), ['account_id', 'channel_type', 'direction', 'error_message', 'event', 'event_id', 'gateway_message_id', 'message_id', 'occurred_at', 'recipient', 'sender', 'status', 'uid'].sort());
+  assert.equal(sent.message_id, a.id);
+  assert.equal(typeof sent.message_id, 'number');
+  assert.equal(sent.uid, a.uid);
+  assert.equal(sent.status, 'sent');
+  assert.equal(sent.gateway_message_id, 'SMa');
+  assert.match(sent.event_id, /^evt_/);
+  assert.ok(!Number.isNaN(Date.parse(sent.occurred_at)));
+});
+
+test('moveMessage finds a message by uid or provider id and reports where it stands when nothing moved', async () => {
+  const t = await newTenant();
+  const m = await message(t.accountId, 'processing');
+  const byUid = await moveMessage(orm.em.fork(), { uid: m.uid }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
+  assert.deepEqual([byUid?.status, byUid?.moved, byUid?.accountId, byUid?.dispatchMode], ['sent', true, t.accountId, 'batch']);
+  const again = await moveMessage(orm.em.fork(), { gatewayMessageId: `SM${m.id}` }, { to: 'sent' });
+  assert.deepEqual([again?.id, again?.status, again?.moved], [m.id, 'sent', false]);
+  assert.equal(await moveMessage(orm.em.fork(), { uid: 'msg_nobody' }, { to: 'delivered' }), null);
+  const failed = await moveMessage(orm.em.fork(), { id: m.id }, { to: 'failed', errorMessage: 'Delivery failed (provider code 30003)' });
+  assert.deepEqual([failed?.status, failed?.moved], ['failed', true]);
+  const events = await eventsOf(t.accountId);
+  assert.deepEqual(events.map((e) => [e.kind, e.payload.error_message]), [['message.sent', null], ['message.failed', 'Delivery failed (provider code 30003)']]);
+});
