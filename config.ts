@@ -32,6 +32,8 @@ export interface Config {
   firstOutcomeConcurrency: number;
   /** Above this many requests in flight in one API process, immediate sends skip the first-outcome wait. */
   firstOutcomeMaxInFlight: number;
+  /** Immediate sends per second a single API process hands to their own workflow; beyond it they go to the batch dispatcher. */
+  firstOutcomePerSecond: number;
   dispatchBatchSize: number;
   dispatchConcurrency: number;
   /** Contacts written per import activity (one transaction, one progress update). */
@@ -84,6 +86,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     whatsappVerifyToken: env('WHATSAPP_VERIFY_TOKEN', 'sim-wa-verify-token'),
     firstOutcomeConcurrency: Number(env('FIRST_OUTCOME_CONCURRENCY', '8')),
     firstOutcomeMaxInFlight: Number(env('FIRST_OUTCOME_MAX_IN_FLIGHT', '8')),
+    firstOutcomePerSecond: Number(env('FIRST_OUTCOME_PER_SECOND', '20')),
     dispatchBatchSize: Number(env('DISPATCH_BATCH_SIZE', '200')),
     dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '32')),
     contactImportBatchSize: Number(env('CONTACT_IMPORT_BATCH_SIZE', '500')),
