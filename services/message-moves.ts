@@ -44,7 +44,8 @@ function moveRow(m: Move) {
   };
 }
 
-const VALUES = `select * from jsonb_to_recordset(?::jsonb) as v(id bigint, status text, allowed text[], gid text, err text, kind text, ev text, at text)`;
+/** The moves as a relation; `key` is the column a move finds its message by (absent for single moves). */
+const values = (key = '') => `select * from jsonb_to_recordset(?::jsonb) as v(${key}status text, allowed text[], gid text, err text, kind text, ev text, at text)`;
 
 /**
  * Moves one message forward. Returns where it stands afterwards (moved or not), or null when no
@@ -53,7 +54,7 @@ const VALUES = `select * from jsonb_to_recordset(?::jsonb) as v(id bigint, statu
 export async function moveMessage(em: EntityManager, key: MessageKey, move: Move): Promise<MoveResult | null> {
   const [column, value] = 'id' in key ? ['id', key.id] : 'uid' in key ? ['uid', key.uid] : ['gateway_message_id', key.gatewayMessageId];
   const rows = await many<Row>(em,
-    `with v as (${VALUES}),
+    `with v as (${values()}),
      m as (update messages t set ${SET_COLUMNS} from v where t.${column} = ? and t.status = any(v.allowed)
            returning ${RETURNING}, v.ev, v.kind, v.at),
      e as (${EVENT_INSERT})
@@ -66,26 +67,30 @@ export async function moveMessage(em: EntityManager, key: MessageKey, move: Move
 }
 
 /**
- * Moves many messages (by id) in one statement, each with its own target; returns the ones that
- * moved. Several moves of the same message in one call are applied in order, one round each.
+ * Moves many messages in one statement, each with its own target; returns the ones that moved. All
+ * moves of a call find their message the same way (`by`). Several moves of the same message in one
+ * call are applied in order, one round each.
  */
-export async function moveMessages(em: EntityManager, moves: Array<Move & { id: number }>): Promise<MoveResult[]> {
-  const rounds: Array<Array<Move & { id: number }>> = [];
-  const seen = new Map<number, number>();
+export async function moveMessages(em: EntityManager, moves: Array<Move & { id: number }>): Promise<MoveResult[]>;
+export async function moveMessages(em: EntityManager, moves: Array<Move & { key: string }>, by: 'uid' | 'gateway_message_id'): Promise<MoveResult[]>;
+export async function moveMessages(em: EntityManager, moves: Array<Move & { id?: number; key?: string }>, by: 'id' | 'uid' | 'gateway_message_id' = 'id'): Promise<MoveResult[]> {
+  const rounds: Array<typeof moves> = [];
+  const seen = new Map<unknown, number>();
   for (const m of moves) {
-    const round = seen.get(m.id) ?? 0;
-    seen.set(m.id, round + 1);
+    const k = by === 'id' ? m.id : m.key;
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
     (rounds[round] ??= []).push(m);
   }
   const out: MoveResult[] = [];
   for (const round of rounds) {
     const rows = await many<Row>(em,
-      `with v as (${VALUES}),
-       m as (update messages t set ${SET_COLUMNS} from v where t.id = v.id and t.status = any(v.allowed)
+      `with v as (${values(by === 'id' ? 'key bigint, ' : 'key text, ')}),
+       m as (update messages t set ${SET_COLUMNS} from v where t.${by} = v.key and t.status = any(v.allowed)
              returning ${RETURNING}, v.ev, v.kind, v.at),
        e as (${EVENT_INSERT})
        select id, uid, account_id, dispatch_mode, status, true as moved from m`,
-      [JSON.stringify(round.map((m) => ({ id: m.id, ...moveRow(m) })))]);
+      [JSON.stringify(round.map((m) => ({ key: by === 'id' ? m.id : m.key, ...moveRow(m) })))]);
     out.push(...rows.map(toResult));
   }
   return out;

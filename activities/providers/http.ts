@@ -1,5 +1,6 @@
 // Shared HTTP plumbing for provider adapters. Activities decide whether to retry purely from
 // ProviderResult, so every way a call can go wrong must collapse into `permanent` true/false here.
+import { Agent, request, type Dispatcher } from 'undici';
 
 export type ProviderResult<T> =
   | { ok: true; value: T }
@@ -9,40 +10,56 @@ export type ProviderFailure = Extract<ProviderResult<never>, { ok: false }>;
 
 export interface HttpReply {
   status: number;
-  headers: Headers;
+  headers: { get(name: string): string | null };
   text: string;
   /** Parsed body when it was JSON, otherwise undefined. */
   json: unknown;
 }
 
+export interface HttpInit { method: string; headers: Record<string, string>; body?: string }
+
 export const DEFAULT_TIMEOUT_MS = 15_000;
+
+// One keep-alive pool per provider origin for the whole worker process: undici's request API costs
+// a fraction of fetch's per call (no WHATWG streams, no AbortSignal per request), which matters at
+// campaign rates.
+const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000, pipelining: 1 });
 
 /**
  * Performs one request. Never throws: a transport problem becomes a retryable failure, because
  * at that point we cannot know whether the provider acted on the request (idempotency keys cover it).
+ * The timeout bounds the wait for the headers and every pause while the body arrives, so a provider
+ * that stalls mid-body still times out. undici runs these timers at about one second of resolution,
+ * which is fine for provider timeouts measured in seconds.
  */
-export async function httpRequest(
-  url: string,
-  init: RequestInit,
-  timeoutMs: number = DEFAULT_TIMEOUT_MS,
+export async function httpRequest(url: string, init: HttpInit, timeoutMs: number = DEFAULT_TIMEOUT_MS,
 ): Promise<{ ok: true; reply: HttpReply } | { ok: false; failure: ProviderFailure }> {
   try {
-    // The same signal covers reading the body, so a provider that stalls mid-body still times out.
-    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
+    const res = await request(url, {
+      method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body,
+      dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+    });
+    const text = await res.body.text();
     let json: unknown;
     try {
       json = text.length > 0 ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
-    return { ok: true, reply: { status: res.status, headers: res.headers, text, json } };
+    const headers = res.headers;
+    return {
+      ok: true,
+      reply: {
+        status: res.statusCode, text, json,
+        headers: { get: (name) => { const v = headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v; } },
+      },
+    };
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+    const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+    if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
       return { ok: false, failure: { ok: false, permanent: false, code: 'timeout', message: `no answer within ${timeoutMs} ms` } };
     }
-    const detail = e.cause?.code ?? e.cause?.message;
+    const detail = e.code ?? e.cause?.code ?? e.cause?.message;
     return {
       ok: false,
       failure: { ok: false, permanent: false, code: 'network_error', message: detail ? `${e.message}: ${detail}` : e.message },

@@ -87,7 +87,8 @@ async function control(path: string, body?: unknown): Promise<any> {
 
 before(async () => {
   await receiver.start();
-  sim = createSimulator({ logger: pino({ level: 'silent' }), receiptDelayMs: 20, timeoutFaultMs: 300 });
+  // A hung gateway must outlast the client's timeout, whose timer has about a second of resolution (undici's fast timers).
+  sim = createSimulator({ logger: pino({ level: 'silent' }), receiptDelayMs: 20, timeoutFaultMs: 2500 });
   running = await sim.listen(0);
   sms = new SmsGatewayClient({ baseUrl: `${running.url}/sms`, accountSid: SMS_SID, authToken: SMS_TOKEN, timeoutMs: 2000 });
   wa = new WhatsAppCloudClient({ baseUrl: `${running.url}/whatsapp/v21.0`, accessToken: WA_TOKEN, timeoutMs: 2000 });
