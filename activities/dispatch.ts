@@ -1,6 +1,6 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
 import { many } from '../entities/db.js';
-import { pollOnce, moveStatus, callProvider, loadSendable, applyPendingReceipts, type MessageDeps } from './messages.js';
+import { pollOnce, moveStatus, callProvider, loadSendable, applyPendingReceipts, OUTBOUND_COLUMNS, type MessageDeps, type OutboundRow } from './messages.js';
 import { moveMessages, type Move } from '../services/message-moves.js';
 
 export interface DispatchDeps extends MessageDeps { maxPerSecond: Record<'sms' | 'whatsapp', number> }
@@ -52,6 +52,10 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
     },
   };
 }
+
+/** What an earlier attempt of the same claim left in processing (sent or not: the uid dedupes at the provider). */
+const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) => many<OutboundRow>(em,
+  `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
 
 export function createDispatchActivities(deps: DispatchDeps) {
   const pacers = { sms: pacer(deps.maxPerSecond.sms), whatsapp: pacer(deps.maxPerSecond.whatsapp) };
@@ -110,6 +114,84 @@ export function createDispatchActivities(deps: DispatchDeps) {
       }));
       await writer.drain();
       return { sent: rows.length - retry.length, retry, lastError: retry.length ? errors[retry[0]] : null };
+    },
+
+    /**
+     * The dispatcher's steady state: claims queued batch messages a slice at a time (tagged with
+     * `claim`) and keeps `concurrency` provider calls in flight across slices, writing outcomes by
+     * group commit, until `maxSeconds` pass, no work came for `idleWaitMs`, or `maxRetry` messages
+     * failed transiently (those come back, still claimed, for the workflow's backoff). A retried
+     * attempt first resends what its claim still holds in processing; the provider key is the uid.
+     */
+    async dispatchQueuedMessages({ channelType, claim, sliceSize, concurrency, maxSeconds, idleWaitMs, maxRetry }: {
+      channelType: 'sms' | 'whatsapp'; claim: string; sliceSize: number; concurrency: number; maxSeconds: number; idleWaitMs: number; maxRetry: number;
+    }) {
+      const pace = pacers[channelType];
+      const em = deps.orm.em.fork();
+      const writer = outcomeWriter(deps, channelType);
+      const until = Date.now() + maxSeconds * 1000;
+      const retry: number[] = [];
+      let lastError: string | null = null;
+      let sent = 0;
+      let queue: OutboundRow[] = await claimedRows(em, claim);
+      let idleSince = Date.now();
+      let exhausted = false;
+      let refilling: Promise<void> | null = null;
+      let emptyAt = 0;
+      let failure: unknown = null;
+      const refill = async () => {
+        try {
+          await claimSlice();
+        } catch (err) {
+          failure = err;
+        }
+        refilling = null;
+      };
+      const claimSlice = async () => {
+        const rows = await many<OutboundRow>(em,
+          `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
+            where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
+                          order by id limit ? for update skip locked)
+            returning ${OUTBOUND_COLUMNS}`, [claim, channelType, sliceSize]);
+        if (rows.length) { queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id))); idleSince = Date.now(); }
+        else emptyAt = Date.now();
+      };
+      const stopping = () => Date.now() >= until || retry.length >= maxRetry;
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        for (;;) {
+          if (failure) throw failure;
+          if (queue.length < concurrency && !refilling && !stopping() && !exhausted && Date.now() - emptyAt >= 50) refilling = refill();
+          if (!queue.length) {
+            if (refilling) { await refilling; continue; }
+            if (stopping() || exhausted || Date.now() - idleSince >= idleWaitMs) { exhausted = true; return; }
+            heartbeat({ sent });
+            await sleep(50);
+            continue;
+          }
+          // A provider that keeps failing: stop early; what is left goes back to the queue below.
+          if (retry.length >= maxRetry) return;
+          const msg = queue.shift()!;
+          await pace();
+          try {
+            const result = await callProvider(deps, msg);
+            if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+            else if (result.permanent) writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
+            else { retry.push(Number(msg.id)); lastError = `${result.message} (provider code ${result.code})`; }
+          } catch (err) {
+            if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+            retry.push(Number(msg.id));
+            lastError = (err as Error).message;
+          }
+          if (++sent % 200 === 0) heartbeat({ sent });
+        }
+      }));
+      await writer.drain();
+      // Whatever a stop left claimed but unsent goes back to the queue for the next run.
+      if (queue.length) {
+        await em.execute(`update messages set status = 'queued', dispatch_claim = null where id = any(?::bigint[]) and status = 'processing'`,
+          [`{${queue.map((m) => Number(m.id)).join(',')}}`]);
+      }
+      return { sent: sent - retry.length, retry, lastError };
     },
 
     async failMessages({ ids, errorMessage }: { ids: number[]; errorMessage: string }) {

@@ -34,7 +34,7 @@ export async function applyPendingReceipts(orm: MikroORM, messageId: number, pro
   return status;
 }
 
-const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
+export const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
 
 const loadMessage = (deps: MessageDeps, messageId: number) => one<OutboundRow>(deps.orm.em.fork(),
   `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);

@@ -1,4 +1,4 @@
-import { proxyActivities, continueAsNew, defineQuery, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, continueAsNew, defineQuery, setHandler, sleep, workflowInfo, patched } from '@temporalio/workflow';
 import type { DispatchActivities } from '../activities/dispatch.js';
 
 export interface DispatcherInput {
@@ -20,11 +20,13 @@ export const dispatcherStateQuery = defineQuery<DispatcherState>('state');
 
 const RETRY_DELAYS_MS = [1000, 5000, 15000, 60000, 120000];
 const ITERATIONS_PER_RUN = 100;
+/** How long one streaming dispatch activity runs before it reports back (and the sweep gets a turn). */
+const STREAM_SECONDS = 30;
 
 /**
- * Sends the immediate messages the API queued for batch dispatch (admission control under load):
- * claims a batch, sends it with bounded concurrency, retries transient failures with backoff, and
- * now and then sweeps sent messages that got no receipt. One per channel, running for good; the
+ * Sends the messages queued for batch dispatch (immediate sends under load, campaigns): one activity
+ * at a time claims slices and keeps the provider busy for up to STREAM_SECONDS, the workflow retries
+ * transient failures with backoff, and now and then sweeps sent messages that got no receipt. One per channel, running for good; the
  * history stays bounded by continue-as-new.
  */
 export async function outboundDispatcherWorkflow(input: DispatcherInput): Promise<void> {
@@ -38,14 +40,33 @@ export async function outboundDispatcherWorkflow(input: DispatcherInput): Promis
     taskQueue: input.providerTaskQueue, startToCloseTimeout: '10 minutes', heartbeatTimeout: '60 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
+  const streamActs = proxyActivities<DispatchActivities>({
+    taskQueue: input.providerTaskQueue, startToCloseTimeout: `${STREAM_SECONDS + Math.ceil(input.idleWaitMs / 1000) + 120} seconds`, heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
   let lastSweepAt = input.lastSweepAt ?? 0;
 
+  // Runs recorded before streaming dispatch claimed a batch per activity; they replay on that path.
+  const streaming = patched('streaming-dispatch');
   for (let i = 0; i < ITERATIONS_PER_RUN; i++) {
     const claim = `${workflowInfo().workflowId}:${state.iteration++}`;
-    const ids = await claimActs.claimQueuedMessages({ channelType: input.channelType, limit: input.batchSize, waitMs: input.idleWaitMs, claim });
-    state.lastBatch = ids.length;
-    let pending = ids;
-    for (let attempt = 0; pending.length && attempt <= RETRY_DELAYS_MS.length; attempt++) {
+    let pending: number[];
+    if (streaming) {
+      const r = await streamActs.dispatchQueuedMessages({
+        channelType: input.channelType, claim, sliceSize: input.batchSize, concurrency: input.concurrency,
+        maxSeconds: STREAM_SECONDS, idleWaitMs: input.idleWaitMs, maxRetry: input.batchSize,
+      });
+      state.sent += r.sent;
+      state.lastBatch = r.sent + r.retry.length;
+      state.lastError = r.lastError;
+      pending = r.retry;
+    } else {
+      const ids = await claimActs.claimQueuedMessages({ channelType: input.channelType, limit: input.batchSize, waitMs: input.idleWaitMs, claim });
+      state.lastBatch = ids.length;
+      pending = ids;
+    }
+    // Transient failures: the same messages again, with growing pauses, then failed.
+    for (let attempt = streaming ? 1 : 0; pending.length && attempt <= RETRY_DELAYS_MS.length; attempt++) {
       if (attempt > 0) { state.retrying = pending.length; await sleep(RETRY_DELAYS_MS[attempt - 1]); }
       const r = await sendActs.sendMessageBatch({ ids: pending, concurrency: input.concurrency, channelType: input.channelType });
       state.sent += r.sent;
