@@ -94,7 +94,7 @@ try {
       await new Promise((res) => setTimeout(res, 200));
     }
   }
-  await save('outboundDispatcherWorkflow', 'batch-with-retry', 'outbound-dispatcher/sms', false);
+  await save('outboundDispatcherWorkflow', 'streaming-with-retry', 'outbound-dispatcher/sms', false);
 } finally {
   await connection.close();
   await stack.stop();
