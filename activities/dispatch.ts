@@ -57,6 +57,22 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
 const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) => many<OutboundRow>(em,
   `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
 
+/**
+ * Claims nobody finished: a dispatcher run that was terminated or reset leaves its claimed messages
+ * in processing, and no later claim tag would pick them up. Well past any retry backoff (about
+ * 3.5 minutes in all) they go back to the queue; the provider key (the uid) keeps a send that did
+ * happen from happening twice.
+ */
+export const STALE_CLAIM_MINUTES = 15;
+async function releaseStaleClaims(deps: DispatchDeps, em: ReturnType<DispatchDeps['orm']['em']['fork']>, channelType: 'sms' | 'whatsapp', claim: string) {
+  const released = await many<{ id: string }>(em,
+    `update messages set status = 'queued', dispatch_claim = null, updated_at = now()
+      where status = 'processing' and dispatch_mode = 'batch' and channel_type = ? and dispatch_claim <> ?
+        and updated_at < now() - make_interval(mins => ?)
+      returning id`, [channelType, claim, STALE_CLAIM_MINUTES]);
+  if (released.length) deps.log.warn({ channelType, count: released.length }, 'released stale dispatch claims back to the queue');
+}
+
 export function createDispatchActivities(deps: DispatchDeps) {
   const pacers = { sms: pacer(deps.maxPerSecond.sms), whatsapp: pacer(deps.maxPerSecond.whatsapp) };
   return {
@@ -133,6 +149,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
       const retry: number[] = [];
       let lastError: string | null = null;
       let sent = 0;
+      await releaseStaleClaims(deps, em, channelType, claim);
       let queue: OutboundRow[] = await claimedRows(em, claim);
       let idleSince = Date.now();
       let exhausted = false;

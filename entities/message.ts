@@ -19,7 +19,7 @@ export const Message = defineEntity({
     status: p.enum(MESSAGE_STATUSES),
     mediaUrl: p.text().nullable(),
     mediaType: p.string().length(32).nullable(),
-    gatewayMessageId: p.string().length(191).nullable().index(),
+    gatewayMessageId: p.string().length(191).nullable(),
     errorMessage: p.text().nullable(),
     metadata: p.json<Record<string, unknown>>().nullable(),
     templateParams: p.json<Record<string, unknown>>().nullable(),
@@ -34,7 +34,7 @@ export const Message = defineEntity({
     // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
     // dispatcher sends it with others (admission control under load, campaigns).
     dispatchMode: p.string().length(16).default('workflow'),
-    dispatchClaim: p.string().length(120).nullable().index(),
+    dispatchClaim: p.string().length(120).nullable(),
     scheduledAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
@@ -49,6 +49,10 @@ export const Message = defineEntity({
     // The start-gap reconciler scans queued outbound messages across accounts.
     { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound'` },
     { name: 'messages_batch_queue_index', expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'` },
+    // Partial, so the status moves of a message (three per send) add no entry while the column is empty
+    // or the message is no longer claimed: every index entry is written again on each move.
+    { name: 'messages_gateway_message_id_index', expression: `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null` },
+    { name: 'messages_claimed_index', expression: `create index "messages_claimed_index" on "messages" ("dispatch_claim") where "status" = 'processing'` },
     { name: 'messages_silent_index', expression: `create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch'` },
   ],
 });
