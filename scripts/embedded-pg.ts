@@ -63,7 +63,7 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     createPostgresUser: asRoot,
     onLog: () => {},
     onError: () => {},
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'synchronous_commit=off', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
   });
   if (fresh) await pg.initialise();
   // A crashed earlier run can leave a stale pid file that blocks start-up.
