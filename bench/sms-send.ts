@@ -1,5 +1,5 @@
 // Immediate SMS sends against a local stack, beside the engine's own ceiling in the same run.
-//   npm run bench:send [-- --seconds 20 --rate 500 --clients 50 --burst 10000 --max-in-flight 1000]
+//   npm run bench:send [-- --seconds 20 --rate 500 --connections 64 --clients 50 --burst 10000 --max-in-flight 1000]
 // Prints JSON figures; docs/benchmarks.md records them with this command.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +16,9 @@ const clients = arg('clients', 50);
 const burst = arg('burst', 10_000);
 const rate = arg('rate', 500);
 const maxInFlight = arg('max-in-flight', 1000);
+// The open loop's client connections (wrk2-style): a fixed set, so the phase measures the service and
+// not TCP set-up; requests beyond it wait in the client, and that wait counts in their latency.
+const connections = arg('connections', 64);
 
 const { stack, dir, token, accountId } = await benchStack();
 const connection = await Connection.connect({ address: stack.temporalAddress });
@@ -26,14 +29,16 @@ const noteLoad = (phase: string) => { loadAverage[phase] = Math.round(os.loadavg
 out.loadAverage1m = loadAverage;
 
 const post = jsonPoster(stack.apiUrl, { authorization: `Bearer ${token}` }, maxInFlight);
+const openLoopPost = jsonPoster(stack.apiUrl, { authorization: `Bearer ${token}` }, connections);
 let n = 0;
 let accepted = 0;
-const send = async () => {
-  const res = await post('/api/v3/sms/send', { recipient: `+2557${String(10_000_000 + n++).slice(-8)}1`, message: 'Benchmark message' });
+const sendWith = (poster: typeof post) => async () => {
+  const res = await poster('/api/v3/sms/send', { recipient: `+2557${String(10_000_000 + n++).slice(-8)}1`, message: 'Benchmark message' });
   if (res.status !== 201) throw new Error(String(res.status));
   accepted++;
   return res.body.data.messages[0].status as string;
 };
+const send = sendWith(post);
 const simCount = async () => ((await (await fetch(`${stack.simulatorUrl}/_sim/sms/messages`)).json()) as any).count as number;
 /** Waits until the simulator has every accepted send (so one phase's backlog does not load the next). */
 const drain = async (maxSeconds: number) => {
@@ -71,7 +76,7 @@ try {
   out.warmUp = await load(10, Math.min(500, rate), 30, send);
   out.warmUpDrain = await drain(60);
   noteLoad('beforeOpenLoop');
-  out.openLoopSend = await openLoop(rate, seconds, send, { maxInFlight, graceSeconds: 30 });
+  out.openLoopSend = { connections, ...await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 }) };
   noteLoad('afterOpenLoop');
   out.openLoopDrain = await drain(120);
 
