@@ -88,7 +88,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     firstOutcomeMaxInFlight: Number(env('FIRST_OUTCOME_MAX_IN_FLIGHT', '8')),
     firstOutcomePerSecond: Number(env('FIRST_OUTCOME_PER_SECOND', '20')),
     dispatchBatchSize: Number(env('DISPATCH_BATCH_SIZE', '200')),
-    dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '32')),
+    dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '64')),
     contactImportBatchSize: Number(env('CONTACT_IMPORT_BATCH_SIZE', '500')),
     campaignPageSize: Number(env('CAMPAIGN_PAGE_SIZE', '1000')),
     campaignPagesPerRun: Number(env('CAMPAIGN_PAGES_PER_RUN', '20')),
