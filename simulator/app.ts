@@ -36,7 +36,8 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
   const app = new Koa();
 
   app.use(async (ctx, next) => {
-    const started = Date.now();
+    const debug = log.isLevelEnabled('debug');
+    const started = debug ? Date.now() : 0;
     try {
       await next();
     } catch (err) {
@@ -49,7 +50,7 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
         ctx.body = { error: 'simulator internal error' };
       }
     }
-    log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
+    if (debug) log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
   });
 
   for (const router of [smsRouter(state), whatsappRouter(state), simRouter(state)]) {

@@ -13,20 +13,47 @@ export class BodyError extends Error {
   }
 }
 
-export async function readRaw(ctx: Context): Promise<Buffer> {
+export function readRaw(ctx: Context): Promise<Buffer> {
   const cached = (ctx.state as { rawBody?: Buffer }).rawBody;
-  if (cached) return cached;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > LIMIT_BYTES) throw new BodyError('request body too large', 413);
-    chunks.push(buf);
-  }
-  const raw = Buffer.concat(chunks);
-  (ctx.state as { rawBody?: Buffer }).rawBody = raw;
-  return raw;
+  if (cached) return Promise.resolve(cached);
+  // Plain stream events rather than `for await`: every send reads a body, and the async iterator
+  // costs a promise and an iterator result per chunk.
+  const req = ctx.req;
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    let single: Buffer | null = null;
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    const onData = (buf: Buffer): void => {
+      size += buf.length;
+      if (size > LIMIT_BYTES) {
+        cleanup();
+        req.resume();
+        reject(new BodyError('request body too large', 413));
+        return;
+      }
+      if (single === null && chunks === null) single = buf;
+      else (chunks ??= [single as Buffer]).push(buf);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      const raw = chunks ? Buffer.concat(chunks, size) : (single ?? Buffer.alloc(0));
+      (ctx.state as { rawBody?: Buffer }).rawBody = raw;
+      resolve(raw);
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
 }
 
 export type FormFields = Record<string, string | string[]>;
@@ -35,6 +62,7 @@ export type FormFields = Record<string, string | string[]>;
 export async function readForm(ctx: Context): Promise<FormFields> {
   const raw = await readRaw(ctx);
   const out: FormFields = {};
+  // URLSearchParams (native in Node 24) measured faster here than node:querystring.
   for (const [key, value] of new URLSearchParams(raw.toString('utf8'))) {
     const prev = out[key];
     if (prev === undefined) out[key] = value;

@@ -59,6 +59,7 @@ export class FaultStore {
 
   /** Consumes one use of the oldest fault matching this send, if any. */
   take(provider: Provider, to: string | null): Fault | null {
+    if (this.faults.length === 0) return null;
     const toDigits = to === null ? null : digitsOf(to);
     const fault = this.faults.find((f) => f.provider === provider && (f.to === null || f.to === toDigits) && f.remaining !== 0);
     if (!fault) return null;

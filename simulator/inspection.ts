@@ -1,5 +1,11 @@
 // The /_sim control surface: what the simulator saw and sent, and the knobs tests turn. None of this
 // exists on the real providers, which is why it lives under its own prefix.
+//
+// The list endpoints (/sms/messages, /whatsapp/messages, /whatsapp/inbound, /rejections, /callbacks)
+// answer {count, <list>} where `count` is always the number of matching records. `?limit=N` returns
+// only the first N of them (oldest first) and `?limit=0` none at all, so a poller that only needs the
+// count (e.g. "have all 20,000 sends reached the gateway?": GET /_sim/sms/messages?limit=0) pays for
+// a number, not for serialising every record. `?limit` combines with the other filters (`to`, ...).
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { readJson } from './body.js';
@@ -13,6 +19,25 @@ import { registerWhatsAppSim } from './whatsapp-inbound.js';
 function query(ctx: Context, name: string): string | null {
   const v = ctx.query[name];
   return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** `?limit=N` (a non-negative integer) caps the returned list; absent means everything. */
+function limitOf(ctx: Context): number | null | 'invalid' {
+  const v = query(ctx, 'limit');
+  if (v === null) return null;
+  return /^\d+$/.test(v) ? Number(v) : 'invalid';
+}
+
+/** Sets {count, [key]: list (capped by ?limit)}; a malformed limit is a 400. */
+function listBody<T>(ctx: Context, key: string, items: T[], view?: (item: T) => unknown): void {
+  const limit = limitOf(ctx);
+  if (limit === 'invalid') {
+    ctx.status = 400;
+    ctx.body = { error: 'limit must be a non-negative integer' };
+    return;
+  }
+  const shown = limit === null || limit >= items.length ? items : items.slice(0, limit);
+  ctx.body = { count: items.length, [key]: view ? shown.map(view) : shown };
 }
 
 function provider(ctx: Context): Provider | null | 'invalid' {
@@ -40,23 +65,20 @@ export function simRouter(state: SimState): Router {
   });
 
   r.get('/sms/messages', (ctx) => {
-    const messages = byRecipient(ctx, state.sms.messages);
-    ctx.body = { count: messages.length, messages };
+    listBody(ctx, 'messages', byRecipient(ctx, state.sms.messages));
   });
 
   r.get('/whatsapp/messages', (ctx) => {
-    const messages = byRecipient(ctx, state.wa.messages).map(waView);
-    ctx.body = { count: messages.length, messages };
+    listBody(ctx, 'messages', byRecipient(ctx, state.wa.messages), waView);
   });
 
   r.get('/whatsapp/inbound', (ctx) => {
-    ctx.body = { count: state.wa.inbound.length, messages: state.wa.inbound };
+    listBody(ctx, 'messages', state.wa.inbound);
   });
 
   r.get('/rejections', (ctx) => {
     const p = provider(ctx);
-    const list = byRecipient(ctx, state.rejections).filter((x) => p === null || x.provider === p);
-    ctx.body = { count: list.length, rejections: list };
+    listBody(ctx, 'rejections', byRecipient(ctx, state.rejections).filter((x) => p === null || x.provider === p));
   });
 
   r.get('/callbacks', (ctx) => {
@@ -66,7 +88,7 @@ export function simRouter(state: SimState): Router {
     const list = state.callbacks.filter(
       (c) => (p === null || c.provider === p) && (kind === null || c.kind === kind) && (messageId === null || c.messageId === messageId),
     );
-    ctx.body = { count: list.length, callbacks: list };
+    listBody(ctx, 'callbacks', list);
   });
 
   r.get('/faults', (ctx) => {

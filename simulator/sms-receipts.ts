@@ -2,6 +2,7 @@
 // like (inbound webhook). Both are signed exactly as Twilio signs them.
 import type { Router } from '@koa/router';
 import { readJson } from './body.js';
+import type { Generation } from './lifecycle.js';
 import { twilioForm } from './signing.js';
 import type { SimState, SmsRecord } from './state.js';
 import { digitsOf, isHttpUrl, isMsisdn, isUndeliverable, twilioSid } from './util.js';
@@ -22,15 +23,15 @@ function setStatus(m: SmsRecord, status: string): void {
 
 /** queued → sent → delivered | undelivered, one step per receiptDelayMs; no callback for the initial status. */
 export function startSmsTimeline(state: SimState, m: SmsRecord): void {
-  state.life.spawn(`sms:${m.sid}`, async (signal) => {
-    if (!(await state.life.sleep(state.config.receiptDelayMs, signal))) return;
+  state.life.spawn(`sms:${m.sid}`, async (gen) => {
+    if (!(await gen.sleep(state.config.receiptDelayMs))) return;
     m.from ??= POOL_NUMBER;
     m.sentAt = Date.now();
     setStatus(m, 'sent');
     // `no_receipt` models a carrier that never reports back: the message stays "sent" forever.
     if (m.noReceipt) return;
-    await postStatus(state, m, signal);
-    if (!(await state.life.sleep(state.config.receiptDelayMs, signal))) return;
+    await postStatus(state, m, gen);
+    if (!(await gen.sleep(state.config.receiptDelayMs))) return;
     if (isUndeliverable(m.to)) {
       m.errorCode = 30003;
       m.errorMessage = 'Unreachable destination handset';
@@ -38,11 +39,11 @@ export function startSmsTimeline(state: SimState, m: SmsRecord): void {
     } else {
       setStatus(m, 'delivered');
     }
-    await postStatus(state, m, signal);
+    await postStatus(state, m, gen);
   });
 }
 
-async function postStatus(state: SimState, m: SmsRecord, signal: AbortSignal): Promise<void> {
+async function postStatus(state: SimState, m: SmsRecord, gen: Generation): Promise<void> {
   if (!m.statusCallback) return;
   const params: Record<string, string> = {
     MessageSid: m.sid,
@@ -58,7 +59,7 @@ async function postStatus(state: SimState, m: SmsRecord, signal: AbortSignal): P
   if (m.errorCode !== null) params.ErrorCode = String(m.errorCode);
   if (m.status === 'delivered' || m.status === 'undelivered') params.RawDlrDoneDate = rawDlrDate(new Date());
   const request = twilioForm(state.options.smsAuthToken, m.statusCallback, params);
-  await deliver(state, { provider: 'sms', kind: 'sms.status', messageId: m.sid, url: m.statusCallback, request }, signal);
+  await deliver(state, { provider: 'sms', kind: 'sms.status', messageId: m.sid, url: m.statusCallback, request }, gen);
 }
 
 /** YYMMDDhhmm in UTC, the carrier DLR "done date" Twilio forwards. */

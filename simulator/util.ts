@@ -3,9 +3,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 
+// Random bytes are drawn in blocks: one CSPRNG call per 256 sids instead of one per send.
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > pool.length) {
+    pool = randomBytes(4096);
+    poolOffset = 0;
+  }
+  const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return hex;
+}
+
 /** Twilio resource sids are a two-letter prefix plus 32 lowercase hex characters. */
 export function twilioSid(prefix: 'SM' | 'MG' = 'SM'): string {
-  return prefix + randomBytes(16).toString('hex');
+  return prefix + randomHex(16);
 }
 
 /** Real wamids are base64 of a protobuf; receivers must treat them as opaque, so random base64 is enough. */
@@ -38,14 +52,22 @@ export function unixSeconds(ms: number = Date.now()): string {
   return String(Math.floor(ms / 1000));
 }
 
+// Every send of a campaign carries the same StatusCallback, so the last accepted URL is remembered
+// instead of being parsed again for each message.
+let lastHttpUrl: string | null = null;
+
 export function isHttpUrl(value: unknown): value is string {
   if (typeof value !== 'string') return false;
+  if (value === lastHttpUrl) return true;
+  let ok: boolean;
   try {
     const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:';
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
   } catch {
     return false;
   }
+  if (ok) lastHttpUrl = value;
+  return ok;
 }
 
 /** Headers worth keeping for inspection; secrets are reduced to what a test might assert on. */
@@ -57,14 +79,25 @@ export function headersOfInterest(ctx: Context): Record<string, string> {
     if (v) out[name] = v;
   }
   const auth = ctx.get('authorization');
-  if (auth) {
-    const [scheme = ''] = auth.split(' ');
-    if (scheme.toLowerCase() === 'basic') {
-      const user = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8').split(':')[0] ?? '';
-      out.authorization = `Basic ${user}:***`;
-    } else {
-      out.authorization = `${scheme} ***`;
-    }
-  }
+  if (auth) out.authorization = maskedAuthorization(auth);
   return out;
+}
+
+// Every send repeats the same credentials, so the masked form of the last header is reused.
+let lastAuth = '';
+let lastMasked = '';
+
+function maskedAuthorization(auth: string): string {
+  if (auth === lastAuth) return lastMasked;
+  const [scheme = ''] = auth.split(' ');
+  let masked: string;
+  if (scheme.toLowerCase() === 'basic') {
+    const user = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8').split(':')[0] ?? '';
+    masked = `Basic ${user}:***`;
+  } else {
+    masked = `${scheme} ***`;
+  }
+  lastAuth = auth;
+  lastMasked = masked;
+  return masked;
 }

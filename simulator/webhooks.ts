@@ -1,5 +1,13 @@
 // Posts webhooks to our service the way providers do: one logical webhook, retried with backoff
 // while the receiver is down or answers non-2xx, every attempt recorded for /_sim/callbacks.
+//
+// Every SMS produces two of these, so they go out through undici's request API on a keep-alive Agent
+// rather than global fetch (no WHATWG Request/Response/streams, no AbortSignal per attempt). The
+// per-attempt limit is the Agent's connect timeout plus the request's headers/body timeouts. The
+// Agent belongs to the lifecycle generation: reset/close destroys it, which fails every attempt in
+// flight at once, and the next generation opens a fresh one on first use.
+import { Agent } from 'undici';
+import type { Generation } from './lifecycle.js';
 import type { SignedRequest } from './signing.js';
 import type { CallbackRecord, SimState } from './state.js';
 
@@ -11,8 +19,33 @@ export interface WebhookSpec {
   request: SignedRequest;
 }
 
+const agents = new WeakMap<Generation, Agent>();
+
+function agentFor(state: SimState, gen: Generation): Agent {
+  let agent = agents.get(gen);
+  if (agent) return agent;
+  const ms = state.options.callbackTimeoutMs;
+  agent = new Agent({ connect: { timeout: ms }, keepAliveTimeout: 4_000, headersTimeout: ms, bodyTimeout: ms });
+  agents.set(gen, agent);
+  const created = agent;
+  gen.whenEnded(() => void created.destroy().catch(() => {}));
+  return agent;
+}
+
+// Receipts all go to the same status URL, so its origin/path split is kept instead of parsing the
+// URL again for each attempt.
+let lastTarget: { url: string; origin: string; path: string } | null = null;
+
+function target(url: string): { origin: string; path: string } {
+  if (lastTarget?.url !== url) {
+    const u = new URL(url);
+    lastTarget = { url, origin: u.origin, path: `${u.pathname}${u.search}` };
+  }
+  return lastTarget;
+}
+
 /** Resolves once the webhook was accepted or the retries ran out (or the simulator was reset). */
-export async function deliver(state: SimState, spec: WebhookSpec, signal: AbortSignal = state.life.signal): Promise<CallbackRecord> {
+export async function deliver(state: SimState, spec: WebhookSpec, gen: Generation = state.life.generation): Promise<CallbackRecord> {
   const record: CallbackRecord = {
     seq: state.nextSeq(),
     provider: spec.provider,
@@ -28,30 +61,35 @@ export async function deliver(state: SimState, spec: WebhookSpec, signal: AbortS
   };
   state.callbacks.push(record);
   const base = Math.max(state.config.receiptDelayMs, 20);
+  const timeout = state.options.callbackTimeoutMs;
 
   for (let attempt = 0; attempt <= state.options.callbackRetries; attempt++) {
-    if (attempt > 0 && !(await state.life.sleep(base * 2 ** (attempt - 1), signal))) break;
-    if (signal.aborted) break;
+    if (attempt > 0 && !(await gen.sleep(base * 2 ** (attempt - 1)))) break;
+    if (gen.aborted) break;
     const at = new Date().toISOString();
     try {
-      const res = await fetch(spec.url, {
+      const { origin, path } = target(spec.url);
+      const res = await agentFor(state, gen).request({
+        origin,
+        path,
         method: 'POST',
         headers: spec.request.headers,
         body: spec.request.rawBody,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(state.options.callbackTimeoutMs)]),
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
       });
-      // Drain the body so keep-alive sockets are released; its content is not needed.
-      await res.arrayBuffer();
-      record.attempts.push({ at, statusCode: res.status, error: null });
-      record.statusCode = res.status;
-      if (res.ok) {
+      // Drain the body so the keep-alive socket is released; its content is not needed.
+      await res.body.dump();
+      record.attempts.push({ at, statusCode: res.statusCode, error: null });
+      record.statusCode = res.statusCode;
+      if (res.statusCode >= 200 && res.statusCode < 300) {
         record.delivered = true;
         break;
       }
     } catch (err) {
-      if (signal.aborted) break;
-      const e = err as Error & { cause?: { code?: string } };
-      record.attempts.push({ at, statusCode: null, error: e.cause?.code ?? e.message });
+      if (gen.aborted) break;
+      const e = err as Error & { code?: string; cause?: { code?: string } };
+      record.attempts.push({ at, statusCode: null, error: e.code ?? e.cause?.code ?? e.message });
       record.statusCode = null;
     }
     state.log.warn(
@@ -59,6 +97,6 @@ export async function deliver(state: SimState, spec: WebhookSpec, signal: AbortS
       'webhook not accepted by receiver',
     );
   }
-  state.log.debug({ url: spec.url, kind: spec.kind, delivered: record.delivered }, 'webhook finished');
+  if (state.log.isLevelEnabled('debug')) state.log.debug({ url: spec.url, kind: spec.kind, delivered: record.delivered }, 'webhook finished');
   return record;
 }

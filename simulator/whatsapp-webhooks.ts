@@ -63,11 +63,11 @@ function statusSequence(state: SimState, m: WaRecord): string[] {
 }
 
 export function startWaTimeline(state: SimState, m: WaRecord): void {
-  state.life.spawn(`wa:${m.id}`, async (signal) => {
+  state.life.spawn(`wa:${m.id}`, async (gen) => {
     // `no_receipt` models a lost webhook subscription: the message reaches "sent" and nothing is reported.
     const sequence = m.noReceipt ? ['sent'] : statusSequence(state, m);
     for (const status of sequence) {
-      if (!(await state.life.sleep(state.config.receiptDelayMs, signal))) return;
+      if (!(await gen.sleep(state.config.receiptDelayMs))) return;
       const at = Date.now();
       m.history.push({ status, at: new Date(at).toISOString() });
       // The recorded status never goes backwards, mirroring what a correct receiver should do.
@@ -77,7 +77,7 @@ export function startWaTimeline(state: SimState, m: WaRecord): void {
       if (!url) continue;
       const payload = envelope(state, m.phoneNumberId, { statuses: [statusObject(m, status, at)] });
       const request = metaJson(state.options.waAppSecret, payload);
-      await deliver(state, { provider: 'whatsapp', kind: 'whatsapp.status', messageId: m.id, url, request }, signal);
+      await deliver(state, { provider: 'whatsapp', kind: 'whatsapp.status', messageId: m.id, url, request }, gen);
     }
   });
 }

@@ -423,3 +423,73 @@ describe('WhatsApp Cloud API', () => {
     assert.match(out.url, /hub\.verify_token=tok/);
   });
 });
+
+describe('inspection and background work', () => {
+  test('?limit caps the listed records while count stays the total; a bad limit is a 400', async () => {
+    for (const i of [1, 2, 3]) assert.ok((await sms.send({ to: `+25570011130${i}`, from: 'ACME', body: 'x', idempotencyKey: `l-${i}` })).ok);
+    const all = await control('/sms/messages');
+    assert.equal(all.count, 3);
+    assert.equal(all.messages.length, 3);
+    assert.deepEqual(await control('/sms/messages?limit=0'), { count: 3, messages: [] });
+    const one = await control('/sms/messages?limit=1');
+    assert.deepEqual([one.count, one.messages.map((m: any) => m.sid)], [3, [all.messages[0].sid]]);
+    assert.equal((await control('/sms/messages?limit=0&to=255700111302')).count, 1);
+    assert.deepEqual((await control('/callbacks?limit=0')).callbacks, []);
+    const res = await fetch(`${running.url}/_sim/sms/messages?limit=-1`);
+    assert.equal(res.status, 400);
+  });
+
+  // undici's headers/body timers tick about once a second, so a 150 ms limit ends an attempt within ~1 s.
+  test('a hanging receiver costs one timed-out attempt per try; reset cancels what is pending', async () => {
+    // Accepts the connection and never answers.
+    const hung = createServer(() => {});
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const hungUrl = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/s`;
+    const local = createSimulator({ logger: pino({ level: 'silent' }), receiptDelayMs: 10, callbackTimeoutMs: 150, callbackRetries: 0 });
+    const up = await local.listen(0);
+    try {
+      const client = new SmsGatewayClient({ baseUrl: `${up.url}/sms`, accountSid: SMS_SID, authToken: SMS_TOKEN });
+      const res = await client.send({ to: '+255700111310', from: 'ACME', body: 'x', statusCallback: hungUrl, idempotencyKey: 'hang' });
+      assert.ok(res.ok);
+      const started = Date.now();
+      await local.idle();
+      // sent, then delivered: one attempt each (no retries configured), each ended by the timeout.
+      const [sent, delivered] = local.state.callbacks;
+      for (const cb of [sent!, delivered!]) {
+        assert.equal(cb.delivered, false);
+        assert.equal(cb.attempts.length, 1);
+        assert.ok(cb.attempts.every((a) => a.statusCode === null && /timeout/i.test(a.error ?? '')), JSON.stringify(cb.attempts));
+      }
+      assert.ok(Date.now() - started >= 2 * 150, 'each attempt waited for its timeout');
+
+      // Now a reset while an attempt is in flight: it ends at once and nothing is retried later.
+      const again = await client.send({ to: '+255700111311', from: 'ACME', body: 'x', statusCallback: hungUrl, idempotencyKey: 'hang-2' });
+      assert.ok(again.ok);
+      while (!local.state.callbacks.some((c) => c.messageId === again.value.providerMessageId)) await new Promise((r) => setTimeout(r, 5));
+      const t0 = Date.now();
+      local.state.reset();
+      await local.idle();
+      assert.ok(Date.now() - t0 < 100, `idle after reset took ${Date.now() - t0} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(local.state.callbacks.length, 0);
+      assert.equal(local.state.sms.messages.length, 0);
+    } finally {
+      await up.close();
+      hung.closeAllConnections();
+      await new Promise((r) => hung.close(() => r(undefined)));
+    }
+  });
+
+  test('a receiver that is down is retried with backoff and the refusal recorded', async () => {
+    const res = await sms.send({ to: '+255700111312', from: 'ACME', body: 'x', statusCallback: 'http://127.0.0.1:9/s', idempotencyKey: 'down' });
+    assert.ok(res.ok);
+    await sim.idle();
+    const { callbacks } = await control(`/callbacks?messageId=${res.value.providerMessageId}`);
+    assert.equal(callbacks.length, 2);
+    for (const cb of callbacks) {
+      assert.equal(cb.delivered, false);
+      assert.equal(cb.attempts.length, 4, 'first try plus callbackRetries (3)');
+      assert.ok(cb.attempts.every((a: any) => a.statusCode === null && a.error === 'ECONNREFUSED'), JSON.stringify(cb.attempts));
+    }
+  });
+});
