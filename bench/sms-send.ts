@@ -39,7 +39,7 @@ const sendWith = (poster: typeof post) => async () => {
   return res.body.data.messages[0].status as string;
 };
 const send = sendWith(post);
-const simCount = async () => ((await (await fetch(`${stack.simulatorUrl}/_sim/sms/messages`)).json()) as any).count as number;
+const simCount = async () => ((await (await fetch(`${stack.simulatorUrl}/_sim/sms/messages?limit=0`)).json()) as any).count as number;
 /** Waits until the simulator has every accepted send (so one phase's backlog does not load the next). */
 const drain = async (maxSeconds: number) => {
   const t0 = performance.now();
