@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { benchStack } from './lib.js';
+import { connectTemporalClient } from '../temporal/client.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -15,7 +16,38 @@ const timeoutS = arg('timeout', 900);
 const { stack, dir, token, accountId } = await benchStack();
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
 const out: Record<string, unknown> = { contacts };
-const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+// The worker's memory from /proc: VmHWM (peak resident set) and VmRSS (now), in MB.
+const workerPid = stack.children.get('worker')!.pid!;
+const mem = (field: 'VmHWM' | 'VmRSS') => {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${workerPid}/status`, 'utf8'));
+  return Math.round(Number(m?.[1] ?? 0) / 1024);
+};
+// Start-up apart from load: wait until the worker polls its workflow queue (the API is up before the
+// worker is ready), read its peak, then reset the peak (`5` > clear_refs, Linux ≥ 4.0) so the
+// end-of-run VmHWM is the campaign's own; the RSS is also sampled every 500 ms in case the reset is
+// refused.
+const temporal = await connectTemporalClient(stack.temporalAddress, 'default');
+for (const deadline = Date.now() + 120_000; ;) {
+  const { pollers } = await temporal.client.workflowService.describeTaskQueue({
+    namespace: 'default', taskQueue: { name: 'svc-main' }, taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+  });
+  if (pollers?.length || Date.now() > deadline) break;
+  await new Promise((r) => setTimeout(r, 250));
+}
+await temporal.close();
+await new Promise((r) => setTimeout(r, 2000));
+out.workerStartup = { peakRssMb: mem('VmHWM'), rssMb: mem('VmRSS') };
+// Worker CPU seconds (user + system) from /proc/<pid>/stat, to weigh memory settings against CPU.
+const cpuSeconds = () => {
+  const stat = fs.readFileSync(`/proc/${workerPid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+};
+const cpuAtStart = cpuSeconds();
+let hwmReset = true;
+try { fs.writeFileSync(`/proc/${workerPid}/clear_refs`, '5'); } catch { hwmReset = false; }
+let sampledPeak = 0;
+const sampler = setInterval(() => { try { sampledPeak = Math.max(sampledPeak, mem('VmRSS')); } catch { /* exited */ } }, 500);
 try {
   // Audience, written straight into the tables (set-up, not measured).
   const group = (await pool.query(`insert into contact_groups (uid, account_id, name, created_at, updated_at)
@@ -51,9 +83,11 @@ try {
   out.campaign = {
     recordsInsertedSeconds: completedAt ? Math.round(completedAt - t0) / 1000 : null,
     sentToProvider: received, seconds: Math.round(seconds * 10) / 10, messagesPerSecond: Math.round(received / seconds),
-    workerPeakRssMb: Math.round(peakRss(stack.children.get('worker')!.pid!)),
   };
+  out.workerUnderLoad = { peakRssMb: hwmReset ? mem('VmHWM') : null, sampledPeakRssMb: sampledPeak, endRssMb: mem('VmRSS'), cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 10) / 10 };
+  out.workerPeakRssMb = Math.max(mem('VmHWM'), (out.workerStartup as { peakRssMb: number }).peakRssMb);
 } finally {
+  clearInterval(sampler);
   await pool.end();
   await stack.stop();
   fs.rmSync(dir, { recursive: true, force: true });

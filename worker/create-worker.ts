@@ -1,22 +1,44 @@
-import { createRequire } from 'node:module';
-import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, bundleWorkflowCode } from '@temporalio/worker';
+import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, type WorkflowBundleOption } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createActivities } from '../activities/index.js';
-
-const require = createRequire(import.meta.url);
+import { buildWorkflowBundle, bundlePath, staleReason } from './workflow-bundle.js';
 
 let runtimeInstalled = false;
 
+/**
+ * Sticky-cache sizes, from the worker's memory budget (512 MB): a cached workflow holds its own copy
+ * of the bundle's modules, about 310 KB resident each (measured with messageWorkflow, 1,000 and
+ * 3,000 cached). The earlier 5,000 + 2,000 could have grown the worker by about 2 GB; these cap the
+ * caches at about 220 MB. An evicted workflow is replayed from its history at its next task
+ * (a receipt, a timer), which costs a little CPU, not correctness.
+ */
+const MAX_CACHED_WORKFLOWS = { main: 500, webhooks: 200 };
+
 export interface WorkerHandle { workers: Worker[]; connection: NativeConnection; run: Promise<unknown>; shutdown(): Promise<void> }
+
+/**
+ * The prebuilt bundle (scripts/bundle-workflows.ts) when it matches the sources; otherwise, e.g. a
+ * worker started on its own after a workflow edit, the workflows are bundled here (slower start,
+ * about 150 MB more memory) and the bundle is written for the next start.
+ */
+export async function loadWorkflowBundle(log: Logger): Promise<WorkflowBundleOption> {
+  const reason = staleReason();
+  if (!reason) return { codePath: bundlePath };
+  log.warn({ reason }, 'workflow bundle missing or out of date; bundling in the worker process (run scripts/bundle-workflows.ts before starting the worker)');
+  const built = await buildWorkflowBundle();
+  if (built.writeError) log.warn({ err: built.writeError.message }, 'could not save the workflow bundle');
+  log.info({ ms: built.ms }, 'workflow bundle built in the worker process');
+  return { code: built.code };
+}
 
 /**
  * One main worker (workflows and database activities) and one activity-only worker per provider
  * channel. The provider queues carry a server-side rate limit: that is the admission control that
  * turns a burst into `queued` messages draining at the provider's pace instead of provider 429s.
  */
-export async function createWorkers(opts: { config: Config; orm: MikroORM; log: Logger; workflowBundle?: { code: string } }): Promise<WorkerHandle> {
+export async function createWorkers(opts: { config: Config; orm: MikroORM; log: Logger; workflowBundle?: WorkflowBundleOption }): Promise<WorkerHandle> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     // Shutdown is ours (worker/main.ts): the SDK's own signal handlers would race it.
@@ -25,8 +47,8 @@ export async function createWorkers(opts: { config: Config; orm: MikroORM; log: 
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const activities = createActivities({ orm: opts.orm, config, log: opts.log });
-  // One bundle for every worker that runs workflows (bundling is slow and memory-hungry).
-  const workflowBundle = opts.workflowBundle ?? await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows/index.ts') });
+  // One bundle for every worker that runs workflows, built ahead of the worker process.
+  const workflowBundle = opts.workflowBundle ?? await loadWorkflowBundle(opts.log);
   const main = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
@@ -36,7 +58,7 @@ export async function createWorkers(opts: { config: Config; orm: MikroORM; log: 
     // Sized for a 2-core machine and a database pool of about 40 connections.
     maxConcurrentActivityTaskExecutions: 40,
     maxConcurrentWorkflowTaskExecutions: 40,
-    maxCachedWorkflows: 5000,
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS.main,
     shutdownGraceTime: '10 seconds',
   });
   const providers = await Promise.all((['sms', 'whatsapp'] as const).map((channel) => Worker.create({
@@ -51,7 +73,7 @@ export async function createWorkers(opts: { config: Config; orm: MikroORM; log: 
   // Webhook and automation deliveries: a queue every worker of the deployment polls.
   const webhooks = await Worker.create({
     connection, namespace: config.temporalNamespace, taskQueue: config.webhookTaskQueue, workflowBundle, activities,
-    maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentLocalActivityExecutions: 40, maxCachedWorkflows: 2000, shutdownGraceTime: '10 seconds',
+    maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentLocalActivityExecutions: 40, maxCachedWorkflows: MAX_CACHED_WORKFLOWS.webhooks, shutdownGraceTime: '10 seconds',
   });
   const workers = [main, ...providers, webhooks];
   const run = Promise.all(workers.map((w) => w.run()));

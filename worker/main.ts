@@ -6,7 +6,9 @@ import { createWorkers } from './create-worker.js';
 import { startReconciler } from './reconciler.js';
 import { startEventRelay } from './event-relay.js';
 import { ensureDispatchers } from './dispatchers.js';
+import { startMemoryLog } from './memory-log.js';
 
+if (process.env.SVC_MEMORY_LOG) startMemoryLog(process.env.SVC_MEMORY_LOG);
 const config = loadConfig();
 const log = createLogger('worker', config.logLevel);
 const orm = await openOrm(config.databaseUrl, 40);
@@ -15,7 +17,10 @@ const handle = await createWorkers({ config, orm, log });
 await ensureDispatchers(temporal.client, config);
 const reconciler = startReconciler({ config, orm, temporal: temporal.client, log });
 const relay = startEventRelay({ config, orm, temporal: temporal.client, log });
-log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress }, 'worker started');
+// The launcher (scripts/stack.ts) gives the worker V8 heap flags for its memory budget; shown so a
+// worker started another way can be checked.
+const v8Flags = process.execArgv.filter((a) => /^--(max-semi-space-size|heap-growing-percent|max-old-space-size)/.test(a));
+log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, v8Flags }, 'worker started');
 
 let stopping = false;
 const stop = async () => {
