@@ -32,7 +32,7 @@ export interface Config {
   firstOutcomeConcurrency: number;
   /** Above this many requests in flight in one API process, immediate sends skip the first-outcome wait. */
   firstOutcomeMaxInFlight: number;
-  /** Immediate sends per second a single API process hands to their own workflow; beyond it they go to the batch dispatcher. */
+  /** Light load: up to this many immediate sends per second (per API process) wait for their first outcome; above it all go to the batch dispatcher. */
   firstOutcomePerSecond: number;
   dispatchBatchSize: number;
   dispatchConcurrency: number;

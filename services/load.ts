@@ -7,20 +7,21 @@ export const requestEnded = () => { inFlight--; };
 export const requestsInFlight = () => inFlight;
 
 /**
- * A token bucket (one second's worth of burst) for the sends of this process that get a workflow of
- * their own and wait for their first outcome. Each costs the engine a workflow start and several
- * tasks; the budget keeps that cost a small, fixed share of the engine's capacity however many sends
- * arrive, the rest going to the batch dispatcher.
+ * How many events happened in the last second (ten 100 ms buckets), counting the one being marked.
+ * Admission control meters the immediate sends of this process with it: a send waits for its first
+ * outcome (a workflow of its own) only under light load. Each such send costs the engine a workflow
+ * start and several tasks; measured at 300 sends/s open loop, letting even 5/s through raised every
+ * other send's median latency from 10 ms to 80 ms.
  */
-export function rateBudget(perSecond: number, now: () => number = Date.now) {
-  let tokens = perSecond;
-  let last = now();
+export function rateMeter(now: () => number = Date.now) {
+  const buckets = new Array<number>(10).fill(0);
+  let current = Math.floor(now() / 100);
   return () => {
-    const t = now();
-    tokens = Math.min(perSecond, tokens + ((t - last) / 1000) * perSecond);
-    last = t;
-    if (tokens < 1) return false;
-    tokens -= 1;
-    return true;
+    const slot = Math.floor(now() / 100);
+    if (slot - current >= 10) buckets.fill(0);
+    else for (let s = current + 1; s <= slot; s++) buckets[s % 10] = 0;
+    current = Math.max(current, slot);
+    buckets[current % 10] += 1;
+    return buckets.reduce((a, b) => a + b, 0);
   };
 }

@@ -8,7 +8,7 @@ import { messageWorkflowId } from '../temporal/ids.js';
 import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';
 import type { MessageWorkflowInput } from '../workflows/message.js';
 import { firstOutcomeUpdate } from '../workflows/message.js';
-import { requestsInFlight, rateBudget } from './load.js';
+import { requestsInFlight, rateMeter } from './load.js';
 import { emitEvent, messageEventFields, type MessageEventRow } from './events.js';
 
 export interface MessageServiceDeps { temporal: Client; config: Config }
@@ -35,19 +35,16 @@ export interface OutboundDraft {
 
 /** Immediate sends of this API process now waiting for their provider's first answer. */
 let waitingForFirstOutcome = 0;
-let firstOutcomeBudget: { perSecond: number; take: () => boolean } | null = null;
-function takeFirstOutcomeToken(perSecond: number): boolean {
-  if (firstOutcomeBudget?.perSecond !== perSecond) firstOutcomeBudget = { perSecond, take: rateBudget(perSecond) };
-  return firstOutcomeBudget.take();
-}
+/** Immediate sends of this API process in the last second. */
+const immediateSends = rateMeter();
 
 /**
  * Creates the records one after another (each recipient has its own outcome) and starts one message
  * workflow per record. Immediate sends use update-with-start, so the answer can carry the provider's
  * first outcome; the whole request waits at most `firstOutcomeWaitMs` for all of them together, and
  * whatever the provider has not answered by then (admission control, a slow provider) answers queued.
- * Under load (more than `firstOutcomeMaxInFlight` requests in this process, `firstOutcomeConcurrency` sends already waiting, or
- * more than `firstOutcomePerSecond` such sends in the last second) an immediate
+ * Under load (more than `firstOutcomePerSecond` immediate sends in this process in the last second, more than
+ * `firstOutcomeMaxInFlight` requests in flight, or `firstOutcomeConcurrency` sends already waiting) an immediate
  * send skips its own workflow and is queued for the batch dispatcher: the answer is then queued at
  * once, and the engine is spared one workflow per message.
  */
@@ -56,8 +53,9 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
   const out = [];
   for (const d of drafts) {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
-    const fastPath = !future && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && requestsInFlight() <= deps.config.firstOutcomeMaxInFlight
-      && deadline > Date.now() && takeFirstOutcomeToken(deps.config.firstOutcomePerSecond);
+    const lightLoad = !future && immediateSends() <= deps.config.firstOutcomePerSecond;
+    const fastPath = lightLoad && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && requestsInFlight() <= deps.config.firstOutcomeMaxInFlight
+      && deadline > Date.now();
     const mode = future || fastPath ? 'workflow' : 'batch';
     // A record refused before any send (a malformed number) is final at once: its message.failed
     // callback commits with it, as every other status change does through moveStatus.
