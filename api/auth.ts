@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../entities/db.js';
 import { HttpError } from './errors.js';
@@ -7,21 +6,8 @@ import { hasPermission } from '../domain/permissions.js';
 import { countInWindowSql, rateDecision, sweepOldWindows, windowStartOf, type RateDecision } from './ratelimit.js';
 import { defaultSmsChannelSql, type SmsChannel } from '../services/channels.js';
 
-export const MCP_PREFIX = 'svc_mcp_';
-
-export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
-
-/** A 64-character secret from a 62-letter alphabet (about 381 bits), shown once and stored hashed. */
-export function newSecret(length = 64): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  const out: string[] = [];
-  while (out.length < length) {
-    for (const b of crypto.randomBytes(length)) {
-      if (b < 248 && out.length < length) out.push(alphabet[b % 62]);
-    }
-  }
-  return out.join('');
-}
+export { MCP_PREFIX, hashToken, newSecret } from '../services/secrets.js';
+import { MCP_PREFIX, hashToken } from '../services/secrets.js';
 
 export interface Principal { account: AccountRow; key: KeyRow; user: UserRow | null }
 

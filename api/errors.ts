@@ -1,21 +1,6 @@
-// Refusals travel as HttpError and are rendered in the contract's envelopes by one middleware,
-// so no handler ever builds an error body by hand and nothing internal leaks.
-export type FieldErrors = Record<string, string[]>;
+import type { HttpError } from '../services/errors.js';
 
-export class HttpError extends Error {
-  constructor(
-    public readonly status: number,
-    message: string,
-    public readonly extra: { errors?: FieldErrors; reason?: string; headers?: Record<string, string>; code?: string; details?: unknown; field?: string } = {},
-  ) {
-    super(message);
-  }
-}
-
-export const notFound = (what = 'Resource') => new HttpError(404, `${what} not found.`);
-export const validationFailed = (errors: FieldErrors, message?: string) =>
-  new HttpError(422, message ?? Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', { errors });
-export const forbidden = (message: string, reason?: string) => new HttpError(403, message, { reason });
+export { HttpError, notFound, validationFailed, forbidden, type FieldErrors } from '../services/errors.js';
 
 /** The standard v3 envelope: {status:'error', message, errors?, reason?}. */
 export function v3ErrorBody(e: HttpError) {

@@ -5,7 +5,7 @@ import { startStack, projectRoot } from './stack.js';
 import { openOrm } from '../entities/orm.js';
 import { one } from '../entities/db.js';
 import { createAccount, createApiKey, createUser } from '../services/admin/accounts.js';
-import { hashToken } from '../api/auth.js';
+import { hashToken } from '../services/secrets.js';
 import { PERMISSIONS } from '../domain/permissions.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { many, one } from '../entities/db.js';
-import { HttpError, notFound, validationFailed } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { HttpError, notFound, validationFailed } from './errors.js';
+import type { RequestContext } from './context.js';
 import type { Config } from '../config.js';
 import { campaignWorkflowId } from '../temporal/ids.js';
 import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';

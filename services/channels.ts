@@ -1,6 +1,6 @@
 import { many, one } from '../entities/db.js';
-import { validationFailed } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { validationFailed } from './errors.js';
+import type { RequestContext } from './context.js';
 
 export interface SmsChannel { channelId: number; channelCode: string; provider: string }
 export interface ResolvedRoute extends SmsChannel { sender: string | null }

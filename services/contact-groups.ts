@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { many, one } from '../entities/db.js';
-import { notFound, validationFailed } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { notFound, validationFailed } from './errors.js';
+import type { RequestContext } from './context.js';
 import { groupView, type GroupRow } from './contact-view.js';
 import { pageOf, paginationOf } from './pagination.js';
 

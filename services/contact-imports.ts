@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { one } from '../entities/db.js';
-import { notFound, validationFailed } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { notFound, validationFailed } from './errors.js';
+import type { RequestContext } from './context.js';
 import type { Config } from '../config.js';
 import { csvToObjects, CsvError } from './csv.js';
 import { MAX_IMPORT_ROWS, isObject } from '../domain/contact-import.js';

@@ -1,6 +1,6 @@
 import { many, one } from '../entities/db.js';
-import { notFound, validationFailed } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { notFound, validationFailed } from './errors.js';
+import type { RequestContext } from './context.js';
 import { parseContact, type ContactFields } from '../domain/contacts.js';
 import { resolveGroup, likeEscape } from './contact-groups.js';
 import { contactView, type ContactRow } from './contact-view.js';

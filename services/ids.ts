@@ -1,4 +1,4 @@
-import { newSecret } from '../api/auth.js';
+import { newSecret } from './secrets.js';
 
 /** Public uids: a readable prefix and 20 random characters; opaque to clients. */
 export const newUid = (prefix: 'msg' | 'cmp' | 'ctc' | 'acc' | 'evt') => `${prefix}_${newSecret(20)}`;

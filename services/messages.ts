@@ -1,8 +1,8 @@
 import { many, one } from '../entities/db.js';
 import { mergeRecipients, toE164 } from '../domain/recipients.js';
 import { estimateSegments } from '../domain/segments.js';
-import { validationFailed, notFound } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { validationFailed, notFound } from './errors.js';
+import type { RequestContext } from './context.js';
 import { resolveSmsRoute } from './channels.js';
 import { messageView, type MessageRow } from './message-view.js';
 import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';

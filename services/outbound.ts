@@ -1,6 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { one } from '../entities/db.js';
-import type { RequestContext } from '../api/context.js';
+import type { RequestContext } from './context.js';
 import { providerTaskQueue, type Config } from '../config.js';
 import { messageView, type MessageRow } from './message-view.js';
 import { newUid } from './ids.js';

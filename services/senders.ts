@@ -1,5 +1,5 @@
 import { many, one } from '../entities/db.js';
-import type { RequestContext } from '../api/context.js';
+import type { RequestContext } from './context.js';
 
 /** GET /sms/senders: every identity a message can name as sender_id, and whether it can send now. */
 export async function listSmsSenders(rc: RequestContext) {

@@ -1,8 +1,8 @@
 import { many } from '../entities/db.js';
 import { mergeRecipients, toE164 } from '../domain/recipients.js';
 import { prepareWhatsAppMessage, buildCloudApiPayload, type WhatsAppSendInput } from '../domain/whatsapp-message.js';
-import { validationFailed } from '../api/errors.js';
-import type { RequestContext } from '../api/context.js';
+import { validationFailed } from './errors.js';
+import type { RequestContext } from './context.js';
 import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
 import { parseScheduleTime } from './messages.js';
 

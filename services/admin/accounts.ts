@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
-import { hashToken, newSecret, MCP_PREFIX } from '../../api/auth.js';
+import { hashToken, newSecret, MCP_PREFIX } from '../secrets.js';
 import { newUid } from '../ids.js';
 
 // Operator ("Settings") actions. They run with the operator token, never with an account key.

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, one } from '../../entities/db.js';
-import { notFound } from '../../api/errors.js';
+import { notFound } from '../errors.js';
 
 // Sending identities and routes of an account, kept by the operator. Each kind has its own state:
 // alphanumeric ids an approval, numbers capabilities and a released flag, short codes an assignment.

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, one } from '../../entities/db.js';
-import { HttpError, notFound, validationFailed } from '../../api/errors.js';
+import { HttpError, notFound, validationFailed } from '../errors.js';
 import { newWebhookSecret } from '../webhook-signing.js';
 import { isEventFilter, matchesFilter } from '../events.js';
 import { startDelivery, type DispatchDeps } from '../webhook-dispatch.js';
