@@ -3,15 +3,11 @@
 //   npx tsx bench/campaign.ts [-- --contacts 100000 --timeout 900]
 import fs from 'node:fs';
 import pg from 'pg';
-import { benchStack } from './lib.js';
+import { benchStack, numberArg } from './lib.js';
 import { connectTemporalClient } from '../temporal/client.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const contacts = arg('contacts', 100_000);
-const timeoutS = arg('timeout', 900);
+const contacts = numberArg('contacts', 100_000);
+const timeoutS = numberArg('timeout', 900);
 
 // The provider's configured throughput (SMS_MAX_PER_SECOND, default 1000/s) would cap 100,000 sends
 // at 100 s by itself; the simulator has no such limit, so the bench lifts it to measure our own cost.

@@ -5,6 +5,12 @@ import path from 'node:path';
 import { startStack, type Stack } from '../scripts/stack.js';
 import { freePort } from '../scripts/embedded-pg.js';
 
+/** A numeric command-line option: `--name 42`, or the fallback. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
 // Shared by the benchmarks: a private stack, an account, a load loop and percentiles.
 export async function benchStack(extraEnv: Record<string, string> = {}): Promise<{ stack: Stack; dir: string; token: string; accountId: number; operator: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));

@@ -5,20 +5,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Connection, Client } from '@temporalio/client';
 import pg from 'pg';
-import { benchStack, load, openLoop, jsonPoster } from './lib.js';
+import { benchStack, load, openLoop, jsonPoster, numberArg } from './lib.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const seconds = arg('seconds', 20);
-const clients = arg('clients', 50);
-const burst = arg('burst', 10_000);
-const rate = arg('rate', 500);
-const maxInFlight = arg('max-in-flight', 1000);
+const seconds = numberArg('seconds', 20);
+const clients = numberArg('clients', 50);
+const burst = numberArg('burst', 10_000);
+const rate = numberArg('rate', 500);
+const maxInFlight = numberArg('max-in-flight', 1000);
 // The open loop's client connections (wrk2-style): a fixed set, so the phase measures the service and
 // not TCP set-up; requests beyond it wait in the client, and that wait counts in their latency.
-const connections = arg('connections', 64);
+const connections = numberArg('connections', 64);
 
 const { stack, dir, token, accountId } = await benchStack();
 const connection = await Connection.connect({ address: stack.temporalAddress });

@@ -6,16 +6,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openOrm } from '../entities/orm.js';
-import { benchStack, load } from './lib.js';
+import { benchStack, load, numberArg } from './lib.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const events = arg('events', 10_000);
-const receiverCount = arg('receivers', 10);
-const clients = arg('clients', 40);
-const timeoutSeconds = arg('timeout', 900);
+const events = numberArg('events', 10_000);
+const receiverCount = numberArg('receivers', 10);
+const clients = numberArg('clients', 40);
+const timeoutSeconds = numberArg('timeout', 900);
 
 // Receivers answer 204 at once and count what they get, by phase.
 let phase: 'bare' | 'hooks' = 'bare';

@@ -6,6 +6,13 @@ export const paginationSchema = {
   properties: { current_page: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, total: { type: 'integer' }, has_more_pages: { type: 'boolean' } },
 } as const;
 
+/** The query properties every page-number list accepts (spread into each list's query schema). */
+export const pageQueryProperties = {
+  page: { type: 'integer', minimum: 1 },
+  per_page: { type: 'integer', minimum: 1 },
+  limit: { type: 'integer', minimum: 1, description: 'wins over per_page; default 20, at most 100' },
+} as const;
+
 /** Page-number lists: limit wins over per_page, default 20, at most 100. */
 export function pageOf(q: { page?: number | string; per_page?: number | string; limit?: number | string }) {
   const asked = Number(q.limit ?? q.per_page ?? 20);

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { many } from '../entities/db.js';
 import { relayEvents, relayBusinessEvents } from '../services/webhook-dispatch.js';
 import { startOperationWorkflow } from '../services/operations.js';
+import { startPoller } from './poller.js';
 
 /**
  * Polls the outboxes (communication events, business events) and turns committed rows into
@@ -12,13 +13,11 @@ import { startOperationWorkflow } from '../services/operations.js';
  * only what committed, an API or worker dying right after a commit delays an event, never loses it.
  */
 export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal: Client; log: Logger }, everyMs = 500, maxPassMs = 5_000) {
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
-    const until = Date.now() + maxPassMs;
-    try {
+  return startPoller({
+    name: 'event relay', everyMs, log: deps.log,
+    pass: async () => {
       // Drain a backlog in full batches, but give the timer back after maxPassMs.
+      const until = Date.now() + maxPassMs;
       while (Date.now() < until) {
         const n = await relayEvents(deps.orm.em.fork(), deps);
         const b = await relayBusinessEvents(deps.orm.em.fork(), deps);
@@ -27,13 +26,6 @@ export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal:
       const stale = await many<{ id: string; account_id: number; operation_name: string; input: Record<string, unknown>; source: string }>(deps.orm.em.fork(),
         `select id, account_id, operation_name, input, source from operation_runs where status = 'queued' and created_at < now() - interval '30 seconds' order by created_at limit 100`);
       for (const r of stale) await startOperationWorkflow(deps, r.account_id, r);
-    } catch (err) {
-      deps.log.warn({ err }, 'event relay pass failed; the rows stay undispatched and are retried');
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer), tick };
+    },
+  });
 }

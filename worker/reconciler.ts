@@ -4,27 +4,19 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { findUnstartedMessages } from '../services/messages.js';
 import { startMessageWorkflow } from '../services/outbound.js';
+import { startPoller } from './poller.js';
 
 /**
  * Repairs the one gap between "record written" and "workflow started": a process that died in between
  * leaves a queued message with no workflow. Starting it again is harmless (REJECT_DUPLICATE ids).
  */
 export function startReconciler(deps: { config: Config; orm: MikroORM; temporal: Client; log: Logger }, everyMs = 15_000) {
-  let running = false;
-  const tick = async () => {
-    if (running) return;
-    running = true;
-    try {
+  return startPoller({
+    name: 'reconciler', everyMs, log: deps.log,
+    pass: async () => {
       const rows = await findUnstartedMessages(deps.orm.em.fork(), 30, 500);
       for (const r of rows) await startMessageWorkflow(deps, r.account_id, r, r.channel_type, null);
       if (rows.length) deps.log.info({ count: rows.length }, 'reconciler checked queued messages');
-    } catch (err) {
-      deps.log.warn({ err }, 'reconciler pass failed');
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer), tick };
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app.js';
 import { successOf, emptyQuery, type RouteDef } from '../registry.js';
 import { groupSchema, importSchema } from '../../services/contact-view.js';
-import { paginationSchema } from '../../services/pagination.js';
+import { paginationSchema, pageQueryProperties } from '../../services/pagination.js';
 import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contact-groups.js';
 import { createImport, getImport, type ImportRequest } from '../../services/contact-imports.js';
 import { MAX_IMPORT_ROWS } from '../../domain/contact-import.js';
@@ -15,9 +15,7 @@ const groupListQuery = {
   type: 'object',
   properties: {
     search: { type: 'string', maxLength: 160, description: 'matches the group name' },
-    page: { type: 'integer', minimum: 1 },
-    per_page: { type: 'integer', minimum: 1 },
-    limit: { type: 'integer', minimum: 1, description: 'wins over per_page; default 20, at most 100' },
+    ...pageQueryProperties,
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app.js';
 import { successOf, emptyQuery, type RouteDef } from '../registry.js';
 import { contactSchema } from '../../services/contact-view.js';
-import { paginationSchema } from '../../services/pagination.js';
+import { paginationSchema, pageQueryProperties } from '../../services/pagination.js';
 import { createContact, getContact, updateContact, deleteContact, listContacts } from '../../services/contacts.js';
 
 // Field types are checked by domain/contacts.ts (shared with the bulk import, so both answer the
@@ -38,9 +38,7 @@ export const contactListQuery = {
   type: 'object',
   properties: {
     search: { type: 'string', maxLength: 191, description: 'matches the name or the national phone_number' },
-    page: { type: 'integer', minimum: 1 },
-    per_page: { type: 'integer', minimum: 1 },
-    limit: { type: 'integer', minimum: 1, description: 'wins over per_page; default 20, at most 100' },
+    ...pageQueryProperties,
   },
 } as const;
 

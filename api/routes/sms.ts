@@ -3,7 +3,7 @@ import { successOf, emptyQuery, type RouteDef } from '../registry.js';
 import { messageSchema } from '../../services/message-view.js';
 import { sendSms, getMessage, listMessages, type SmsSendInput } from '../../services/messages.js';
 import { listSmsSenders } from '../../services/senders.js';
-import { paginationSchema } from '../../services/pagination.js';
+import { paginationSchema, pageQueryProperties } from '../../services/pagination.js';
 
 export const smsSendBody = {
   type: 'object',
@@ -30,9 +30,7 @@ const listQuery = {
     status: { enum: ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] },
     direction: { enum: ['inbound', 'outbound'] },
     channel_type: { enum: ['sms', 'whatsapp'] },
-    page: { type: 'integer', minimum: 1 },
-    per_page: { type: 'integer' },
-    limit: { type: 'integer', description: 'wins over per_page; default 20, at most 100' },
+    ...pageQueryProperties,
   },
 };
 

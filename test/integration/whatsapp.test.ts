@@ -138,4 +138,6 @@ test('the message list filters by status and direction, newest first, with the p
   assert.equal(failed.body.data.messages.length, 1);
   assert.equal((await api('GET', '/api/v3/messages?limit=3&per_page=1', t.token)).body.data.pagination.per_page, 3);
   assert.equal((await api('GET', '/api/v3/messages?status=bogus', t.token)).status, 422);
+  // The same page rules as the contact and group lists: a page size below 1 is refused, not guessed.
+  for (const q of ['limit=0', 'per_page=0', 'page=0']) assert.equal((await api('GET', `/api/v3/messages?${q}`, t.token)).status, 422, q);
 });
