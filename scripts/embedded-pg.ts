@@ -63,7 +63,9 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     createPostgresUser: asRoot,
     onLog: () => {},
     onError: () => {},
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+      // Extra server settings for diagnosis, e.g. EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements".
+      ...(process.env.EMBEDDED_PG_SETTINGS ?? '').split(/\s+/).filter(Boolean).flatMap((s) => ['-c', s])],
   });
   if (fresh) await pg.initialise();
   // A crashed earlier run can leave a stale pid file that blocks start-up.

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many } from '../entities/db.js';
 import { movableFrom, type MessageStatus } from '../domain/message-status.js';
-import { MESSAGE_STATUS_EVENTS } from './events.js';
+import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from './events.js';
 import { newUid } from './ids.js';
 
 // Every status change of a message goes through here. Each call is ONE statement: the guarded update
@@ -27,11 +27,11 @@ const SET_COLUMNS = `status = v.status, updated_at = now(),
 const RETURNING = 't.id, t.uid, t.account_id, t.status, t.direction, t.channel_type, t.sender, t.recipient, t.gateway_message_id, t.error_message, t.dispatch_mode';
 
 /** The flat message payload (see messageEventFields), built in SQL from the moved row. */
-const EVENT_INSERT = `insert into events (event_id, account_id, kind, payload, occurred_at)
+const EVENT_INSERT = `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
   select m.ev, m.account_id, m.kind, jsonb_build_object('event_id', m.ev, 'event', m.kind, 'occurred_at', m.at, 'account_id', m.account_id,
            'message_id', m.id, 'uid', m.uid, 'status', m.status, 'direction', m.direction, 'channel_type', m.channel_type,
            'sender', m.sender, 'recipient', m.recipient, 'gateway_message_id', m.gateway_message_id, 'error_message', m.error_message),
-         m.at::timestamptz
+         m.at::timestamptz, ${dispatchedAtOnRecord('m.account_id', 'm.kind')}
     from m where m.kind is not null`;
 
 interface Row { id: string; uid: string; account_id: number; dispatch_mode: string; status: MessageStatus; moved: boolean }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
 import { moveMessage, moveMessages } from '../../services/message-moves.js';
+import { emitEvent } from '../../services/events.js';
 import { newTenant } from '../support/stack.js';
 
 // The one-statement status moves against the real database: forward only, stamps, and exactly one
@@ -70,4 +71,37 @@ test('moveMessage finds a message by uid or provider id and reports where it sta
   assert.deepEqual([failed?.status, failed?.moved], ['failed', true]);
   const events = await eventsOf(t.accountId);
   assert.deepEqual(events.map((e) => [e.kind, e.payload.error_message]), [['message.sent', null], ['message.failed', 'Delivery failed (provider code 30003)']]);
+});
+
+test('an event nobody subscribes to is recorded settled; one an active endpoint subscribes to waits for the relay', async () => {
+  const t = await newTenant();
+  const em = orm.em.fork();
+  const endpoint = async (events: string[], status = 'active') => (await one<{ id: number }>(em,
+    `insert into webhook_endpoints (account_id, url, events, secret, status, created_at, updated_at)
+     values (?, 'http://127.0.0.1:9/unused', ?::jsonb, 'whsec_test', ?, now(), now()) returning id`, [t.accountId, JSON.stringify(events), status]))!.id;
+  // Each round runs in one transaction the relay cannot see, so it can't mark anything first.
+  const round = (work: (tx: typeof em) => Promise<unknown>, kinds: string[]) => em.transactional(async (tx) => {
+    await work(tx);
+    const rows = await many<{ kind: string; settled: boolean }>(tx,
+      'select kind, dispatched_at is not null as settled from events where account_id = ? order by id', [t.accountId]);
+    await tx.execute('delete from events where account_id = ?', [t.accountId]);
+    return Object.fromEntries(rows.filter((r) => kinds.includes(r.kind)).map((r) => [r.kind, r.settled]));
+  });
+  const sentAndDelivered = async (tx: typeof em) => {
+    const m = await message(t.accountId, 'processing');
+    await moveMessage(tx, { id: m.id }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
+    await moveMessage(tx, { gatewayMessageId: `SM${m.id}` }, { to: 'delivered' });
+  };
+  assert.deepEqual(await round(sentAndDelivered, ['message.sent', 'message.delivered']), { 'message.sent': true, 'message.delivered': true }, 'no endpoint at all');
+
+  const disabled = await endpoint(['*'], 'disabled');
+  const exact = await endpoint(['message.delivered']);
+  assert.deepEqual(await round(sentAndDelivered, ['message.sent', 'message.delivered']), { 'message.sent': true, 'message.delivered': false }, 'exact kind; a disabled endpoint does not count');
+
+  await em.execute('delete from webhook_endpoints where id in (?, ?)', [disabled, exact]);
+  const prefix = await endpoint(['group.*', 'message.*']);
+  const all = async (tx: typeof em) => { await emitEvent(tx, t.accountId, 'lead.created', { lead_id: 1 }); await sentAndDelivered(tx); };
+  assert.deepEqual(await round(all, ['message.sent', 'message.delivered', 'lead.created']),
+    { 'message.sent': false, 'message.delivered': false, 'lead.created': true }, 'prefix filters, through emitEvent too');
+  await em.execute('delete from webhook_endpoints where id = ?', [prefix]);
 });
