@@ -16,6 +16,9 @@ function pacer(perSecond: number) {
   };
 }
 
+const LINGER_BELOW = 100;
+const LINGER_MS = 15;
+
 /**
  * Collects provider outcomes and writes them with moveMessages, one write at a time: whatever
  * arrives during a write goes into the next one. A failed write fails the activity; its retry
@@ -27,6 +30,9 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
   let failure: unknown = null;
   const write = async () => {
     while (buffer.length && !failure) {
+      // A short wait when few outcomes are in: one statement carries a fixed cost (planning, commit),
+      // and at campaign rates 15 ms gathers two to three times as many moves into it.
+      if (buffer.length < LINGER_BELOW) await new Promise((r) => setTimeout(r, LINGER_MS));
       const moves = buffer;
       buffer = [];
       try {
@@ -155,6 +161,9 @@ export function createDispatchActivities(deps: DispatchDeps) {
       let exhausted = false;
       let refilling: Promise<void> | null = null;
       let emptyAt = 0;
+      // An empty claim waits 50 ms before the next, doubling up to 400 ms while the queue stays
+      // empty: an idle channel costs a few queries a second instead of twenty.
+      let emptyWaitMs = 0;
       let failure: unknown = null;
       const refill = async () => {
         try {
@@ -170,14 +179,14 @@ export function createDispatchActivities(deps: DispatchDeps) {
             where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
                           order by id limit ? for update skip locked)
             returning ${OUTBOUND_COLUMNS}`, [claim, channelType, sliceSize]);
-        if (rows.length) { queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id))); idleSince = Date.now(); }
-        else emptyAt = Date.now();
+        if (rows.length) { queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id))); idleSince = Date.now(); emptyWaitMs = 0; }
+        else { emptyAt = Date.now(); emptyWaitMs = Math.min(Math.max(emptyWaitMs * 2, 50), 400); }
       };
       const stopping = () => Date.now() >= until || retry.length >= maxRetry;
       await Promise.all(Array.from({ length: concurrency }, async () => {
         for (;;) {
           if (failure) throw failure;
-          if (queue.length < concurrency && !refilling && !stopping() && !exhausted && Date.now() - emptyAt >= 50) refilling = refill();
+          if (queue.length < concurrency && !refilling && !stopping() && !exhausted && Date.now() - emptyAt >= emptyWaitMs) refilling = refill();
           if (!queue.length) {
             if (refilling) { await refilling; continue; }
             if (stopping() || exhausted || Date.now() - idleSince >= idleWaitMs) { exhausted = true; return; }

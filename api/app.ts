@@ -65,10 +65,12 @@ function toHttpError(err: unknown, log: Logger, ctx: Koa.Context): HttpError {
 async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise<void> {
   ctx.state.route = `${def.method} ${def.path}`;
   ctx.state.envelope = def.envelope ?? 'v3';
-  const em = deps.orm.em.fork();
   let rc = undefined as unknown as RequestContext;
 
   if (def.auth === 'rest') {
+    // Only account routes get a request-scoped EntityManager; provider receipts (thousands a second)
+    // and operator routes open their own where they need one.
+    const em = deps.orm.em.fork();
     // One round trip: key, account, issuer, this request counted in the key's window, default SMS channel.
     const { rate, defaultSmsChannel, ...principal } = await authenticate(em, ctx.get('authorization'), 'rest', deps.config.rateLimitPerMinute);
     ctx.state.accountId = principal.account.id;

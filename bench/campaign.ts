@@ -88,10 +88,14 @@ try {
   };
   out.workerUnderLoad = { peakRssMb: hwmReset ? mem('VmHWM') : null, sampledPeakRssMb: sampledPeak, endRssMb: mem('VmRSS'), cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 10) / 10 };
   out.workerPeakRssMb = Math.max(mem('VmHWM'), (out.workerStartup as { peakRssMb: number }).peakRssMb);
+  // The write-ahead log the run produced (full-page images come after each checkpoint) and the checkpoints.
+  const wal = (await pool.query(`select wal_records::bigint as records, wal_fpi::bigint as full_page_images, round(wal_bytes / 1048576)::int as mb from pg_stat_wal`)).rows[0];
+  const checkpoints = (await pool.query(`select num_timed + num_requested as n from pg_stat_checkpointer`).catch(() => ({ rows: [{ n: null }] }))).rows[0].n;
+  out.databaseWal = { ...wal, checkpoints };
   // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": where the database's time went.
   if (process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements')) {
     await pool.query('create extension if not exists pg_stat_statements');
-    out.statements = (await pool.query(`select calls, round(total_exec_time)::int as ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+    out.statements = (await pool.query(`select calls, round(total_exec_time)::int as ms, round(total_plan_time)::int as plan_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
       from pg_stat_statements order by total_exec_time desc limit 15`)).rows;
   }
 } finally {

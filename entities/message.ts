@@ -46,8 +46,9 @@ export const Message = defineEntity({
   indexes: [
     { properties: ['accountId', 'id'] },
     { properties: ['accountId', 'status', 'id'] },
-    // The start-gap reconciler scans queued outbound messages across accounts.
-    { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound'` },
+    // The start-gap reconciler scans queued outbound messages that wait for their own workflow; batch
+    // messages (campaigns, sends under load) are found by the dispatcher's index and skip this one.
+    { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow'` },
     { name: 'messages_batch_queue_index', expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'` },
     // Partial, so the status moves of a message (three per send) add no entry while the column is empty
     // or the message is no longer claimed: every index entry is written again on each move.

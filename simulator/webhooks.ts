@@ -32,16 +32,19 @@ function agentFor(state: SimState, gen: Generation): Agent {
   return agent;
 }
 
-// Receipts all go to the same status URL, so its origin/path split is kept instead of parsing the
-// URL again for each attempt.
-let lastTarget: { url: string; origin: string; path: string } | null = null;
+// Receipts all go to the same status URL but for the query (which names the message), so the split
+// of the part before `?` is kept instead of parsing every URL.
+let lastTarget: { base: string; origin: string; path: string } | null = null;
 
 function target(url: string): { origin: string; path: string } {
-  if (lastTarget?.url !== url) {
-    const u = new URL(url);
-    lastTarget = { url, origin: u.origin, path: `${u.pathname}${u.search}` };
+  const q = url.indexOf('?');
+  const base = q < 0 ? url : url.slice(0, q);
+  const search = q < 0 ? '' : url.slice(q);
+  if (lastTarget?.base !== base) {
+    const u = new URL(base);
+    lastTarget = { base, origin: u.origin, path: u.pathname };
   }
-  return lastTarget;
+  return { origin: lastTarget.origin, path: `${lastTarget.path}${search}` };
 }
 
 /** Resolves once the webhook was accepted or the retries ran out (or the simulator was reset). */
