@@ -4,13 +4,17 @@ import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
 import { createApp } from './app.js';
+import { smsReceiptIngress } from './receipt-ingress.js';
 
 const config = loadConfig();
 const log = createLogger('api', config.logLevel);
 const orm = await openOrm(config.databaseUrl, 20);
 const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);
-const app = createApp({ config, orm, temporal: temporal.client, log });
-const server = http.createServer(app.callback());
+const deps = { config, orm, temporal: temporal.client, log };
+const app = createApp(deps);
+const koa = app.callback();
+const receipts = smsReceiptIngress(deps);
+const server = http.createServer((req, res) => { if (!receipts(req, res)) void koa(req, res); });
 server.keepAliveTimeout = 65_000;
 server.listen(config.port, '127.0.0.1', () => log.info({ port: config.port }, 'api listening'));
 

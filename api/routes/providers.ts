@@ -3,7 +3,7 @@ import { HttpError } from '../errors.js';
 import { emptyQuery, type RouteDef } from '../registry.js';
 import { verifyTwilioSignature } from '../../activities/providers/sms-gateway.js';
 import { verifyMetaSignature } from '../../activities/providers/whatsapp-cloud.js';
-import { applySmsReceipt } from '../../services/receipts.js';
+import { receiveSmsStatus } from '../receipt-ingress.js';
 import { applyWhatsAppStatus, receiveInbound } from '../../services/inbound.js';
 
 // Provider ingress: receipts and inbound messages posted by the providers (the simulator in dev).
@@ -21,10 +21,10 @@ export function providerRoutes(deps: AppDeps): RouteDef[] {
     {
       ...base, method: 'POST', path: '/providers/sms/status', summary: 'SMS gateway delivery receipt (Twilio-style, X-Twilio-Signature)',
       response: { status: 204, description: 'Receipt applied', schema: { type: 'null' } },
+      // Served by api/receipt-ingress.ts ahead of Koa in the running server; this definition documents
+      // it and answers the same way wherever the Koa app is used on its own.
       handler: async ({ ctx }) => {
-        const params = formParams(ctx.state.rawBody);
-        checkTwilio(ctx, params);
-        await applySmsReceipt(deps, String(ctx.query.m ?? ''), params);
+        await receiveSmsStatus(deps, ctx.originalUrl, ctx.state.rawBody, ctx.get('x-twilio-signature') || undefined);
         return { status: 204, body: null };
       },
     },

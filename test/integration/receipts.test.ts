@@ -80,3 +80,23 @@ test('a permanent provider refusal is not retried', async () => {
   const rejected = await sim('GET', `/_sim/rejections?provider=sms&to=${encodeURIComponent(to)}`);
   assert.equal(rejected.body.rejections.length, 1, 'tried once');
 });
+
+test('the receipt path answers its refusals in the v3 envelope: bad signature 403, oversized 413, wrong method 405', async () => {
+  const bad = await postReceipt('msg_unknown', { MessageSid: 'SMnope', MessageStatus: 'delivered' }, false);
+  assert.equal(bad.status, 403);
+  assert.deepEqual(bad.body, { status: 'error', message: 'Invalid provider signature.' });
+
+  const huge = { MessageSid: 'SMbig', MessageStatus: 'delivered', Body: 'x'.repeat(config.bodyLimitBytes + 10) };
+  const big = await postReceipt('msg_unknown', huge);
+  assert.equal(big.status, 413);
+  assert.equal(big.body.status, 'error');
+  assert.match(big.body.message, /may not be larger than/);
+
+  const get = await http('GET', `${process.env.API_URL}/providers/sms/status?m=x`);
+  assert.equal(get.status, 405);
+  assert.equal(get.body.status, 'error');
+
+  // A receipt for a message we don't know is acknowledged, so the provider stops retrying.
+  const unknown = await postReceipt('msg_unknown', { MessageSid: 'SMunknown', MessageStatus: 'delivered' });
+  assert.equal(unknown.status, 204);
+});
