@@ -1,13 +1,14 @@
 // Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API under
 // /whatsapp/{version}, and test controls under /_sim. Built as a factory so tests can run it
 // in-process on port 0 and read its state directly.
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { BodyError } from './body.js';
 import { simRouter } from './inspection.js';
 import { resolveOptions, type SimulatorOptions } from './options.js';
-import { smsRouter } from './sms-gateway.js';
+import { CREATE_MESSAGE_PATH, createMessage, smsRouter } from './sms-gateway.js';
+import { plainExchange } from './exchange.js';
 import { createState, type SimState } from './state.js';
 import { whatsappRouter } from './whatsapp.js';
 
@@ -62,9 +63,28 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
     ctx.body = { error: `no simulator route for ${ctx.method} ${ctx.path}` };
   });
 
+  // Twilio's create-message (one request per SMS) is served without Koa; everything else goes through it.
+  const koa = app.callback();
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const match = req.method === 'POST' ? CREATE_MESSAGE_PATH.exec(req.url ?? '') : null;
+    if (!match) { void koa(req, res); return; }
+    const ex = plainExchange(req, res, { accountSid: decodeURIComponent(match[1]) });
+    createMessage(ex, state).then(() => ex.send(), (err: unknown) => {
+      if (err instanceof BodyError) {
+        ex.status = err.status;
+        ex.body = { error: err.message };
+      } else {
+        log.error({ err, method: req.method, path: req.url }, 'simulator request failed');
+        ex.status = 500;
+        ex.body = { error: 'simulator internal error' };
+      }
+      ex.send();
+    });
+  };
+
   const listen = (port = 0): Promise<RunningSimulator> =>
     new Promise((resolve, reject) => {
-      const server: Server = app.listen(port, options.host);
+      const server: Server = createServer(handle).listen(port, options.host);
       server.once('error', reject);
       server.once('listening', () => {
         const actual = (server.address() as AddressInfo).port;

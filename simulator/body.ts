@@ -1,6 +1,6 @@
 // Request body reading without a body-parser dependency. The raw bytes are kept because providers
 // are judged on exactly what was sent (inspection shows it), and form fields may repeat (MediaUrl).
-import type { Context } from 'koa';
+import type { Exchange } from './exchange.js';
 
 const LIMIT_BYTES = 5 * 1024 * 1024;
 
@@ -13,7 +13,7 @@ export class BodyError extends Error {
   }
 }
 
-export function readRaw(ctx: Context): Promise<Buffer> {
+export function readRaw(ctx: Exchange): Promise<Buffer> {
   const cached = (ctx.state as { rawBody?: Buffer }).rawBody;
   if (cached) return Promise.resolve(cached);
   // Plain stream events rather than `for await`: every send reads a body, and the async iterator
@@ -59,7 +59,7 @@ export function readRaw(ctx: Context): Promise<Buffer> {
 export type FormFields = Record<string, string | string[]>;
 
 /** Repeated keys become arrays, mirroring how Twilio reads MediaUrl. */
-export async function readForm(ctx: Context): Promise<FormFields> {
+export async function readForm(ctx: Exchange): Promise<FormFields> {
   const raw = await readRaw(ctx);
   const out: FormFields = {};
   // URLSearchParams (native in Node 24) measured faster here than node:querystring.
@@ -72,7 +72,7 @@ export async function readForm(ctx: Context): Promise<FormFields> {
 }
 
 /** Returns the parsed JSON, or throws BodyError(400) for malformed input. An empty body is `{}`. */
-export async function readJson(ctx: Context): Promise<unknown> {
+export async function readJson(ctx: Exchange): Promise<unknown> {
   const raw = await readRaw(ctx);
   const text = raw.toString('utf8').trim();
   if (text === '') return {};

@@ -1,7 +1,7 @@
 // Small helpers shared by both provider fakes: identifiers, phone handling and timestamps in the
 // formats each provider actually uses.
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Exchange } from './exchange.js';
 
 // Random bytes are drawn in blocks: one CSPRNG call per 256 sids instead of one per send.
 let pool = Buffer.alloc(0);
@@ -71,7 +71,7 @@ export function isHttpUrl(value: unknown): value is string {
 }
 
 /** Headers worth keeping for inspection; secrets are reduced to what a test might assert on. */
-export function headersOfInterest(ctx: Context): Record<string, string> {
+export function headersOfInterest(ctx: Exchange): Record<string, string> {
   const keep = ['content-type', 'user-agent', 'i-twilio-idempotency-token', 'x-idempotency-key', 'accept'];
   const out: Record<string, string> = {};
   for (const name of keep) {
