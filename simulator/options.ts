@@ -28,6 +28,11 @@ export interface SimulatorOptions {
   waPairIntervalMs: number;
   /** When true, a template not registered through /_sim/config is answered with 132001. */
   strictTemplates: boolean;
+  /**
+   * How many webhook records /_sim/callbacks keeps (the newest). Each SMS posts two; kept without a
+   * bound, a 100,000-message campaign grew the simulator to about 850 MB and its collector with it.
+   */
+  callbackLogLimit: number;
   logger: Logger;
 }
 
@@ -49,6 +54,7 @@ export const DEFAULT_OPTIONS: Omit<SimulatorOptions, 'logger'> = {
   waPairBurst: 45,
   waPairIntervalMs: 6_000,
   strictTemplates: false,
+  callbackLogLimit: 20_000,
 };
 
 export function resolveOptions(partial: Partial<SimulatorOptions> = {}): SimulatorOptions {
@@ -78,6 +84,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Si
     smsInboundUrl: str('SIM_SMS_INBOUND_URL'),
     waWebhookUrl: str('SIM_WA_WEBHOOK_URL'),
     receiptDelayMs: num('SIM_RECEIPT_DELAY_MS'),
+    callbackLogLimit: num('SIM_CALLBACK_LOG_LIMIT'),
     timeoutFaultMs: num('SIM_TIMEOUT_FAULT_MS'),
     strictTemplates: str('SIM_WA_STRICT_TEMPLATES') === undefined ? undefined : str('SIM_WA_STRICT_TEMPLATES') === 'true',
   };

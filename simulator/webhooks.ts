@@ -63,6 +63,9 @@ export async function deliver(state: SimState, spec: WebhookSpec, gen: Generatio
     delivered: false,
   };
   state.callbacks.push(record);
+  // Trimmed in steps (a quarter over the limit) so the log is not shifted on every webhook.
+  const limit = state.options.callbackLogLimit;
+  if (state.callbacks.length > limit + Math.ceil(limit / 4)) state.callbacks.splice(0, state.callbacks.length - limit);
   const base = Math.max(state.config.receiptDelayMs, 20);
   const timeout = state.options.callbackTimeoutMs;
 

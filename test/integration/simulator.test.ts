@@ -439,6 +439,25 @@ describe('inspection and background work', () => {
     assert.equal(res.status, 400);
   });
 
+  test('the callback log keeps only the newest records (callbackLogLimit)', async () => {
+    const small = createSimulator({ logger: pino({ level: 'silent' }), receiptDelayMs: 5, callbackLogLimit: 4 });
+    const up = await small.listen(0);
+    try {
+      const client = new SmsGatewayClient({ baseUrl: `${up.url}/sms`, accountSid: SMS_SID, authToken: SMS_TOKEN, timeoutMs: 2000 });
+      for (const i of [1, 2, 3, 4, 5, 6]) {
+        assert.ok((await client.send({ to: `+25570011140${i}`, from: 'ACME', body: 'x', statusCallback: `${receiver.base}/sms/status?n=${i}`, idempotencyKey: `cap-${i}` })).ok);
+      }
+      await small.idle();
+      const log = small.state.callbacks;
+      assert.ok(log.length >= 4 && log.length <= 5, `kept ${log.length}`);
+      assert.equal(log.at(-1)!.url, `${receiver.base}/sms/status?n=6`);
+      assert.equal((log.at(-1)!.body as Record<string, string>).MessageStatus, 'delivered');
+      assert.equal(receiver.on('/sms/status').length, 12, 'every receipt was still posted');
+    } finally {
+      await up.close();
+    }
+  });
+
   // undici's headers/body timers tick about once a second, so a 150 ms limit ends an attempt within ~1 s.
   test('a hanging receiver costs one timed-out attempt per try; reset cancels what is pending', async () => {
     // Accepts the connection and never answers.
