@@ -47,7 +47,9 @@ const ENTRY = { api: 'api/main.ts', worker: 'worker/main.ts', simulator: 'simula
 // data between full collections: worker peak 705 MB in the 100,000-contact campaign, 370 MB with
 // these (for about 15 % more worker CPU, same throughput; docs/benchmarks.md). Not NODE_OPTIONS:
 // V8 refuses --heap-growing-percent there.
-const NODE_FLAGS: Partial<Record<keyof typeof ENTRY, string[]>> = { worker: ['--max-semi-space-size=8', '--heap-growing-percent=30'] };
+const NODE_FLAGS: Partial<Record<keyof typeof ENTRY, string[]>> = {
+  worker: (process.env.SVC_WORKER_V8_FLAGS ?? '--max-semi-space-size=8 --heap-growing-percent=30').split(' ').filter(Boolean),
+};
 
 /**
  * Starts what the service needs: PostgreSQL (embedded unless DATABASE_URL is set), Temporal (the CLI
