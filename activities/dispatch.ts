@@ -1,5 +1,5 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
-import { many } from '../entities/db.js';
+import { many, manyBound } from '../entities/db.js';
 import { pollOnce, moveStatus, callProvider, loadSendable, applyPendingReceipts, OUTBOUND_COLUMNS, type MessageDeps, type OutboundRow } from './messages.js';
 import { moveMessages, type Move } from '../services/message-moves.js';
 
@@ -193,7 +193,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
         refilling = null;
       };
       const claimSlice = async () => {
-        const rows = await many<OutboundRow>(em,
+        const rows = await manyBound<OutboundRow>(em,
           `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
             where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
                           order by id limit ? for update skip locked)

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many, one } from '../entities/db.js';
+import { many, manyBound, one } from '../entities/db.js';
 import { personalize } from '../domain/personalize.js';
 import { estimateSegments } from '../domain/segments.js';
 import { toE164 } from '../domain/recipients.js';
@@ -70,11 +70,11 @@ export interface BulkSource {
  */
 export async function insertRecipientMessages(em: EntityManager, src: BulkSource, drafts: RecipientDraft[]): Promise<{ inserted: number; queuedSegments: number }> {
   if (drafts.length === 0) return { inserted: 0, queuedSegments: 0 };
-  const rows = await many<{ status: string; segments: number }>(em,
+  const rows = await manyBound<{ status: string; segments: number }>(em,
     `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, error_message,
                            metadata, segments, encoding, campaign_id, contact_id, dispatch_mode, created_at, updated_at)
-     select v.uid, ?, 'outbound', 'sms', ?, ?, ?, v.recipient, v.body, v.status, v.error_message,
-            ?::jsonb, v.segments, v.encoding, ?, v.contact_id, 'batch', now(), now()
+     select v.uid, ?::int, 'outbound', 'sms', ?::int, ?::text, ?::text, v.recipient, v.body, v.status, v.error_message,
+            ?::jsonb, v.segments, v.encoding, ?::int, v.contact_id, 'batch', now(), now()
        from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, recipient text, body text, status text, error_message text, segments int, encoding text, contact_id bigint)
       order by v.ord
      on conflict (campaign_id, contact_id) do nothing

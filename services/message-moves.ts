@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many } from '../entities/db.js';
+import { manyBound } from '../entities/db.js';
 import { movableFrom, type MessageStatus } from '../domain/message-status.js';
 import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from './events.js';
 import { newUid } from './ids.js';
@@ -53,7 +53,7 @@ const values = (key = '') => `select * from jsonb_to_recordset(?::jsonb) as v(${
  */
 export async function moveMessage(em: EntityManager, key: MessageKey, move: Move): Promise<MoveResult | null> {
   const [column, value] = 'id' in key ? ['id', key.id] : 'uid' in key ? ['uid', key.uid] : ['gateway_message_id', key.gatewayMessageId];
-  const rows = await many<Row>(em,
+  const rows = await manyBound<Row>(em,
     `with v as (${values()}),
      m as (update messages t set ${SET_COLUMNS} from v where t.${column} = ? and t.status = any(v.allowed)
            returning ${RETURNING}, v.ev, v.kind, v.at),
@@ -84,7 +84,7 @@ export async function moveMessages(em: EntityManager, moves: Array<Move & { id?:
   }
   const out: MoveResult[] = [];
   for (const round of rounds) {
-    const rows = await many<Row>(em,
+    const rows = await manyBound<Row>(em,
       `with v as (${values(by === 'id' ? 'key bigint, ' : 'key text, ')}),
        m as (update messages t set ${SET_COLUMNS} from v where t.${by} = v.key and t.status = any(v.allowed)
              returning ${RETURNING}, v.ev, v.kind, v.at),
