@@ -88,6 +88,11 @@ try {
   };
   out.workerUnderLoad = { peakRssMb: hwmReset ? mem('VmHWM') : null, sampledPeakRssMb: sampledPeak, endRssMb: mem('VmRSS'), cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 10) / 10 };
   out.workerPeakRssMb = Math.max(mem('VmHWM'), (out.workerStartup as { peakRssMb: number }).peakRssMb);
+  // The other processes' peaks, for comparison (no target; the simulator stands in for the provider).
+  out.otherPeakRssMb = Object.fromEntries(['api', 'simulator'].map((name) => {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${stack.children.get(name)!.pid}/status`, 'utf8'));
+    return [name, Math.round(Number(m?.[1] ?? 0) / 1024)];
+  }));
   // The write-ahead log the run produced (full-page images come after each checkpoint) and the checkpoints.
   const wal = (await pool.query(`select wal_records::bigint as records, wal_fpi::bigint as full_page_images, round(wal_bytes / 1048576)::int as mb from pg_stat_wal`)).rows[0];
   const checkpoints = (await pool.query(`select num_timed + num_requested as n from pg_stat_checkpointer`).catch(() => ({ rows: [{ n: null }] }))).rows[0].n;

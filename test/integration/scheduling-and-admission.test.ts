@@ -32,7 +32,12 @@ test('a past schedule_time sends at once', async () => {
   const t = await newTenant();
   const r = await http('POST', '/api/v3/sms/send', { token: t.token, body: { recipient: num(), message: 'past', schedule_time: '2020-01-01T00:00:00+03:00' } });
   assert.equal(r.status, 201);
-  assert.ok(['sent', 'delivered'].includes(r.body.data.messages[0].status), r.body.data.messages[0].status);
+  // Not held as scheduled. Whether the answer waited for the first outcome (sent) or was queued for the
+  // batch dispatcher depends on how busy the shared API is (other test files run beside this one).
+  const m = r.body.data.messages[0];
+  assert.ok(['queued', 'sent', 'delivered'].includes(m.status), m.status);
+  const done = await eventually(() => http('GET', `/api/v3/sms/${m.uid}`, { token: t.token }), (x) => ['sent', 'delivered'].includes(x.body.data.status), 10_000);
+  assert.ok(['sent', 'delivered'].includes(done.body.data.status));
 });
 
 test('admission control: past the channel throughput the rest answer queued and drain', { timeout: 120_000 }, async () => {
