@@ -61,6 +61,10 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     port,
     persistent: true,
     createPostgresUser: asRoot,
+    // Text compares in code-point order through PostgreSQL's own C.UTF-8 locale rather than the C
+    // library's (LANG here is C.UTF-8, whose libc collation runs strcoll on every index comparison of
+    // uids, statuses and provider ids); lower()/upper() still know all of Unicode.
+    initdbFlags: ['--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
     onLog: () => {},
     onError: () => {},
     postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
