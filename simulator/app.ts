@@ -36,20 +36,25 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
   const log = state.log;
   const app = new Koa();
 
+  // A request that threw: a body problem is the client's (its status), anything else is ours (500).
+  const answerFailure = (out: { status: number; body: unknown }, err: unknown, method?: string, path?: string): void => {
+    if (err instanceof BodyError) {
+      out.status = err.status;
+      out.body = { error: err.message };
+    } else {
+      log.error({ err, method, path }, 'simulator request failed');
+      out.status = 500;
+      out.body = { error: 'simulator internal error' };
+    }
+  };
+
   app.use(async (ctx, next) => {
     const debug = log.isLevelEnabled('debug');
     const started = debug ? Date.now() : 0;
     try {
       await next();
     } catch (err) {
-      if (err instanceof BodyError) {
-        ctx.status = err.status;
-        ctx.body = { error: err.message };
-      } else {
-        log.error({ err, method: ctx.method, path: ctx.path }, 'simulator request failed');
-        ctx.status = 500;
-        ctx.body = { error: 'simulator internal error' };
-      }
+      answerFailure(ctx, err, ctx.method, ctx.path);
     }
     if (debug) log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
   });
@@ -70,14 +75,7 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
     if (!match) { void koa(req, res); return; }
     const ex = plainExchange(req, res, { accountSid: decodeURIComponent(match[1]) });
     createMessage(ex, state).then(() => ex.send(), (err: unknown) => {
-      if (err instanceof BodyError) {
-        ex.status = err.status;
-        ex.body = { error: err.message };
-      } else {
-        log.error({ err, method: req.method, path: req.url }, 'simulator request failed');
-        ex.status = 500;
-        ex.body = { error: 'simulator internal error' };
-      }
+      answerFailure(ex, err, req.method, req.url);
       ex.send();
     });
   };
