@@ -54,7 +54,7 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
         await moveMessages(deps.orm.em.fork(), moves);
         // Chat-channel statuses can overtake the send's own answer; they wait in pending_receipts.
         if (channelType === 'whatsapp') {
-          for (const m of moves) if (m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.id, m.gatewayMessageId, m.to);
+          for (const m of moves) if (m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.gatewayMessageId, m.to);
         }
       } catch (err) {
         failure = err;

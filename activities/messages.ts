@@ -7,6 +7,7 @@ import type { WhatsAppCloudClient } from './providers/whatsapp-cloud.js';
 import type { ProviderResult } from './providers/http.js';
 import type { Logger } from '../logger.js';
 import { moveMessage } from '../services/message-moves.js';
+import { applyParkedStatuses } from '../services/inbound.js';
 
 export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; whatsapp: WhatsAppCloudClient; publicBaseUrl: string; log: Logger }
 
@@ -26,12 +27,8 @@ export async function moveStatus(orm: MikroORM, messageId: number, to: MessageSt
 }
 
 /** Receipts that overtook the provider's own answer wait in pending_receipts; apply them now. */
-export async function applyPendingReceipts(orm: MikroORM, messageId: number, providerMessageId: string, current: MessageStatus): Promise<MessageStatus> {
-  const pending = await many<{ status: MessageStatus; error_message: string | null }>(orm.em.fork(),
-    'delete from pending_receipts where provider_message_id = ? returning status, error_message', [providerMessageId]);
-  let status = current;
-  for (const p of pending) status = await moveStatus(orm, messageId, p.status, p.error_message ? { errorMessage: p.error_message } : {});
-  return status;
+export async function applyPendingReceipts(orm: MikroORM, providerMessageId: string, current: MessageStatus): Promise<MessageStatus> {
+  return (await applyParkedStatuses(orm.em.fork(), providerMessageId))?.status ?? current;
 }
 
 export const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
@@ -71,7 +68,7 @@ export async function dispatchOnce(deps: MessageDeps, messageId: number): Promis
     const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: id });
     // Only chat-channel statuses are keyed by the provider's id alone and can overtake the send's answer.
     if (msg.channel_type !== 'whatsapp') return { status, gatewayMessageId: id };
-    return { status: await applyPendingReceipts(deps.orm, messageId, id, status), gatewayMessageId: id };
+    return { status: await applyPendingReceipts(deps.orm, id, status), gatewayMessageId: id };
   }
   if (result.permanent) {
     const status = await moveStatus(deps.orm, messageId, 'failed', { errorMessage: `${result.message} (provider code ${result.code})` });

@@ -1,7 +1,7 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { one } from '../entities/db.js';
-import { moveMessage } from './message-moves.js';
+import { many, one } from '../entities/db.js';
+import { moveMessage, type MoveResult } from './message-moves.js';
 import { messageWorkflowId } from '../temporal/ids.js';
 import { receiptSignal } from '../workflows/message.js';
 import type { MessageStatus } from '../domain/message-status.js';
@@ -25,9 +25,31 @@ export async function applyWhatsAppStatus(deps: IngressDeps, s: { id: string; st
   const moved = await moveMessage(em, { gatewayMessageId: s.id }, { to, errorMessage });
   if (!moved) {
     await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [s.id, to, errorMessage ?? null]);
+    // The send's outcome may have stored this id after our lookup and checked for parked statuses
+    // before our insert; then nobody would apply it. Looking again after parking closes that gap.
+    const applied = await applyParkedStatuses(em, s.id);
+    if (applied?.dispatchMode === 'workflow') await signal(deps, applied.accountId, applied.uid, applied.status);
     return;
   }
   if (moved.dispatchMode === 'workflow') await signal(deps, moved.accountId, moved.uid, moved.status);
+}
+
+/**
+ * Applies the statuses parked for a provider id, once a message carries that id; returns where the
+ * message stands, or null when none carries it yet (the statuses stay parked). Both sides call it
+ * after their own commit: the send's outcome after storing the id, a status after parking itself.
+ * Whichever runs second sees the other's row, and `delete … returning` hands each parked status to
+ * exactly one caller.
+ */
+export async function applyParkedStatuses(em: EntityManager, providerMessageId: string): Promise<MoveResult | null> {
+  const parked = await many<{ status: MessageStatus; error_message: string | null }>(em,
+    `delete from pending_receipts where provider_message_id = ? and exists (select 1 from messages where gateway_message_id = ?)
+     returning status, error_message`, [providerMessageId, providerMessageId]);
+  let last: MoveResult | null = null;
+  for (const p of parked) {
+    last = await moveMessage(em, { gatewayMessageId: providerMessageId }, { to: p.status, errorMessage: p.error_message ?? undefined }) ?? last;
+  }
+  return last;
 }
 
 export async function signal(deps: IngressDeps, accountId: number, uid: string, status: MessageStatus) {

@@ -4,6 +4,7 @@ import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
 import { moveMessage, moveMessages } from '../../services/message-moves.js';
 import { emitEvent } from '../../services/events.js';
+import { applyParkedStatuses } from '../../services/inbound.js';
 import { newTenant } from '../support/stack.js';
 
 // The one-statement status moves against the real database: forward only, stamps, and exactly one
@@ -104,4 +105,24 @@ test('an event nobody subscribes to is recorded settled; one an active endpoint 
   assert.deepEqual(await round(all, ['message.sent', 'message.delivered', 'lead.created']),
     { 'message.sent': false, 'message.delivered': false, 'lead.created': true }, 'prefix filters, through emitEvent too');
   await em.execute('delete from webhook_endpoints where id = ?', [prefix]);
+});
+
+test('a status parked before its message carries the provider id is applied by whichever side comes second, once', async () => {
+  const t = await newTenant();
+  const em = orm.em.fork();
+  const wamid = `wamid.parked_${Date.now()}_${Math.random().toString(36).slice(2)}`;
+  const m = await message(t.accountId, 'processing');
+  await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, null, now())', [wamid, 'delivered']);
+
+  // No message carries the id yet: nothing applied, the status stays parked.
+  assert.equal(await applyParkedStatuses(em, wamid), null);
+  assert.equal((await one<{ n: number }>(em, 'select count(*)::int as n from pending_receipts where provider_message_id = ?', [wamid]))!.n, 1);
+
+  // The send's outcome stores the id; the next caller (either side) applies the parked status once.
+  await moveMessage(em, { id: m.id }, { to: 'sent', gatewayMessageId: wamid });
+  const applied = await applyParkedStatuses(em, wamid);
+  assert.equal(applied?.status, 'delivered');
+  assert.equal(await applyParkedStatuses(em, wamid), null, 'the other side finds nothing left');
+  assert.equal((await one<{ status: string }>(em, 'select status from messages where id = ?', [m.id]))!.status, 'delivered');
+  assert.equal((await one<{ n: number }>(em, 'select count(*)::int as n from pending_receipts where provider_message_id = ?', [wamid]))!.n, 0);
 });
