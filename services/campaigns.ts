@@ -113,15 +113,23 @@ export async function createCampaigns(rc: RequestContext, deps: CampaignServiceD
   return rows.map(campaignView);
 }
 
-export async function startCampaignWorkflow(deps: CampaignServiceDeps, accountId: number, row: { id: number; uid: string }, scheduledAt: Date | null) {
+/**
+ * Starts the campaign's workflow (id `campaign/<account>/<uid>`). A new campaign's id is never
+ * reused. A resumed one (`resumeFrom`: its cursor) starts a new run under the same id, past the
+ * schedule and the begin step; the run that paused it may still be closing, so that one is ended.
+ */
+export async function startCampaignWorkflow(deps: CampaignServiceDeps, accountId: number, row: { id: number; uid: string }, scheduledAt: Date | null, resumeFrom?: number) {
   const input: CampaignWorkflowInput = {
     accountId, campaignId: row.id, uid: row.uid, scheduledAt: scheduledAt ? scheduledAt.toISOString() : null,
     pageSize: deps.config.campaignPageSize, pagesPerRun: deps.config.campaignPagesPerRun,
+    ...(resumeFrom === undefined ? {} : { cursor: resumeFrom }),
   };
   await deps.temporal.workflow.start('campaignWorkflow', {
     taskQueue: deps.config.taskQueue,
     workflowId: campaignWorkflowId(accountId, row.uid),
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    ...(resumeFrom === undefined
+      ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
+      : { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const, workflowIdConflictPolicy: 'TERMINATE_EXISTING' as const }),
     args: [input],
     typedSearchAttributes: [
       { key: AccountId, value: String(accountId) },
@@ -130,6 +138,30 @@ export async function startCampaignWorkflow(deps: CampaignServiceDeps, accountId
     ],
     memo: { campaignId: row.id },
   });
+}
+
+/**
+ * POST /campaign/{uid}/resume: a paused campaign (its wallet could not cover a page) runs again from
+ * where it stopped. The status moves to running and the new workflow run starts in one transaction;
+ * the run's first page locks the campaign row, so it reads the committed status. 409 for any other
+ * status, 404 for a missing or foreign campaign.
+ */
+export async function resumeCampaign(rc: RequestContext, deps: CampaignServiceDeps, ref: string) {
+  const byId = /^\d+$/.test(ref);
+  if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
+  const where = `account_id = ? and ${byId ? 'id = ?' : 'uid = ?'}`;
+  const key = [rc.account.id, byId ? Number(ref) : ref];
+  await rc.em.transactional(async (em) => {
+    const row = await one<{ id: number; uid: string; cursor: string }>(em,
+      `update campaigns set status = 'running', updated_at = now() where ${where} and status = 'paused' returning id, uid, cursor`, key);
+    if (!row) {
+      const current = await one<{ status: string }>(em, `select status from campaigns where ${where}`, key);
+      if (!current) throw notFound('Campaign');
+      throw new HttpError(409, `Only a paused campaign can be resumed; this one is ${current.status}.`);
+    }
+    await startCampaignWorkflow(deps, rc.account.id, row, null, Number(row.cursor));
+  });
+  return getCampaign(rc, ref);
 }
 
 /** GET /campaign/{uid}/view: by uid or numeric id, with the group reference and the counts (one aggregate). */

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../app.js';
 import { successOf, emptyQuery, type RouteDef } from '../registry.js';
-import { campaignSchema, createCampaigns, getCampaign, type CampaignCreateInput } from '../../services/campaigns.js';
+import { campaignSchema, createCampaigns, getCampaign, resumeCampaign, type CampaignCreateInput } from '../../services/campaigns.js';
 
 // SMS campaigns: legacy endpoints, so only the account credential is checked (no issuer permission).
 
@@ -32,6 +32,14 @@ export function campaignRoutes(deps: AppDeps): RouteDef[] {
       method: 'GET', path: '/api/v3/campaign/{uid}/view', tag: 'SMS', summary: 'Read a campaign by uid or numeric id, with its counts', auth: 'rest', query: emptyQuery,
       response: { status: 200, description: 'The campaign', schema: successOf(campaignSchema) },
       handler: async ({ rc, params }) => ({ body: { status: 'success', data: await getCampaign(rc, params.uid) } }),
+    },
+    {
+      method: 'POST', path: '/api/v3/campaign/{uid}/resume', tag: 'SMS', summary: 'Resume a paused campaign from where it stopped', auth: 'rest', query: emptyQuery,
+      description: 'A campaign pauses when the prepaid wallet cannot cover its next page; top the wallet up, then resume. '
+        + 'Only a paused campaign can be resumed (409 otherwise). Recipients already written are not written again.',
+      body: { type: 'object', additionalProperties: false, properties: {} },
+      response: { status: 200, description: 'The campaign, running again', schema: successOf(campaignSchema) },
+      handler: async ({ rc, params }) => ({ body: { status: 'success', data: await resumeCampaign(rc, { temporal: deps.temporal, config: deps.config }, params.uid) } }),
     },
   ];
 }

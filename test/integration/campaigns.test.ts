@@ -220,3 +220,48 @@ test('a campaign survives a worker killed in the middle: every recipient gets ex
     await stack.stop();
   }
 });
+
+test('a paused campaign resumes from where it stopped once the wallet is topped up; only a paused one can be resumed', { timeout: 120_000 }, async () => {
+  // Pages of two contacts, so a wallet that covers one page pauses the campaign half-way.
+  const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '2' });
+  try {
+    const base = stack.apiUrl;
+    const t = await newTenant();
+    const g = await newGroup(t, 'Top-up', base);
+    const phones = Array.from({ length: 5 }, () => uniquePhone());
+    for (const PHONE of phones) {
+      const r = await http('POST', `${base}/api/v3/contacts/${g.id}/store`, { token: t.legacyToken, body: { PHONE } });
+      assert.equal(r.status, 201, r.text);
+    }
+    assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 0.02 })).status, 200); // one page of two one-segment messages
+    const c = (await create(t, { contact_list_id: g.uid, message: 'hello again' }, base)).body.data.campaigns[0];
+    const paused = (await finished(t, c.uid, base)).body.data;
+    assert.deepEqual([paused.status, paused.total_recipients], ['paused', 2]);
+
+    const resume = (ref: string | number, token = t.legacyToken) => http('POST', `${base}/api/v3/campaign/${ref}/resume`, { token });
+    // Still broke: it runs again and pauses again at the same place.
+    assert.equal((await resume(c.uid)).status, 200);
+    const again = (await finished(t, c.uid, base)).body.data;
+    assert.deepEqual([again.status, again.total_recipients], ['paused', 2]);
+
+    assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 10 })).status, 200);
+    const r = await resume(c.id);
+    assert.equal(r.status, 200, r.text);
+    assert.ok(['running', 'completed'].includes(r.body.data.status), r.body.data.status);
+    const done = (await finished(t, c.uid, base)).body.data;
+    assert.deepEqual([done.status, done.total_recipients], ['completed', 5]);
+
+    const received = (to: string) => sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}&limit=0`).then((r) => r.body.count as number);
+    await eventually(async () => (await Promise.all(phones.map(received))).reduce((a, b) => a + b, 0), (n) => n >= 5, 20_000);
+    await new Promise((res) => setTimeout(res, 1000));
+    for (const to of phones) assert.equal(await received(to), 1, `${to} received once`);
+
+    const twice = await resume(c.uid);
+    assert.equal(twice.status, 409);
+    assert.match(twice.body.message, /only a paused campaign/i);
+    assert.equal((await resume('cmp_unknown')).status, 404);
+    assert.equal((await resume(c.uid, (await newTenant()).legacyToken)).status, 404, 'another account never sees it');
+  } finally {
+    await stack.stop();
+  }
+});
