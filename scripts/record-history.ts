@@ -81,6 +81,22 @@ try {
   }
   await save('campaignWorkflow', 'completed', campaignWorkflowId(account.id, campaign.uid));
 
+  // The same group with a wallet that covers one page: paused after it, topped up, resumed (the new
+  // run starts from the cursor); the resumed run is recorded.
+  const waitFor = async (uid: string, status: string) => {
+    for (let i = 0; i < 100; i++) {
+      if ((await call('GET', `${stack.apiUrl}/api/v3/campaign/${uid}/view`, key)).data.status === status) return;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  };
+  await adminCall('PATCH', `/accounts/${account.id}`, { wallet_balance: 0.02 });
+  const broke = (await call('POST', `${stack.apiUrl}/api/v3/sms/campaign`, key, { contact_list_id: String(campaignGroup.id), message: 'Again, {{name}}' })).data.campaigns[0];
+  await waitFor(broke.uid, 'paused');
+  await adminCall('PATCH', `/accounts/${account.id}`, { wallet_balance: 100 });
+  await call('POST', `${stack.apiUrl}/api/v3/campaign/${broke.uid}/resume`, key, {});
+  await waitFor(broke.uid, 'completed');
+  await save('campaignWorkflow', 'resumed', campaignWorkflowId(account.id, broke.uid));
+
   // The batch dispatcher runs for good: an API that sends everything through it, a batch with one
   // transient failure (retried after a backoff), then its history so far.
   await stack.stopChild('api');
