@@ -1,14 +1,14 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { SmsGatewayClient } from './providers/sms-gateway.js';
-import { WhatsAppCloudClient } from './providers/whatsapp-cloud.js';
-import { createMessageActivities } from './messages.js';
-import { createDispatchActivities } from './dispatch.js';
-import { createWebhookActivities } from './webhooks.js';
-import { createOperationActivities } from './operations.js';
-import { createContactActivities } from './contacts.js';
-import { createCampaignActivities } from './campaigns.js';
+import { SmsGatewayClient } from './providers/sms-gateway/client.js';
+import { WhatsAppCloudClient } from './providers/whatsapp-cloud/client.js';
+import { createMessageActivities } from './messaging/messages.js';
+import { createDispatchActivities } from './messaging/dispatch.js';
+import { createWebhookActivities } from './webhooks/webhook-delivery.js';
+import { createOperationActivities } from './automations/operation-run.js';
+import { createContactActivities } from './contacts/contact-import.js';
+import { createCampaignActivities } from './campaigns/campaign.js';
 
 export interface ActivityDeps { orm: MikroORM; config: Config; log: Logger }
 

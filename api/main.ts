@@ -3,8 +3,8 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
-import { createApp } from './app.js';
-import { smsReceiptIngress } from './receipt-ingress.js';
+import { createApp } from './http/app.js';
+import { smsReceiptIngress } from './messaging/receipt-ingress.js';
 
 const config = loadConfig();
 const log = createLogger('api', config.logLevel);

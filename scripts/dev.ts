@@ -4,9 +4,9 @@ import path from 'node:path';
 import { startStack, projectRoot } from './stack.js';
 import { openOrm } from '../entities/orm.js';
 import { one } from '../entities/db.js';
-import { createAccount, createApiKey, createUser } from '../services/admin/accounts.js';
-import { hashToken } from '../services/secrets.js';
-import { PERMISSIONS } from '../domain/permissions.js';
+import { createAccount, createApiKey, createUser } from '../services/account/accounts.js';
+import { hashToken } from '../services/platform/secrets.js';
+import { PERMISSIONS } from '../domain/account/permissions.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 

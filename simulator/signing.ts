@@ -1,8 +1,8 @@
 // Builds the exact bytes and headers of webhooks the real providers send. The signing functions
 // come from the adapters so the simulator and our verifier cannot drift apart silently; the
 // integration tests then prove the verifier accepts what the simulator produces.
-import { signTwilio } from '../activities/providers/sms-gateway.js';
-import { signMeta } from '../activities/providers/whatsapp-cloud.js';
+import { signTwilio } from '../activities/providers/sms-gateway/client.js';
+import { signMeta } from '../activities/providers/whatsapp-cloud/client.js';
 
 export interface SignedRequest {
   rawBody: string;

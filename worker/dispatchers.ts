@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { providerTaskQueue, type Config } from '../config.js';
 import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';
-import type { DispatcherInput } from '../workflows/outbound-dispatcher.js';
+import type { DispatcherInput } from '../workflows/messaging/outbound-dispatcher.js';
 
 export const dispatcherWorkflowId = (channelType: string) => `outbound-dispatcher/${channelType}`;
 

@@ -3,8 +3,8 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { many } from '../entities/db.js';
-import { relayEvents, relayBusinessEvents } from '../services/webhook-dispatch.js';
-import { startOperationWorkflow } from '../services/operations.js';
+import { relayEvents, relayBusinessEvents } from '../services/webhooks/dispatch.js';
+import { startOperationWorkflow } from '../services/automations/operations.js';
 import { startPoller } from './poller.js';
 
 /**

@@ -2,8 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { findUnstartedMessages } from '../services/messages.js';
-import { startMessageWorkflow } from '../services/outbound.js';
+import { findUnstartedMessages } from '../services/messaging/messages.js';
+import { startMessageWorkflow } from '../services/messaging/outbound.js';
 import { startPoller } from './poller.js';
 
 /**

@@ -1,6 +1,6 @@
-export { messageWorkflow } from './message.js';
-export { outboundDispatcherWorkflow } from './outbound-dispatcher.js';
-export { webhookDeliveryWorkflow } from './webhook-delivery.js';
-export { operationRunWorkflow } from './operation-run.js';
-export { contactImportWorkflow } from './contact-import.js';
-export { campaignWorkflow } from './campaign.js';
+export { messageWorkflow } from './messaging/message.js';
+export { outboundDispatcherWorkflow } from './messaging/outbound-dispatcher.js';
+export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery.js';
+export { operationRunWorkflow } from './automations/operation-run.js';
+export { contactImportWorkflow } from './contacts/contact-import.js';
+export { campaignWorkflow } from './campaigns/campaign.js';

@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, api, newTenant, eventually } from '../support/stack.js';
 import { startReceiver } from '../support/receiver.js';
-import { verifySvcSignature } from '../../services/webhook-signing.js';
+import { verifySvcSignature } from '../../services/webhooks/signing.js';
 
 const receivers: Array<{ close(): Promise<void> }> = [];
 after(async () => { for (const r of receivers) await r.close(); });

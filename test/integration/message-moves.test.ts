@@ -2,9 +2,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
-import { moveMessage, moveMessages } from '../../services/message-moves.js';
-import { emitEvent } from '../../services/events.js';
-import { applyParkedStatuses } from '../../services/inbound.js';
+import { moveMessage, moveMessages } from '../../services/messaging/message-moves.js';
+import { emitEvent } from '../../services/webhooks/events.js';
+import { applyParkedStatuses } from '../../services/messaging/inbound.js';
 import { newTenant } from '../support/stack.js';
 
 // The one-statement status moves against the real database: forward only, stamps, and exactly one

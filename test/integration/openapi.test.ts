@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { http } from '../support/stack.js';
-import { allRoutes } from '../../api/routes/index.js';
-import type { AppDeps } from '../../api/app.js';
+import { allRoutes } from '../../api/operations.js';
+import type { AppDeps } from '../../api/http/app.js';
 import { loadConfig } from '../../config.js';
 
 const routes = allRoutes({ config: loadConfig() } as AppDeps);

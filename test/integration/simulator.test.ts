@@ -5,8 +5,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { SmsGatewayClient, signTwilio, verifyTwilioSignature } from '../../activities/providers/sms-gateway.js';
-import { verifyMetaSignature, WhatsAppCloudClient } from '../../activities/providers/whatsapp-cloud.js';
+import { SmsGatewayClient, signTwilio, verifyTwilioSignature } from '../../activities/providers/sms-gateway/client.js';
+import { verifyMetaSignature, WhatsAppCloudClient } from '../../activities/providers/whatsapp-cloud/client.js';
 import { createSimulator, type RunningSimulator, type Simulator } from '../../simulator/app.js';
 import { segmentInfo } from '../../simulator/segments.js';
 

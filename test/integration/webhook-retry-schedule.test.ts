@@ -5,8 +5,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, Runtime, DefaultLogger, makeTelemetryFilterString, bundleWorkflowCode } from '@temporalio/worker';
-import type { AttemptResult } from '../../activities/webhooks.js';
-import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
+import type { AttemptResult } from '../../activities/webhooks/webhook-delivery.js';
+import type { WebhookDeliveryInput } from '../../workflows/webhooks/webhook-delivery.js';
 
 // The real delivery workflow on the time-skipping test server: its durable timers skip ahead, so the
 // whole contract schedule (about 8.6 hours) runs in seconds. The attempt activity is a test double
@@ -20,7 +20,7 @@ before(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
   assert.ok(fs.existsSync(serverPath), `time-skipping server missing at ${serverPath}: run node scripts/bootstrap.mjs`);
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: serverPath } } });
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/webhook-delivery.ts'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never });
+  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/webhooks/webhook-delivery.ts'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never });
 });
 after(async () => { await env?.teardown(); });
 

@@ -1,7 +1,7 @@
 import { Connection, Client } from '@temporalio/client';
 import { admin, api, eventually, type Tenant } from './stack.js';
 import { loadConfig } from '../../config.js';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../workflows/webhook-delivery.js';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../workflows/webhooks/webhook-delivery.js';
 
 // Helpers for webhook tests: endpoints through the operator API, and delivery workflows started
 // directly with a short retry schedule (the schedule is part of the workflow input for this).

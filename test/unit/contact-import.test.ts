@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planBatch, numbersToMatch, capProblems, PROBLEM_CAP, type StagedRow } from '../../domain/contact-import.js';
+import { planBatch, numbersToMatch, capProblems, PROBLEM_CAP, type StagedRow } from '../../domain/contacts/contact-import.js';
 
 const row = (rowNo: number, data: unknown, extra: Partial<StagedRow> = {}): StagedRow => ({ rowNo, line: null, data, note: null, ...extra });
 

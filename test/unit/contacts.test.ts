@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizePhone, deriveName, extractCustomFields, pickPhone, parseSubscribed, parseContact, RESERVED_FIELDS } from '../../domain/contacts.js';
+import { normalizePhone, deriveName, extractCustomFields, pickPhone, parseSubscribed, parseContact, RESERVED_FIELDS } from '../../domain/contacts/contacts.js';
 
 const ok = (body: Record<string, unknown>) => {
   const r = parseContact(body);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCsv, csvToObjects, CsvError } from '../../services/csv.js';
+import { parseCsv, csvToObjects, CsvError } from '../../services/contacts/csv.js';
 
 const cells = (s: string) => parseCsv(s).map((r) => r.cells);
 

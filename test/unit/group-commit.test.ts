@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupCommit } from '../../services/group-commit.js';
+import { groupCommit } from '../../services/platform/group-commit.js';
 
 test('items arriving during a write go together in the next one; each settles after its own write', async () => {
   const writes: number[][] = [];

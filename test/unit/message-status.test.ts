@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canMove, movableFrom } from '../../domain/message-status.js';
+import { canMove, movableFrom } from '../../domain/messaging/message-status.js';
 
 test('statuses only move forward; duplicates and late receipts change nothing', () => {
   assert.ok(canMove('queued', 'processing'));

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hasPermission } from '../../domain/permissions.js';
-import { authorizeIssuer, bearerToken, type Principal } from '../../api/auth.js';
-import { HttpError, dataErrorBody, v3ErrorBody } from '../../api/errors.js';
+import { hasPermission } from '../../domain/account/permissions.js';
+import { authorizeIssuer, bearerToken, type Principal } from '../../api/http/auth.js';
+import { HttpError, asHttpError, dataErrorBody, v3ErrorBody } from '../../api/http/errors.js';
 
 const principal = (user: Principal['user']): Principal => ({
   account: { id: 1, uid: 'acc', name: 'A', status: 'active', wallet_balance: '0', currency: 'USD', billing_mode: 'prepaid', created_at: new Date() },
@@ -18,7 +18,7 @@ test('wildcard grants cover their family only', () => {
 });
 
 test('issuer checks: no issuer, a deactivated issuer or a missing permission are refused with 403', () => {
-  const refuse = (p: Principal, perm?: string) => assert.throws(() => authorizeIssuer(p, perm), (e: unknown) => e instanceof HttpError && e.status === 403);
+  const refuse = (p: Principal, perm?: string) => assert.throws(() => authorizeIssuer(p, perm), (e: unknown) => asHttpError(e)?.status === 403);
   refuse(principal(null));
   refuse(principal({ id: 2, active: false, permissions: ['*'] }));
   refuse(principal({ id: 2, active: true, permissions: ['contacts.view'] }), 'contacts.delete');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { personalize, hasPlaceholders, type PersonalizeContact } from '../../domain/personalize.js';
+import { personalize, hasPlaceholders, type PersonalizeContact } from '../../domain/campaigns/personalize.js';
 
 const ann: PersonalizeContact = { name: 'Ann Lee', countryCode: '255', phoneNumber: '712345678', fullPhoneNumber: '255712345678', customFieldValues: { city: 'Dar', 'plan type': 'gold', n: 7, vip: true, nil: null, obj: { a: 1 } } };
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rateMeter } from '../../services/load.js';
+import { rateMeter } from '../../services/platform/load.js';
 
 test('the send meter counts the events of the last second, including the one being marked', () => {
   let now = 1_000_000;

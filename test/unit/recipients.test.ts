@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeRecipients, splitList, toE164 } from '../../domain/recipients.js';
+import { mergeRecipients, splitList, toE164 } from '../../domain/messaging/recipients.js';
 
 test('recipient and recipients merge, split on comma, semicolon and whitespace, drop exact duplicates in order', () => {
   assert.deepEqual(splitList(' 1,2;3 4\n5\t6 ,, '), ['1', '2', '3', '4', '5', '6']);

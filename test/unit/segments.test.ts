@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateSegments } from '../../domain/segments.js';
+import { estimateSegments } from '../../domain/messaging/segments.js';
 
 test('GSM-7: 160 in one segment, 161 in two, 153 per part', () => {
   assert.deepEqual(estimateSegments('a'.repeat(160)), { encoding: 'GSM-7', units: 160, segments: 1 });

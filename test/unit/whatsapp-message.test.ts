@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildCloudApiPayload, prepareWhatsAppMessage, type PreparedWhatsAppMessage, type WhatsAppSendInput,
-} from '../../domain/whatsapp-message.js';
+} from '../../domain/messaging/whatsapp-message.js';
 
 const s = (n: number, ch = 'a') => ch.repeat(n);
 const URL_IMG = 'https://cdn.example.com/a.jpg';

@@ -9,12 +9,13 @@ const dir = path.resolve(import.meta.dirname, '../../workflows');
 
 test('workflow files import only @temporalio/workflow, domain code, other workflows and activity types', () => {
   const problems: string[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+  for (const file of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
     const src = fs.readFileSync(path.join(dir, file), 'utf8');
     for (const m of src.matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
       const [, , typeOnly, spec] = m;
-      const ok = spec === '@temporalio/workflow' || spec.startsWith('../domain/') || spec.startsWith('./')
-        || (typeOnly && spec.startsWith('../activities/'));
+      const layer = spec.startsWith('.') ? path.relative(path.dirname(dir), path.resolve(dir, path.dirname(file), spec)).split(path.sep)[0] : null;
+      const ok = spec === '@temporalio/workflow' || layer === 'domain' || layer === 'workflows'
+        || (typeOnly && layer === 'activities');
       if (!ok) problems.push(`${file}: ${m[0].trim()}`);
     }
     if (/\brequire\(|import\(/.test(src)) problems.push(`${file}: dynamic import or require`);
@@ -25,10 +26,11 @@ test('workflow files import only @temporalio/workflow, domain code, other workfl
 test('domain code used by workflows has no Node built-ins or I/O packages', () => {
   const domain = path.resolve(import.meta.dirname, '../../domain');
   const problems: string[] = [];
-  for (const file of fs.readdirSync(domain).filter((f) => f.endsWith('.ts'))) {
+  for (const file of fs.readdirSync(domain, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
     const src = fs.readFileSync(path.join(domain, file), 'utf8');
     for (const m of src.matchAll(/from\s+['"]([^'"]+)['"]/g)) {
-      if (!m[1].startsWith('./')) problems.push(`${file}: ${m[1]}`);
+      const inside = m[1].startsWith('.') && !path.relative(domain, path.resolve(domain, path.dirname(file), m[1])).startsWith('..');
+      if (!inside) problems.push(`${file}: ${m[1]}`);
     }
   }
   assert.deepEqual(problems, []);

@@ -1,0 +1,94 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { one } from '../../entities/db.js';
+import { readAudiencePage, draftRecipients, insertRecipientMessages, debitSegments } from '../../services/campaigns/campaign-audience.js';
+import type { Logger } from '../../logger.js';
+
+export interface CampaignActivityDeps { orm: MikroORM; log: Logger; smsSegmentPrice: string }
+
+export type CampaignStatus = 'draft' | 'scheduled' | 'running' | 'paused' | 'completed' | 'cancelled';
+export interface CampaignPageOutcome {
+  /** more: call again; completed / paused / cancelled: the campaign moved there; stopped: it was no longer running. */
+  state: 'more' | 'completed' | 'paused' | 'cancelled' | 'stopped';
+  cursor: number; totalRecipients: number; inserted: number; skipped: number;
+}
+
+interface CampaignLock {
+  id: number; account_id: number; contact_group_id: number | null; message: string; sender: string | null; channel_id: number | null;
+  channel_code: string | null; status: CampaignStatus; cursor: string; total_recipients: number; channel_active: boolean | null;
+}
+
+class InsufficientFunds extends Error {}
+
+const lockCampaign = (em: EntityManager, id: number) => one<CampaignLock>(em,
+  `select c.*, ch.active as channel_active from campaigns c left join channels ch on ch.id = c.channel_id and ch.channel_type = 'sms'
+    where c.id = ? for update of c`, [id]);
+
+const setStatus = (em: EntityManager, id: number, status: CampaignStatus) =>
+  em.execute('update campaigns set status = ?, updated_at = now() where id = ?', [status, id]);
+
+/**
+ * One audience page in one transaction: the page's message records, the wallet debit, the cursor
+ * and total_recipients commit together. A retry after a crash either sees the page done (cursor
+ * moved) or redoes it from scratch; the unique (campaign_id, contact_id) makes a double write a no-op.
+ */
+async function campaignPage(em: EntityManager, campaignId: number, pageSize: number, price: string): Promise<CampaignPageOutcome> {
+  const c = await lockCampaign(em, campaignId);
+  if (!c) throw ApplicationFailure.nonRetryable(`campaign ${campaignId} is gone`, 'CampaignMissing');
+  const base = { cursor: Number(c.cursor), totalRecipients: c.total_recipients, inserted: 0, skipped: 0 };
+  if (c.status !== 'running') return { ...base, state: 'stopped' };
+  if (!c.channel_active) {
+    await setStatus(em, c.id, 'cancelled');
+    return { ...base, state: 'cancelled' };
+  }
+  const page = c.contact_group_id === null ? [] : await readAudiencePage(em, {
+    accountId: c.account_id, groupId: c.contact_group_id, channelId: c.channel_id, afterId: Number(c.cursor), limit: pageSize,
+  });
+  const { drafts, skipped } = draftRecipients(c.message, page);
+  const written = await insertRecipientMessages(em, {
+    accountId: c.account_id, campaignId: c.id, channelId: c.channel_id, channelCode: c.channel_code, sender: c.sender, metadata: { source: 'campaign' },
+  }, drafts);
+  if (!(await debitSegments(em, c.account_id, written.queuedSegments, price))) throw new InsufficientFunds();
+  const cursor = page.length ? page[page.length - 1].id : Number(c.cursor);
+  const done = page.length < pageSize;
+  await em.execute(
+    `update campaigns set cursor = ?, total_recipients = total_recipients + ?, status = ?, updated_at = now() where id = ?`,
+    [cursor, written.inserted, done ? 'completed' : 'running', c.id]);
+  return { state: done ? 'completed' : 'more', cursor, totalRecipients: c.total_recipients + written.inserted, inserted: written.inserted, skipped };
+}
+
+export function createCampaignActivities(deps: CampaignActivityDeps) {
+  return {
+    /**
+     * Moves a draft or scheduled campaign to running; a campaign whose route is gone or inactive is
+     * cancelled. Not found yet means the API has not committed it: retried, then given up.
+     */
+    async beginCampaign(input: { campaignId: number }): Promise<CampaignStatus> {
+      return deps.orm.em.fork().transactional(async (em) => {
+        const c = await lockCampaign(em, input.campaignId);
+        if (!c) throw ApplicationFailure.retryable(`campaign ${input.campaignId} is not visible`, 'CampaignNotVisible');
+        if (c.status !== 'draft' && c.status !== 'scheduled') return c.status;
+        const next: CampaignStatus = c.channel_active ? 'running' : 'cancelled';
+        await setStatus(em, c.id, next);
+        return next;
+      });
+    },
+
+    async processCampaignPage(input: { campaignId: number; pageSize: number }): Promise<CampaignPageOutcome> {
+      try {
+        const out = await deps.orm.em.fork().transactional((em) => campaignPage(em, input.campaignId, input.pageSize, deps.smsSegmentPrice));
+        deps.log.debug({ campaignId: input.campaignId, ...out }, 'campaign page');
+        return out;
+      } catch (err) {
+        if (!(err instanceof InsufficientFunds)) throw err;
+        // The page rolled back whole; the campaign stops here, its cursor at the last covered page.
+        const row = await one<{ cursor: string; total_recipients: number }>(deps.orm.em.fork(),
+          `update campaigns set status = 'paused', updated_at = now() where id = ? and status = 'running' returning cursor, total_recipients`, [input.campaignId]);
+        deps.log.info({ campaignId: input.campaignId }, 'campaign paused: the wallet cannot cover the next page');
+        return { state: 'paused', cursor: Number(row?.cursor ?? 0), totalRecipients: row?.total_recipients ?? 0, inserted: 0, skipped: 0 };
+      }
+    },
+  };
+}
+
+export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

@@ -1,0 +1,277 @@
+import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
+import { many, manyBound } from '../../entities/db.js';
+import { pollOnce, moveStatus, callProvider, loadSendable, applyPendingReceipts, OUTBOUND_COLUMNS, type MessageDeps, type OutboundRow } from './messages.js';
+import { moveMessages, type Move } from '../../services/messaging/message-moves.js';
+
+export interface DispatchDeps extends MessageDeps { maxPerSecond: Record<'sms' | 'whatsapp', number> }
+
+/** Spaces calls so that no more than `perSecond` start in any second (per worker process). */
+function pacer(perSecond: number) {
+  let next = 0;
+  return async () => {
+    const now = Date.now();
+    const at = Math.max(now, next);
+    next = at + 1000 / perSecond;
+    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+  };
+}
+
+/**
+ * Heartbeats at most once a second. Each call encodes its details and crosses into the SDK's native
+ * core even when the core then throttles it; 64 send loops heartbeating while they waited for a
+ * refill cost the worker more CPU than the claims (profile of the 100,000-message campaign).
+ */
+function throttledHeartbeat(everyMs = 1000) {
+  let last = 0;
+  return (details?: unknown) => {
+    const now = Date.now();
+    if (now - last < everyMs) return;
+    last = now;
+    heartbeat(details);
+  };
+}
+
+const LINGER_BELOW = 100;
+const LINGER_MS = 15;
+
+/**
+ * Collects provider outcomes and writes them with moveMessages, one write at a time: whatever
+ * arrives during a write goes into the next one. A failed write fails the activity; its retry
+ * re-reads which messages still wait (the provider key is the uid, so nothing is sent twice).
+ */
+function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
+  let buffer: Array<Move & { id: number }> = [];
+  let writing: Promise<void> | null = null;
+  let failure: unknown = null;
+  const write = async () => {
+    while (buffer.length && !failure) {
+      // A short wait when few outcomes are in: one statement carries a fixed cost (planning, commit),
+      // and at campaign rates 15 ms gathers two to three times as many moves into it.
+      if (buffer.length < LINGER_BELOW) await new Promise((r) => setTimeout(r, LINGER_MS));
+      const moves = buffer;
+      buffer = [];
+      try {
+        await moveMessages(deps.orm.em.fork(), moves);
+        // Chat-channel statuses can overtake the send's own answer; they wait in pending_receipts.
+        if (channelType === 'whatsapp') {
+          for (const m of moves) if (m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.gatewayMessageId, m.to);
+        }
+      } catch (err) {
+        failure = err;
+      }
+    }
+    writing = null;
+  };
+  return {
+    add(move: Move & { id: number }) {
+      buffer.push(move);
+      writing ??= write();
+    },
+    async drain() {
+      while (writing) await writing;
+      if (failure) throw failure;
+    },
+  };
+}
+
+/** What an earlier attempt of the same claim left in processing (sent or not: the uid dedupes at the provider). */
+const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) => many<OutboundRow>(em,
+  `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
+
+/**
+ * Claims nobody finished: a dispatcher run that was terminated or reset leaves its claimed messages
+ * in processing, and no later claim tag would pick them up. Well past any retry backoff (about
+ * 3.5 minutes in all) they go back to the queue; the provider key (the uid) keeps a send that did
+ * happen from happening twice.
+ */
+export const STALE_CLAIM_MINUTES = 15;
+async function releaseStaleClaims(deps: DispatchDeps, em: ReturnType<DispatchDeps['orm']['em']['fork']>, channelType: 'sms' | 'whatsapp', claim: string) {
+  const released = await many<{ id: string }>(em,
+    `update messages set status = 'queued', dispatch_claim = null, updated_at = now()
+      where status = 'processing' and dispatch_mode = 'batch' and channel_type = ? and dispatch_claim <> ?
+        and updated_at < now() - make_interval(mins => ?)
+      returning id`, [channelType, claim, STALE_CLAIM_MINUTES]);
+  if (released.length) deps.log.warn({ channelType, count: released.length }, 'released stale dispatch claims back to the queue');
+}
+
+export function createDispatchActivities(deps: DispatchDeps) {
+  const pacers = { sms: pacer(deps.maxPerSecond.sms), whatsapp: pacer(deps.maxPerSecond.whatsapp) };
+  return {
+    /**
+     * Claims up to `limit` queued batch messages of a channel (moving them to processing), waiting up
+     * to `waitMs` for work. The claim is tagged, so a retry of the same claim returns the same messages
+     * instead of stranding them in processing.
+     */
+    async claimQueuedMessages({ channelType, limit, waitMs, claim }: { channelType: 'sms' | 'whatsapp'; limit: number; waitMs: number; claim: string }): Promise<number[]> {
+      const em = deps.orm.em.fork();
+      const again = await many<{ id: string }>(em, `select id from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
+      if (again.length) return again.map((r) => Number(r.id));
+      const until = Date.now() + waitMs;
+      for (;;) {
+        const rows = await many<{ id: string }>(em,
+          `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
+            where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
+                          order by id limit ? for update skip locked)
+            returning id`, [claim, channelType, limit]);
+        if (rows.length || Date.now() >= until) return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+        heartbeat();
+        await sleep(50);
+      }
+    },
+
+    /**
+     * Sends claimed messages with bounded concurrency; transient failures come back for a later retry.
+     * Outcomes are written set-based: while one write is in flight the next outcomes gather, so a
+     * batch costs a handful of statements instead of several per message (group commit).
+     */
+    async sendMessageBatch({ ids, concurrency, channelType }: { ids: number[]; concurrency: number; channelType: 'sms' | 'whatsapp' }) {
+      const pace = pacers[channelType];
+      const rows = await loadSendable(deps, ids);
+      const retry: number[] = [];
+      const errors: Record<number, string> = {};
+      const writer = outcomeWriter(deps, channelType);
+      let done = 0;
+      let index = 0;
+      await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, async () => {
+        while (index < rows.length) {
+          const msg = rows[index++];
+          await pace();
+          try {
+            const result = await callProvider(deps, msg);
+            if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+            else if (result.permanent) writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
+            else { retry.push(Number(msg.id)); errors[Number(msg.id)] = `${result.message} (provider code ${result.code})`; }
+          } catch (err) {
+            if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+            retry.push(Number(msg.id));
+            errors[Number(msg.id)] = (err as Error).message;
+          }
+          if (++done % 50 === 0) heartbeat(done);
+        }
+      }));
+      await writer.drain();
+      return { sent: rows.length - retry.length, retry, lastError: retry.length ? errors[retry[0]] : null };
+    },
+
+    /**
+     * The dispatcher's steady state: claims queued batch messages a slice at a time (tagged with
+     * `claim`) and keeps `concurrency` provider calls in flight across slices, writing outcomes by
+     * group commit, until `maxSeconds` pass, no work came for `idleWaitMs`, or `maxRetry` messages
+     * failed transiently (those come back, still claimed, for the workflow's backoff). A retried
+     * attempt first resends what its claim still holds in processing; the provider key is the uid.
+     */
+    async dispatchQueuedMessages({ channelType, claim, sliceSize, concurrency, maxSeconds, idleWaitMs, maxRetry }: {
+      channelType: 'sms' | 'whatsapp'; claim: string; sliceSize: number; concurrency: number; maxSeconds: number; idleWaitMs: number; maxRetry: number;
+    }) {
+      const pace = pacers[channelType];
+      const em = deps.orm.em.fork();
+      const writer = outcomeWriter(deps, channelType);
+      const beat = throttledHeartbeat();
+      // Send loops with nothing to do share one 50 ms timer (it rejects if the activity is cancelled).
+      let napping: Promise<void> | null = null;
+      const nap = () => (napping ??= sleep(50).finally(() => { napping = null; }));
+      const until = Date.now() + maxSeconds * 1000;
+      const retry: number[] = [];
+      let lastError: string | null = null;
+      let sent = 0;
+      await releaseStaleClaims(deps, em, channelType, claim);
+      let queue: OutboundRow[] = await claimedRows(em, claim);
+      let idleSince = Date.now();
+      let exhausted = false;
+      let refilling: Promise<void> | null = null;
+      let emptyAt = 0;
+      // An empty claim waits 50 ms before the next, doubling up to 400 ms while the queue stays
+      // empty: an idle channel costs a few queries a second instead of twenty.
+      let emptyWaitMs = 0;
+      let failure: unknown = null;
+      const refill = async () => {
+        try {
+          await claimSlice();
+        } catch (err) {
+          failure = err;
+        }
+        refilling = null;
+      };
+      const claimSlice = async () => {
+        const rows = await manyBound<OutboundRow>(em,
+          `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
+            where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
+                          order by id limit ? for update skip locked)
+            returning ${OUTBOUND_COLUMNS}`, [claim, channelType, sliceSize]);
+        if (rows.length) { queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id))); idleSince = Date.now(); emptyWaitMs = 0; }
+        else { emptyAt = Date.now(); emptyWaitMs = Math.min(Math.max(emptyWaitMs * 2, 50), 400); }
+      };
+      const stopping = () => Date.now() >= until || retry.length >= maxRetry;
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        for (;;) {
+          if (failure) throw failure;
+          if (queue.length < concurrency && !refilling && !stopping() && !exhausted && Date.now() - emptyAt >= emptyWaitMs) refilling = refill();
+          if (!queue.length) {
+            if (refilling) { await refilling; continue; }
+            if (stopping() || exhausted || Date.now() - idleSince >= idleWaitMs) { exhausted = true; return; }
+            beat({ sent });
+            await nap();
+            continue;
+          }
+          // A provider that keeps failing: stop early; what is left goes back to the queue below.
+          if (retry.length >= maxRetry) return;
+          const msg = queue.shift()!;
+          await pace();
+          try {
+            const result = await callProvider(deps, msg);
+            if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+            else if (result.permanent) writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
+            else { retry.push(Number(msg.id)); lastError = `${result.message} (provider code ${result.code})`; }
+          } catch (err) {
+            if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+            retry.push(Number(msg.id));
+            lastError = (err as Error).message;
+          }
+          ++sent;
+          beat({ sent });
+        }
+      }));
+      await writer.drain();
+      // Whatever a stop left claimed but unsent goes back to the queue for the next run.
+      if (queue.length) {
+        await em.execute(`update messages set status = 'queued', dispatch_claim = null where id = any(?::bigint[]) and status = 'processing'`,
+          [`{${queue.map((m) => Number(m.id)).join(',')}}`]);
+      }
+      return { sent: sent - retry.length, retry, lastError };
+    },
+
+    async failMessages({ ids, errorMessage }: { ids: number[]; errorMessage: string }) {
+      await moveMessages(deps.orm.em.fork(), ids.map((id) => ({ id, to: 'failed' as const, errorMessage })));
+    },
+
+    /**
+     * Batch-sent SMS with no receipt after `olderThanSeconds` move to checking_delivery and the gateway is
+     * asked where they stand (the per-message workflow does the same for its own message).
+     */
+    async sweepSilentMessages({ olderThanSeconds, limit }: { olderThanSeconds: number; limit: number }): Promise<number> {
+      const rows = await many<{ id: string }>(deps.orm.em.fork(),
+        `select id from messages where status = 'sent' and dispatch_mode = 'batch' and channel_type = 'sms'
+          and sent_at < now() - make_interval(secs => ?) order by sent_at limit ?`, [olderThanSeconds, limit]);
+      for (const r of rows) {
+        await moveStatus(deps.orm, Number(r.id), 'checking_delivery');
+        await pollOnce(deps, Number(r.id)).catch(() => undefined);
+        heartbeat();
+      }
+      return rows.length;
+    },
+
+    /** Checking-delivery batch messages are asked again, a bounded number of times (oldest first). */
+    async pollCheckingMessages({ limit, maxAgeSeconds }: { limit: number; maxAgeSeconds: number }): Promise<number> {
+      const rows = await many<{ id: string }>(deps.orm.em.fork(),
+        `select id from messages where status = 'checking_delivery' and dispatch_mode = 'batch' and channel_type = 'sms'
+          and sent_at > now() - make_interval(secs => ?) order by updated_at limit ?`, [maxAgeSeconds, limit]);
+      for (const r of rows) {
+        await pollOnce(deps, Number(r.id)).catch(() => undefined);
+        heartbeat();
+      }
+      return rows.length;
+    },
+  };
+}
+
+export type DispatchActivities = ReturnType<typeof createDispatchActivities>;

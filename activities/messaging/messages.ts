@@ -1,0 +1,117 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { many, one } from '../../entities/db.js';
+import { mapSmsProviderStatus, type MessageStatus } from '../../domain/messaging/message-status.js';
+import type { SmsGatewayClient } from '../providers/sms-gateway/client.js';
+import type { WhatsAppCloudClient } from '../providers/whatsapp-cloud/client.js';
+import type { ProviderResult } from '../providers/http.js';
+import type { Logger } from '../../logger.js';
+import { moveMessage } from '../../services/messaging/message-moves.js';
+import { applyParkedStatuses } from '../../services/messaging/inbound.js';
+
+export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; whatsapp: WhatsAppCloudClient; publicBaseUrl: string; log: Logger }
+
+export interface OutboundRow {
+  id: string; uid: string; status: MessageStatus; channel_type: 'sms' | 'whatsapp'; sender: string | null; recipient: string; body: string;
+  media_url: string | null; gateway_message_id: string | null; provider_request: { phone_number_id: string; body: Record<string, unknown> } | null;
+}
+
+/**
+ * Moves a message forward only (see services/message-moves.ts: the change and its callback event are
+ * one statement). Returns the status the message has afterwards.
+ */
+export async function moveStatus(orm: MikroORM, messageId: number, to: MessageStatus, extra: { gatewayMessageId?: string; errorMessage?: string } = {}): Promise<MessageStatus> {
+  const r = await moveMessage(orm.em.fork(), { id: messageId }, { to, ...extra });
+  if (!r) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
+  return r.status;
+}
+
+/** Receipts that overtook the provider's own answer wait in pending_receipts; apply them now. */
+export async function applyPendingReceipts(orm: MikroORM, providerMessageId: string, current: MessageStatus): Promise<MessageStatus> {
+  return (await applyParkedStatuses(orm.em.fork(), providerMessageId))?.status ?? current;
+}
+
+export const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
+
+const loadMessage = (deps: MessageDeps, messageId: number) => one<OutboundRow>(deps.orm.em.fork(),
+  `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
+
+/** The messages of a batch that still wait for their provider call (a retried batch skips the rest). */
+export const loadSendable = (deps: MessageDeps, ids: number[]) => many<OutboundRow>(deps.orm.em.fork(),
+  `select ${OUTBOUND_COLUMNS} from messages where id = any(?::bigint[]) and status in ('queued', 'processing') order by id`, [`{${ids.map((i) => Math.trunc(Number(i))).join(',')}}`]);
+
+export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<ProviderResult<{ providerMessageId: string }>> {
+  if (msg.channel_type === 'whatsapp') {
+    if (!msg.provider_request) throw ApplicationFailure.nonRetryable(`message ${msg.uid} has no provider request`, 'MessageMalformed');
+    return deps.whatsapp.send(msg.provider_request.phone_number_id, msg.provider_request.body, msg.uid);
+  }
+  return deps.sms.send({
+    to: msg.recipient, from: msg.sender, body: msg.body, mediaUrl: msg.media_url,
+    statusCallback: `${deps.publicBaseUrl}/providers/sms/status?m=${encodeURIComponent(msg.uid)}`,
+    idempotencyKey: msg.uid,
+  });
+}
+
+/**
+ * Hands one message to its provider. The provider idempotency key is the message uid, so a retry
+ * after a crash between the provider call and the database write never sends twice. Shared by the
+ * per-message workflow and the batch dispatcher; `claimed` means the caller already moved it to processing.
+ */
+export async function dispatchOnce(deps: MessageDeps, messageId: number): Promise<{ status: MessageStatus; gatewayMessageId: string | null }> {
+  const msg = await loadMessage(deps, messageId);
+  if (!msg) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
+  if (msg.status !== 'queued' && msg.status !== 'processing') return { status: msg.status, gatewayMessageId: msg.gateway_message_id };
+  if (msg.status === 'queued') await moveStatus(deps.orm, messageId, 'processing');
+  const result = await callProvider(deps, msg);
+  if (result.ok) {
+    const id = result.value.providerMessageId;
+    const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: id });
+    // Only chat-channel statuses are keyed by the provider's id alone and can overtake the send's answer.
+    if (msg.channel_type !== 'whatsapp') return { status, gatewayMessageId: id };
+    return { status: await applyPendingReceipts(deps.orm, id, status), gatewayMessageId: id };
+  }
+  if (result.permanent) {
+    const status = await moveStatus(deps.orm, messageId, 'failed', { errorMessage: `${result.message} (provider code ${result.code})` });
+    return { status, gatewayMessageId: null };
+  }
+  throw ApplicationFailure.create({
+    message: `${result.message} (provider code ${result.code})`, type: 'ProviderTransient',
+    nextRetryDelay: result.retryAfterSeconds ? `${result.retryAfterSeconds} seconds` : undefined,
+  });
+}
+
+/** Asks the provider where an SMS stands when no receipt came; records what it says. */
+export async function pollOnce(deps: MessageDeps, messageId: number): Promise<MessageStatus> {
+  const msg = await loadMessage(deps, messageId);
+  if (!msg?.gateway_message_id || msg.channel_type !== 'sms') return msg?.status ?? 'failed';
+  const res = await deps.sms.fetchStatus(msg.gateway_message_id);
+  if (!res.ok) {
+    if (res.permanent) return msg.status;
+    throw ApplicationFailure.create({ message: res.message, type: 'ProviderTransient' });
+  }
+  const mapped = mapSmsProviderStatus(res.value.status);
+  if (!mapped) return msg.status;
+  return moveStatus(deps.orm, messageId, mapped, mapped === 'failed' ? { errorMessage: `Delivery failed (provider code ${res.value.errorCode ?? 'unknown'})` } : {});
+}
+
+export function createMessageActivities(deps: MessageDeps) {
+  return {
+    async dispatchMessage({ messageId }: { messageId: number }): Promise<{ status: MessageStatus; gatewayMessageId: string | null }> {
+      return dispatchOnce(deps, messageId);
+    },
+
+    async markMessageFailed({ messageId, errorMessage }: { messageId: number; errorMessage: string }): Promise<MessageStatus> {
+      return moveStatus(deps.orm, messageId, 'failed', { errorMessage });
+    },
+
+    async markCheckingDelivery({ messageId }: { messageId: number }): Promise<MessageStatus> {
+      return moveStatus(deps.orm, messageId, 'checking_delivery');
+    },
+
+    async pollDeliveryStatus({ messageId }: { messageId: number }): Promise<MessageStatus> {
+      return pollOnce(deps, messageId);
+    },
+  };
+}
+
+export type MessageActivities = ReturnType<typeof createMessageActivities>;

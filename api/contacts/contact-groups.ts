@@ -1,0 +1,84 @@
+import { defineOperation } from '../operation.js';
+import { groupSchema, importSchema } from '../../services/contacts/contact-view.js';
+import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contacts/contact-groups.js';
+import { createImport, getImport } from '../../services/contacts/contact-imports.js';
+import { MAX_IMPORT_ROWS } from '../../domain/contacts/contact-import.js';
+
+// Contact groups and bulk imports: an endpoint family added after 7 September 2026, so every route
+// names an issuer permission (and keys without an issuer are refused).
+
+const groupBody = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 160 } } } as const;
+
+const groupListQuery = {
+  type: 'object',
+  properties: {
+    search: { type: 'string', maxLength: 160, description: 'matches the group name' },
+    ...pageQueryProperties,
+  },
+} as const;
+
+const importBody = {
+  type: 'object',
+  description: `Either contacts (JSON objects with the fields of a contact create) or csv (a header row naming the fields, e.g. PHONE,NAME,city). At most ${MAX_IMPORT_ROWS} rows.`,
+  properties: {
+    format: { enum: ['json', 'csv'], description: 'defaults to csv when csv is sent, else json' },
+    contacts: { type: 'array', minItems: 1, maxItems: MAX_IMPORT_ROWS },
+    csv: { type: 'string', minLength: 1, description: 'RFC 4180: comma separated, double quotes, first record is the header' },
+  },
+} as const;
+
+const importResponse = { type: 'object', required: ['import'], properties: { import: importSchema } } as const;
+const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
+const read = { readOnlyHint: true, openWorldHint: false } as const;
+const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
+const base = { tag: 'Contact groups', auth: 'rest' } as const;
+const G = '/api/v3/contact-groups';
+
+export const contactGroupOperations = [
+  defineOperation({
+    ...base, name: 'list_contact_groups', method: 'GET', path: G, permission: 'contacts.view', summary: 'List contact groups, newest first', query: groupListQuery,
+    description: 'Page-number pagination: default 20, at most 100; limit wins over per_page.',
+    output: { status: 200, description: 'A page of groups', schema: { type: 'object', required: ['groups', 'pagination'], properties: { groups: { type: 'array', items: groupSchema }, pagination: paginationSchema } } },
+    mcp: { ...mcpContacts, annotations: read },
+    handler: async ({ rc }, query) => listGroups(rc, query),
+  }),
+  defineOperation({
+    ...base, name: 'create_contact_group', method: 'POST', path: G, permission: 'contacts.create', summary: 'Create a contact group', body: groupBody,
+    output: { status: 201, description: 'The group', schema: groupSchema },
+    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    handler: async ({ rc }, { name }) => createGroup(rc, name),
+  }),
+  defineOperation({
+    ...base, name: 'get_contact_group', method: 'GET', path: `${G}/{group}`, permission: 'contacts.view', summary: 'Read a group by numeric id or UUID', query: noInput,
+    output: { status: 200, description: 'The group', schema: groupSchema },
+    mcp: { ...mcpContacts, annotations: read },
+    handler: async ({ rc }, { group }) => getGroup(rc, group),
+  }),
+  defineOperation({
+    ...base, name: 'rename_contact_group', method: 'PATCH', path: `${G}/{group}`, permission: 'contacts.edit', summary: 'Rename a group', body: groupBody,
+    output: { status: 200, description: 'The group', schema: groupSchema },
+    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } },
+    handler: async ({ rc }, { group, name }) => renameGroup(rc, group, name),
+  }),
+  defineOperation({
+    ...base, name: 'delete_contact_group', method: 'DELETE', path: `${G}/{group}`, permission: 'contacts.delete', summary: 'Delete a group with its contacts and imports',
+    output: { status: 200, description: 'Deleted', schema: { type: 'object', required: ['id', 'uid', 'deleted'], properties: { id: { type: 'integer' }, uid: { type: 'string' }, deleted: { const: true } } } },
+    mcp: { ...mcpContacts, elevation: 'mcp:delete', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    handler: async ({ rc }, { group }) => deleteGroup(rc, group),
+  }),
+  defineOperation({
+    ...base, name: 'import_contacts', method: 'POST', path: `${G}/{group}/imports`, permission: 'contacts.import', summary: 'Import contacts into the group in the background (CSV or JSON)', body: importBody,
+    description: 'Answers 202 with the import; a workflow writes the rows in batches. Rows follow the contact create rules; a row whose full number '
+      + 'matches a contact of the group (or an earlier row) replaces it as an update would. Problems are kept per row (the first 200).',
+    output: { status: 202, description: 'Import accepted', schema: importResponse },
+    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    handler: async ({ rc, deps }, { group, ...request }) => ({ import: await createImport(rc, deps, group, request) }),
+  }),
+  defineOperation({
+    ...base, name: 'get_contact_import', method: 'GET', path: `${G}/{group}/imports/{import}`, permission: 'contacts.view', summary: 'Progress and problems of an import', query: noInput,
+    output: { status: 200, description: 'The import', schema: importResponse },
+    mcp: { ...mcpContacts, annotations: read },
+    handler: async ({ rc }, input) => ({ import: await getImport(rc, input.group, input.import) }),
+  }),
+];

@@ -1,2 +1,0 @@
-// The request context is a service-layer type; the API builds it for each authenticated request.
-export type { AccountRow, KeyRow, UserRow, RequestContext } from '../services/context.js';

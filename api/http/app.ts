@@ -1,0 +1,107 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import { HttpError, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js';
+import { koaPath, type RouteDef } from './registry.js';
+import { readRawBody, parseBody } from './body.js';
+import { validateBody, validateQuery } from './validation.js';
+import { authenticate, authorizeIssuer } from './auth.js';
+import { rememberDefaultSmsChannel } from '../../services/messaging/channels.js';
+import type { RequestContext } from './context.js';
+import { allRoutes } from '../operations.js';
+import { requestStarted, requestEnded } from '../../services/platform/load.js';
+
+export interface AppDeps { config: Config; orm: MikroORM; temporal: Client; log: Logger }
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  const router = new Router();
+  const routes = allRoutes(deps);
+
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    requestStarted();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        const match = router.match(ctx.path, ctx.method);
+        if (match.path.length > 0 && !match.route) {
+          const allowed = [...new Set(match.path.flatMap((l) => l.methods))].join(', ');
+          throw new HttpError(405, `The ${ctx.method} method is not supported for this route. Supported methods: ${allowed}.`, { headers: { Allow: allowed } });
+        }
+        throw new HttpError(404, 'The requested resource was not found.');
+      }
+    } catch (err) {
+      const e = asHttpError(err) ?? unexpected(err, deps.log, ctx);
+      ctx.status = e.status;
+      for (const [k, v] of Object.entries(e.extra.headers ?? {})) ctx.set(k, v);
+      ctx.body = ctx.state.envelope === 'data' ? dataErrorBody(e) : v3ErrorBody(e);
+    } finally {
+      requestEnded();
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      deps.log.info({ account: ctx.state.accountId, route: ctx.state.route ?? ctx.path, method: ctx.method, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  });
+
+  for (const def of routes) {
+    router.register(koaPath(def.path), [def.method], (ctx) => runRoute(deps, def, ctx));
+  }
+  app.use(router.routes());
+  return app;
+}
+
+function unexpected(err: unknown, log: Logger, ctx: Koa.Context): HttpError {
+  const status = (err as { status?: number; expose?: boolean }).status;
+  if (status && status >= 400 && status < 500) return new HttpError(status, 'The request could not be processed.');
+  log.error({ err, route: ctx.state.route, method: ctx.method }, 'unhandled error');
+  return new HttpError(500, 'Something went wrong on our side. The request may be retried.');
+}
+
+async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise<void> {
+  ctx.state.route = `${def.method} ${def.path}`;
+  ctx.state.envelope = def.envelope ?? 'v3';
+  let rc = undefined as unknown as RequestContext;
+
+  if (def.auth === 'rest') {
+    // Only account routes get a request-scoped EntityManager; provider receipts (thousands a second)
+    // and operator routes open their own where they need one.
+    const em = deps.orm.em.fork();
+    // One round trip: key, account, issuer, this request counted in the key's window, default SMS channel.
+    const { rate, defaultSmsChannel, ...principal } = await authenticate(em, ctx.get('authorization'), 'rest', deps.config.rateLimitPerMinute);
+    ctx.state.accountId = principal.account.id;
+    ctx.set('X-RateLimit-Limit', String(rate.limit));
+    ctx.set('X-RateLimit-Remaining', String(rate.remaining));
+    if (!rate.allowed) {
+      throw new HttpError(429, 'Too Many Attempts.', {
+        headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
+      });
+    }
+    if (def.issuerRequired || def.permission) authorizeIssuer(principal, def.permission);
+    rc = { account: principal.account, actor: { kind: 'api_key', key: principal.key, issuer: principal.user }, em, log: deps.log.child({ account: principal.account.id }) };
+    rememberDefaultSmsChannel(rc, defaultSmsChannel);
+  } else if (def.auth === 'operator') {
+    const header = ctx.get('authorization');
+    if (header !== `Bearer ${deps.config.operatorToken}`) throw new HttpError(401, 'Unauthenticated.');
+  }
+
+  let body: unknown = {};
+  if (METHODS_WITH_BODY.has(def.method)) {
+    const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
+    ctx.state.rawBody = raw;
+    if (!def.rawBody) body = parseBody(ctx, raw);
+  }
+  if (def.body) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'The request body must be a JSON object.');
+    body = validateBody(def.body, body);
+  }
+  const query = def.query ? validateQuery(def.query, ctx.query as Record<string, unknown>) : ctx.query;
+  const result = await def.handler({ ctx, rc, body, query, params: ctx.params as Record<string, string> });
+  ctx.status = result.status ?? 200;
+  for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
+  ctx.body = result.body;
+}

@@ -1,0 +1,91 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { one } from '../../entities/db.js';
+import { HttpError, forbidden } from './errors.js';
+import type { AccountRow, KeyRow, UserRow } from './context.js';
+import { hasPermission } from '../../domain/account/permissions.js';
+import { countInWindowSql, rateDecision, sweepOldWindows, windowStartOf, type RateDecision } from './ratelimit.js';
+import { defaultSmsChannelSql, type SmsChannel } from '../../services/messaging/channels.js';
+
+export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
+import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
+
+export interface Principal { account: AccountRow; key: KeyRow; user: UserRow | null }
+
+const unauthenticated = (message = 'Unauthenticated.') => new HttpError(401, message);
+
+/** Reads only the Authorization header: a key in the query string is never looked at. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+export interface Authenticated extends Principal {
+  /** The key's rate-limit window after this request was counted in it. */
+  rate: RateDecision;
+  /** The account's default SMS channel (else the system default), read in the same statement. */
+  defaultSmsChannel: SmsChannel | null;
+}
+
+/**
+ * One round trip per authenticated request: the key is looked up by its hash and, only when it is
+ * admitted (right surface, not revoked, not expired, account active), its one-minute window is
+ * counted and the account's default SMS channel read, all in one statement. A refused token (401,
+ * or 403 for a suspended account) therefore counts against nobody's window. The refusal messages
+ * are decided here from the same row, with expiry judged by the database clock.
+ */
+export async function authenticate(em: EntityManager, header: string | undefined, surface: 'rest' | 'mcp', rateLimitPerMinute: number, now = Date.now()): Promise<Authenticated> {
+  const token = bearerToken(header);
+  if (!token) throw unauthenticated();
+  const looksMcp = token.startsWith(MCP_PREFIX);
+  if ((surface === 'rest') === looksMcp) throw unauthenticated('Unauthenticated.');
+  const windowStart = windowStartOf(now);
+  const row = await one<Record<string, any>>(em,
+    `with k as (
+       select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
+              (k.expires_at is not null and k.expires_at <= now()) as expired,
+              (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as touch_due,
+              a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
+              u.active as user_active, u.permissions as user_permissions,
+              (k.kind = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()) and a.status = 'active') as admitted
+         from api_keys k join accounts a on a.id = k.account_id left join users u on u.id = k.user_id
+        where k.token_hash = ?
+     ), hit as (
+       ${countInWindowSql(`'key:' || k.key_id`, 'from k where k.admitted')}
+     )
+     select k.*, (select count from hit) as rate_count, ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
+       from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted`,
+    [surface, hashToken(token), windowStart]);
+  if (!row || row.kind !== surface) throw unauthenticated();
+  if (row.revoked_at) throw unauthenticated('API token has been revoked.');
+  if (row.expired) throw unauthenticated('API token has expired.');
+  if (row.status !== 'active') throw new HttpError(403, 'This account is suspended.', { reason: 'account_suspended' });
+  if (!row.admitted || row.rate_count === null) throw new Error('authentication row admitted inconsistently');
+  // last_used_at is informational: written at most once a minute per key, off the request's path and
+  // outside the statement above, so that write never holds the key's hot rate-limit row. The guard
+  // in the update keeps concurrent requests that all saw a stale value from writing it again.
+  if (row.touch_due) {
+    void em.execute(`update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`, [row.key_id]).catch(() => {});
+  }
+  sweepOldWindows(em, windowStart);
+  return {
+    account: { id: row.id, uid: row.uid, name: row.name, status: row.status, wallet_balance: row.wallet_balance, currency: row.currency, billing_mode: row.billing_mode, created_at: row.created_at },
+    key: { id: row.key_id, kind: row.kind, name: row.key_name, user_id: row.user_id, expires_at: row.expires_at, revoked_at: row.revoked_at },
+    user: row.user_id ? { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] } : null,
+    rate: rateDecision(Number(row.rate_count), rateLimitPerMinute, windowStart, now),
+    defaultSmsChannel: row.sms_channel_id === null || row.sms_channel_id === undefined ? null
+      : { channelId: row.sms_channel_id, channelCode: row.sms_channel_code, provider: row.sms_channel_provider },
+  };
+}
+
+/**
+ * Endpoint families added since 7 September 2026 act with the current permissions of the person
+ * who issued the key; a key with no issuer (older keys) or a deactivated issuer is refused there.
+ */
+export function authorizeIssuer(p: Principal, permission: string | undefined): void {
+  if (!p.user) throw forbidden('This API key has no issuing user; create a new key to use this endpoint.', 'issuer_required');
+  if (!p.user.active) throw forbidden('The user who issued this API key is deactivated.', 'issuer_inactive');
+  if (permission && !hasPermission(p.user.permissions, permission)) {
+    throw forbidden(`This action requires the ${permission} permission.`, 'permission_denied');
+  }
+}

@@ -1,0 +1,64 @@
+import { DomainError, type DomainErrorKind, type FieldErrors } from '../../services/platform/errors.js';
+
+export { notFound, validationFailed, forbidden, conflict, badRequest, type FieldErrors } from '../../services/platform/errors.js';
+
+/** A refusal of the HTTP door itself (authentication, rate limit, routing, body reading), or a domain error mapped to HTTP. */
+export class HttpError extends Error {
+  constructor(
+    public readonly status: number,
+    message: string,
+    public readonly extra: { errors?: FieldErrors; reason?: string; headers?: Record<string, string>; code?: string; details?: unknown; field?: string } = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The contract's status for each kind of domain refusal: the one place REST decides it. */
+const STATUS_OF: Record<DomainErrorKind, number> = {
+  invalid: 422, bad_request: 400, too_large: 413, unsupported_media: 415, not_found: 404, conflict: 409, forbidden: 403, quota: 402, provider_failure: 502,
+};
+
+export function toHttpError(e: DomainError): HttpError {
+  return new HttpError(STATUS_OF[e.kind], e.message, e.detail);
+}
+
+/** HttpError as is, a DomainError mapped; anything else is not a refusal (undefined). */
+export function asHttpError(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return toHttpError(err);
+  return undefined;
+}
+
+/** The standard v3 envelope: {status:'error', message, errors?, reason?}. */
+export function v3ErrorBody(e: HttpError) {
+  return {
+    status: 'error' as const,
+    message: e.message,
+    ...(e.extra.errors ? { errors: e.extra.errors } : {}),
+    ...(e.extra.reason ? { reason: e.extra.reason } : {}),
+  };
+}
+
+const DATA_CODES: Record<number, string> = {
+  400: 'validation_error', 401: 'unauthenticated', 402: 'quota_exceeded', 403: 'permission_denied', 404: 'not_found',
+  405: 'not_found', 409: 'conflict', 413: 'validation_error', 422: 'validation_error', 429: 'rate_limited',
+  501: 'not_supported', 502: 'provider_failure', 503: 'temporary_failure',
+};
+const RETRYABLE = new Set(['rate_limited', 'temporary_failure', 'provider_failure']);
+
+/** The data-endpoint envelope: {error:{code,message,retryable,field?,details?}, message, code, errors?}. */
+export function dataErrorBody(e: HttpError) {
+  const code = e.extra.code ?? DATA_CODES[e.status] ?? 'temporary_failure';
+  return {
+    error: {
+      code,
+      message: e.message,
+      retryable: RETRYABLE.has(code),
+      ...(e.extra.field ? { field: e.extra.field } : {}),
+      ...(e.extra.details !== undefined ? { details: e.extra.details } : {}),
+    },
+    message: e.message,
+    code,
+    ...(e.extra.errors ? { errors: e.extra.errors } : {}),
+  };
+}

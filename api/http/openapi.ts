@@ -1,0 +1,48 @@
+import type { RouteDef } from './registry.js';
+
+const v3Error = {
+  type: 'object', required: ['status', 'message'],
+  properties: { status: { const: 'error' }, message: { type: 'string' }, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }, reason: { type: 'string' } },
+};
+
+/** OpenAPI 3.1 from the route definitions: the request schemas are the very objects ajv validates with. */
+export function buildOpenApi(routes: RouteDef[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const queryProps = (r.query?.properties ?? {}) as Record<string, unknown>;
+    const queryParams = Object.entries(queryProps).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+    const op: Record<string, unknown> = {
+      tags: [r.tag], summary: r.summary, ...(r.description ? { description: r.description } : {}),
+      operationId: r.operationId ?? `${r.method.toLowerCase()}${r.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      parameters: [...params, ...queryParams],
+      responses: {
+        [String(r.response.status)]: { description: r.response.description, ...(r.response.status === 204 ? {} : { content: { 'application/json': { schema: r.response.schema } } }) },
+        ...(r.auth === 'rest' ? {
+          401: { description: 'Missing, unknown, revoked, expired or wrong-kind credential', content: { 'application/json': { schema: v3Error } } },
+          403: { description: 'Suspended account or missing issuer permission', content: { 'application/json': { schema: v3Error } } },
+          429: { description: 'Rate limited (120 requests per minute per token)', content: { 'application/json': { schema: v3Error } } },
+        } : {}),
+        ...(r.body ? { 422: { description: 'Validation failed', content: { 'application/json': { schema: v3Error } } } } : {}),
+      },
+      ...(r.auth === 'rest' ? { security: [{ bearer: [] }] } : r.auth === 'operator' ? { security: [{ operator: [] }] } : { security: [] }),
+      ...(r.permission ? { 'x-permission': r.permission } : {}),
+      ...(r.cli?.length ? { 'x-cli': r.cli.map((c) => c.command) } : {}),
+    };
+    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: r.body } } };
+    (paths[r.path] ??= {})[r.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: { title: 'Business Messaging, Commerce and Data API', version: '3.6.0', 'x-reference-version': '3.1.0' },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Account REST key (64 characters)' },
+        operator: { type: 'http', scheme: 'bearer', description: 'Operator token (Settings)' },
+      },
+    },
+    paths,
+  };
+}

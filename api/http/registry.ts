@@ -1,0 +1,56 @@
+import type Koa from 'koa';
+import type { JsonSchema } from './validation.js';
+import type { RequestContext } from './context.js';
+import type { CliExposure } from '../operation.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * One route: its contract (schemas, auth, permission) and its handler. The same definition feeds
+ * the router, ajv validation and the OpenAPI document, so the three never drift apart.
+ */
+export interface RouteDef {
+  method: Method;
+  /** OpenAPI-style path, e.g. /api/v3/sms/{uid} */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** rest: account key; operator: admin token; provider: signed provider callback; public: none */
+  auth: 'rest' | 'operator' | 'provider' | 'public';
+  /** Issuer permission: the key must have a live issuer holding it. */
+  permission?: string;
+  /** When set, the key must have a live issuer (endpoint families added since 7 September 2026). */
+  issuerRequired?: boolean;
+  envelope?: 'v3' | 'data';
+  body?: JsonSchema;
+  query?: JsonSchema;
+  response: { status: number; description: string; schema: JsonSchema };
+  /** Body is read raw (signature checks); no JSON parsing or body schema. */
+  rawBody?: boolean;
+  /** Stable operation id (the operation's name); derived from the path when absent. */
+  operationId?: string;
+  /** Admin CLI commands that call this route (operator operations). */
+  cli?: readonly CliExposure[];
+  handler: (req: RouteRequest) => Promise<RouteResult>;
+}
+
+export interface RouteRequest {
+  ctx: Koa.Context;
+  /** Present on auth: 'rest' routes. */
+  rc: RequestContext;
+  body: any;
+  query: any;
+  params: Record<string, string>;
+}
+
+export interface RouteResult { status?: number; body: unknown; headers?: Record<string, string> }
+
+export const koaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
+
+export const emptyQuery: JsonSchema = { type: 'object', properties: {}, additionalProperties: true };
+
+/** The v3 success wrapper {status:'success', data}. */
+export const successOf = (data: JsonSchema): JsonSchema => ({
+  type: 'object', required: ['status', 'data'], properties: { status: { const: 'success' }, data },
+});

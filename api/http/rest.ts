@@ -1,0 +1,22 @@
+import type { Operation, OperationDeps } from '../operation.js';
+import { successOf, type RouteDef } from './registry.js';
+
+/**
+ * The REST door of an operation: the route reads the path, the query or the body (validated by the
+ * door against the operation's schemas), calls the one handler with the caller's context, and wraps
+ * the result in the contract's success envelope.
+ */
+export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
+  return {
+    method: op.method, path: op.path, tag: op.tag, summary: op.summary, description: op.description, operationId: op.name,
+    auth: op.auth, permission: op.permission, issuerRequired: op.issuerRequired, envelope: op.envelope,
+    body: op.body, query: op.query ?? (op.body ? undefined : { type: 'object', properties: {}, additionalProperties: true }),
+    response: { status: op.output.status, description: op.output.description, schema: successOf(op.output.schema) },
+    cli: op.cli,
+    handler: async ({ rc, params, body, query }) => {
+      const input = { ...(op.body ? body : query), ...params };
+      const data = await op.handler({ rc, deps }, input);
+      return { status: op.output.status, body: { status: 'success', data } };
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { ContactGroup } from './contacts.js';
+
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
+
+// A one-time SMS campaign against one contact group. The audience is read when the campaign runs,
+// in keyset pages by contact id; `cursor` is the last contact id whose page is committed (messages,
+// wallet debit and cursor move in one transaction), so a restarted worker resumes right after it.
+// Deleting the group keeps the campaign (and its messages) and clears the reference.
+export const Campaign = defineEntity({
+  name: 'Campaign',
+  tableName: 'campaigns',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    uid: p.string().length(40).unique(),
+    accountId: p.integer(),
+    contactGroup: p.manyToOne(ContactGroup).nullable().deleteRule('set null'),
+    name: p.string().length(160),
+    message: p.text(),
+    sender: p.string().length(64).nullable(),
+    channelId: p.integer().nullable(),
+    channelCode: p.string().length(64).nullable(),
+    status: p.enum(CAMPAIGN_STATUSES).default('draft'),
+    scheduledAt: p.datetime().nullable(),
+    totalRecipients: p.integer().default(0),
+    cursor: p.bigint('number').default(0),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [{ properties: ['accountId', 'id'] }],
+});

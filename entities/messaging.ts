@@ -1,0 +1,163 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const MESSAGE_STATUSES = ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] as const;
+
+export const Message = defineEntity({
+  name: 'Message',
+  tableName: 'messages',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    uid: p.string().length(40).unique(),
+    accountId: p.integer(),
+    direction: p.enum(['inbound', 'outbound']),
+    channelType: p.enum(['sms', 'whatsapp']),
+    channelId: p.integer().nullable(),
+    channelCode: p.string().length(64).nullable(),
+    sender: p.string().length(64).nullable(),
+    recipient: p.string().length(191),
+    body: p.text(),
+    status: p.enum(MESSAGE_STATUSES),
+    mediaUrl: p.text().nullable(),
+    mediaType: p.string().length(32).nullable(),
+    gatewayMessageId: p.string().length(191).nullable(),
+    errorMessage: p.text().nullable(),
+    metadata: p.json<Record<string, unknown>>().nullable(),
+    templateParams: p.json<Record<string, unknown>>().nullable(),
+    // The provider request body (chat channel), kept apart from metadata, which clients see.
+    providerRequest: p.json<Record<string, unknown>>().nullable(),
+    segments: p.integer().default(1),
+    encoding: p.string().length(8).default('GSM-7'),
+    campaignId: p.integer().nullable(),
+    // The campaign recipient (contact id): with campaign_id unique, so a campaign page inserted twice
+    // (a retried activity) adds nothing the second time.
+    contactId: p.bigint('number').nullable(),
+    // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
+    // dispatcher sends it with others (admission control under load, campaigns).
+    dispatchMode: p.string().length(16).default('workflow'),
+    dispatchClaim: p.string().length(120).nullable(),
+    scheduledAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    sentAt: p.datetime().nullable(),
+    deliveredAt: p.datetime().nullable(),
+    readAt: p.datetime().nullable(),
+  },
+  uniques: [{ name: 'messages_campaign_id_contact_id_unique', properties: ['campaignId', 'contactId'] }],
+  indexes: [
+    { properties: ['accountId', 'id'] },
+    { properties: ['accountId', 'status', 'id'] },
+    // The start-gap reconciler scans queued outbound messages that wait for their own workflow; batch
+    // messages (campaigns, sends under load) are found by the dispatcher's index and skip this one.
+    { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow'` },
+    { name: 'messages_batch_queue_index', expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'` },
+    // Partial, so the status moves of a message (three per send) add no entry while the column is empty
+    // or the message is no longer claimed: every index entry is written again on each move.
+    { name: 'messages_gateway_message_id_index', expression: `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null` },
+    { name: 'messages_claimed_index', expression: `create index "messages_claimed_index" on "messages" ("dispatch_claim") where "status" = 'processing'` },
+    { name: 'messages_silent_index', expression: `create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch'` },
+  ],
+});
+
+// A receipt for a provider id we do not know yet (it overtook the provider's own answer);
+// applied as soon as the dispatch stores that id.
+export const PendingReceipt = defineEntity({
+  name: 'PendingReceipt',
+  tableName: 'pending_receipts',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    providerMessageId: p.string().length(191).index(),
+    status: p.string().length(32),
+    errorMessage: p.text().nullable(),
+    receivedAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+// The 24-hour customer service window: opened by every inbound message, per account, business
+// number and customer.
+export const ConversationWindow = defineEntity({
+  name: 'ConversationWindow',
+  tableName: 'conversation_windows',
+  properties: {
+    accountId: p.integer().primary(),
+    channelType: p.string().length(16).primary(),
+    businessNumber: p.string().length(64).primary(),
+    customer: p.string().length(64).primary(),
+    lastInboundAt: p.datetime(),
+  },
+});
+
+// Sending identities and routes: what a message can be sent from.
+
+// A sending route: one provider connection. account_id null marks the system default route.
+export const Channel = defineEntity({
+  name: 'Channel',
+  tableName: 'channels',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().nullable().index(),
+    channelType: p.enum(['sms', 'whatsapp']),
+    code: p.string().length(64),
+    provider: p.string().length(32),
+    isDefault: p.boolean().default(false),
+    active: p.boolean().default(true),
+    config: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+// Alphanumeric sender ids need approval before they may send.
+export const SenderId = defineEntity({
+  name: 'SenderId',
+  tableName: 'sender_ids',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().index(),
+    channelId: p.integer().nullable(),
+    value: p.string().length(64),
+    approvalStatus: p.enum(['pending', 'approved', 'rejected']).default('pending'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export const PhoneNumber = defineEntity({
+  name: 'PhoneNumber',
+  tableName: 'phone_numbers',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().index(),
+    channelId: p.integer().nullable(),
+    number: p.string().length(32),
+    capabilities: p.json<string[]>(),
+    released: p.boolean().default(false),
+    providerPhoneNumberId: p.string().length(64).nullable(),
+    businessAccountId: p.string().length(64).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export const ShortCode = defineEntity({
+  name: 'ShortCode',
+  tableName: 'short_codes',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer().index(),
+    channelId: p.integer().nullable(),
+    code: p.string().length(16),
+    assignmentStatus: p.enum(['active', 'inactive']).default('active'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+// channel_id null blocks the number on every route of the account.
+export const BlacklistEntry = defineEntity({
+  name: 'BlacklistEntry',
+  tableName: 'blacklist',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer(),
+    channelId: p.integer().nullable(),
+    phone: p.string().length(32),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+  indexes: [{ properties: ['accountId', 'phone'] }],
+});

@@ -1,0 +1,181 @@
+import type { Client } from '@temporalio/client';
+import { many, one } from '../../entities/db.js';
+import { DomainError, conflict, notFound, validationFailed } from '../platform/errors.js';
+import type { RequestContext } from '../platform/context.js';
+import type { Config } from '../../config.js';
+import { campaignWorkflowId } from '../../temporal/ids.js';
+import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
+import type { CampaignWorkflowInput } from '../../workflows/campaigns/campaign.js';
+import { groupCondition } from '../contacts/contact-groups.js';
+import { resolveSmsRoute, type ResolvedRoute } from '../messaging/channels.js';
+import { parseScheduleTime } from '../messaging/messages.js';
+import { newUid } from '../platform/ids.js';
+
+export interface CampaignServiceDeps { temporal: Client; config: Config }
+export interface CampaignCreateInput { contact_list_id: string; message: string; sender_id?: string; name?: string; schedule_time?: string }
+
+/** Messages of a campaign that count as sent (sent_count) and as failed (failed_count). */
+const SENT_STATUSES = `('sent', 'delivered', 'read', 'checking_delivery')`;
+
+interface CampaignRow {
+  id: number; uid: string; account_id: number; contact_group_id: number | null; name: string; message: string; sender: string | null;
+  channel_id: number | null; channel_code: string | null; status: string; scheduled_at: Date | string | null; total_recipients: number;
+  created_at: Date | string; updated_at: Date | string;
+  group_uid: string | null; group_name: string | null; sent_count?: string | number; failed_count?: string | number;
+}
+
+const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
+
+export function campaignView(r: CampaignRow) {
+  return {
+    id: r.id, uid: r.uid, name: r.name, status: r.status, channel_type: 'sms' as const,
+    tenant_channel_id: r.channel_id, channel_code: r.channel_code, message: r.message, sender: r.sender,
+    scheduled_at: iso(r.scheduled_at), total_recipients: r.total_recipients,
+    sent_count: Number(r.sent_count ?? 0), failed_count: Number(r.failed_count ?? 0),
+    contact_group: r.contact_group_id === null || r.group_uid === null ? null : { id: r.contact_group_id, uid: r.group_uid, name: r.group_name },
+    created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  };
+}
+
+export const campaignSchema = {
+  type: 'object',
+  required: ['id', 'uid', 'name', 'status', 'channel_type', 'message'],
+  properties: {
+    id: { type: 'integer' }, uid: { type: 'string' }, name: { type: 'string' },
+    status: { enum: ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] },
+    channel_type: { const: 'sms' }, tenant_channel_id: { type: ['integer', 'null'] }, channel_code: { type: ['string', 'null'] },
+    message: { type: 'string' }, sender: { type: ['string', 'null'] }, scheduled_at: { type: ['string', 'null'] },
+    total_recipients: { type: 'integer' }, sent_count: { type: 'integer' }, failed_count: { type: 'integer' },
+    contact_group: { type: ['object', 'null'], properties: { id: { type: 'integer' }, uid: { type: 'string' }, name: { type: 'string' } } },
+    created_at: { type: ['string', 'null'] }, updated_at: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** contact_list_id: numeric ids or UUIDs separated by comma, semicolon or whitespace. */
+export const splitContactListIds = (value: string) => value.split(/[\s,;]+/).filter((s) => s !== '');
+
+/** The account's groups named by the list, in the order first named; ids and UUIDs of one group collapse. */
+export async function resolveCampaignGroups(rc: RequestContext, value: string) {
+  const ids: number[] = [];
+  const uids: string[] = [];
+  const order = new Map<string, number>();
+  splitContactListIds(value).forEach((token, i) => {
+    const cond = groupCondition(token);
+    if (!cond) return;
+    const key = typeof cond.param === 'number' ? `id:${cond.param}` : `uid:${cond.param}`;
+    if (!order.has(key)) order.set(key, i);
+    if (typeof cond.param === 'number') ids.push(cond.param); else uids.push(cond.param);
+  });
+  if (ids.length === 0 && uids.length === 0) return [];
+  const rows = await many<{ id: number; uid: string; name: string }>(rc.em,
+    `select id, uid, name from contact_groups
+      where account_id = ? and (id in (select (jsonb_array_elements_text(?::jsonb))::int) or uid in (select (jsonb_array_elements_text(?::jsonb))::uuid))`,
+    [rc.account.id, JSON.stringify(ids), JSON.stringify(uids)]);
+  const rank = (g: { id: number; uid: string }) => Math.min(order.get(`id:${g.id}`) ?? Infinity, order.get(`uid:${g.uid}`) ?? Infinity);
+  return rows.sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * POST /sms/campaign: one campaign per group found (404 when none). Each campaign and its workflow
+ * start commit together: either the caller gets 201 and every campaign runs, or nothing was kept.
+ * A sender_id that is not usable is 422 (as on /sms/send); an account with no SMS route at all gets
+ * its campaigns cancelled (the contract's "no usable route").
+ */
+export async function createCampaigns(rc: RequestContext, deps: CampaignServiceDeps, input: CampaignCreateInput) {
+  if (input.message.trim() === '') throw validationFailed({ message: ['The message field is required.'] });
+  if (splitContactListIds(input.contact_list_id).length === 0) throw validationFailed({ contact_list_id: ['The contact list id field is required.'] });
+  const scheduledAt = parseScheduleTime(input.schedule_time);
+  const groups = await resolveCampaignGroups(rc, input.contact_list_id);
+  if (groups.length === 0) throw notFound('Contact group');
+  let route: ResolvedRoute | null;
+  try {
+    route = await resolveSmsRoute(rc, input.sender_id);
+  } catch (err) {
+    if (err instanceof DomainError && (input.sender_id === undefined || input.sender_id.trim() === '')) route = null;
+    else throw err;
+  }
+  const status = route === null ? 'cancelled' : scheduledAt ? 'scheduled' : 'draft';
+  const rows = await rc.em.transactional(async (em) => {
+    const out: CampaignRow[] = [];
+    for (const g of groups) {
+      const name = input.name !== undefined && input.name.trim() !== '' ? input.name.trim() : `${g.name} campaign`.slice(0, 160);
+      const row = await one<CampaignRow>(em,
+        `insert into campaigns (uid, account_id, contact_group_id, name, message, sender, channel_id, channel_code, status, scheduled_at,
+                                total_recipients, cursor, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, now(), now()) returning *, ?::text as group_uid, ?::text as group_name`,
+        [newUid('cmp'), rc.account.id, g.id, name, input.message, route?.sender ?? null, route?.channelId ?? null, route?.channelCode ?? null,
+          status, scheduledAt, g.uid, g.name]);
+      if (status !== 'cancelled') await startCampaignWorkflow(deps, rc.account.id, row!, scheduledAt);
+      out.push(row!);
+    }
+    return out;
+  });
+  return rows.map(campaignView);
+}
+
+/**
+ * Starts the campaign's workflow (id `campaign/<account>/<uid>`). A new campaign's id is never
+ * reused. A resumed one (`resumeFrom`: its cursor) starts a new run under the same id, past the
+ * schedule and the begin step; the run that paused it may still be closing, so that one is ended.
+ */
+export async function startCampaignWorkflow(deps: CampaignServiceDeps, accountId: number, row: { id: number; uid: string }, scheduledAt: Date | null, resumeFrom?: number) {
+  const input: CampaignWorkflowInput = {
+    accountId, campaignId: row.id, uid: row.uid, scheduledAt: scheduledAt ? scheduledAt.toISOString() : null,
+    pageSize: deps.config.campaignPageSize, pagesPerRun: deps.config.campaignPagesPerRun,
+    ...(resumeFrom === undefined ? {} : { cursor: resumeFrom }),
+  };
+  await deps.temporal.workflow.start('campaignWorkflow', {
+    taskQueue: deps.config.taskQueue,
+    workflowId: campaignWorkflowId(accountId, row.uid),
+    ...(resumeFrom === undefined
+      ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
+      : { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const, workflowIdConflictPolicy: 'TERMINATE_EXISTING' as const }),
+    args: [input],
+    typedSearchAttributes: [
+      { key: AccountId, value: String(accountId) },
+      { key: ResourceId, value: row.uid },
+      { key: ResourceType, value: 'campaign' },
+    ],
+    memo: { campaignId: row.id },
+  });
+}
+
+/**
+ * POST /campaign/{uid}/resume: a paused campaign (its wallet could not cover a page) runs again from
+ * where it stopped. The status moves to running and the new workflow run starts in one transaction;
+ * the run's first page locks the campaign row, so it reads the committed status. 409 for any other
+ * status, 404 for a missing or foreign campaign.
+ */
+export async function resumeCampaign(rc: RequestContext, deps: CampaignServiceDeps, ref: string) {
+  const byId = /^\d+$/.test(ref);
+  if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
+  const where = `account_id = ? and ${byId ? 'id = ?' : 'uid = ?'}`;
+  const key = [rc.account.id, byId ? Number(ref) : ref];
+  await rc.em.transactional(async (em) => {
+    const row = await one<{ id: number; uid: string; cursor: string }>(em,
+      `update campaigns set status = 'running', updated_at = now() where ${where} and status = 'paused' returning id, uid, cursor`, key);
+    if (!row) {
+      const current = await one<{ status: string }>(em, `select status from campaigns where ${where}`, key);
+      if (!current) throw notFound('Campaign');
+      throw conflict(`Only a paused campaign can be resumed; this one is ${current.status}.`);
+    }
+    await startCampaignWorkflow(deps, rc.account.id, row, null, Number(row.cursor));
+  });
+  return getCampaign(rc, ref);
+}
+
+/** GET /campaign/{uid}/view: by uid or numeric id, with the group reference and the counts (one aggregate). */
+export async function getCampaign(rc: RequestContext, ref: string) {
+  const byId = /^\d+$/.test(ref);
+  if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
+  const row = await one<CampaignRow>(rc.em,
+    `select c.*, g.uid::text as group_uid, g.name as group_name, m.sent_count, m.failed_count
+       from campaigns c
+       left join contact_groups g on g.id = c.contact_group_id
+       cross join lateral (select count(*) filter (where m.status in ${SENT_STATUSES}) as sent_count,
+                                  count(*) filter (where m.status = 'failed') as failed_count
+                             from messages m where m.campaign_id = c.id) m
+      where c.account_id = ? and ${byId ? 'c.id = ?' : 'c.uid = ?'}`, [rc.account.id, byId ? Number(ref) : ref]);
+  if (!row) throw notFound('Campaign');
+  return campaignView(row);
+}

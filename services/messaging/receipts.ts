@@ -1,0 +1,60 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import { mapSmsProviderStatus } from '../../domain/messaging/message-status.js';
+import { moveMessages, type Move, type MoveResult } from './message-moves.js';
+import { groupCommit } from '../platform/group-commit.js';
+import { messageWorkflowId } from '../../temporal/ids.js';
+import { receiptSignal } from '../../workflows/messaging/message.js';
+
+interface ReceiptDeps { orm: MikroORM; temporal: Client }
+
+type SmsReceipt = Move & { key: string; by: 'uid' | 'gateway_message_id' };
+
+const writers = new WeakMap<ReceiptDeps, (r: SmsReceipt) => Promise<void>>();
+
+/**
+ * Receipts arrive as a stream of small requests (two per message, thousands a second during a
+ * campaign). They are applied in groups: one statement for everything that arrived while the
+ * previous group was being written, and only then is each request answered.
+ */
+function receiptWriter(deps: ReceiptDeps) {
+  let w = writers.get(deps);
+  if (!w) {
+    w = groupCommit<SmsReceipt>(async (receipts) => {
+      const em = deps.orm.em.fork();
+      const moved: MoveResult[] = [];
+      for (const by of ['uid', 'gateway_message_id'] as const) {
+        const some = receipts.filter((r) => r.by === by);
+        if (some.length) moved.push(...await moveMessages(em, some, by));
+      }
+      // Batch-sent messages have no workflow of their own to tell. The signal only shortens the
+      // workflow's wait (it polls the provider otherwise), so it does not hold up the next group.
+      void Promise.all(moved.filter((m) => m.dispatchMode === 'workflow').map((m) => signalReceipt(deps, m)));
+    });
+    writers.set(deps, w);
+  }
+  return w;
+}
+
+async function signalReceipt(deps: ReceiptDeps, m: MoveResult) {
+  try {
+    await deps.temporal.workflow.getHandle(messageWorkflowId(m.accountId, m.uid)).signal(receiptSignal, m.status);
+  } catch {
+    // The workflow may have finished already (it polled the provider); the record is what counts.
+  }
+}
+
+/**
+ * Applies a delivery receipt to the record (forward moves only, so duplicates and late arrivals are
+ * harmless) and tells the message workflow, which then stops waiting or polling. A receipt for a
+ * message we don't know is acknowledged all the same, so the provider stops retrying.
+ */
+export async function applySmsReceipt(deps: ReceiptDeps, uid: string, params: Record<string, string>): Promise<void> {
+  const sid = params.MessageSid ?? params.SmsSid;
+  const to = mapSmsProviderStatus(params.MessageStatus ?? params.SmsStatus ?? '');
+  if (!to || (!uid && !sid)) return;
+  await receiptWriter(deps)({
+    key: uid || sid, by: uid ? 'uid' : 'gateway_message_id', to, gatewayMessageId: sid,
+    errorMessage: to === 'failed' ? `Delivery failed (provider code ${params.ErrorCode ?? 'unknown'})` : undefined,
+  });
+}

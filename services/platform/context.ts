@@ -1,0 +1,36 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../logger.js';
+
+export interface AccountRow { id: number; uid: string; name: string; status: string; wallet_balance: string; currency: string; billing_mode: string; created_at: Date }
+export interface KeyRow { id: number; kind: 'rest' | 'mcp'; name: string; user_id: number | null; expires_at: Date | null; revoked_at: Date | null }
+export interface UserRow { id: number; active: boolean; permissions: string[] }
+
+/**
+ * Who acts. A credential's actor carries the credential and its issuer (whose current permissions
+ * apply); work started by the service itself (workflows, schedules, operation runs, later agent
+ * runs) acts as the system, named by the process, never as a made-up key.
+ */
+export type Actor =
+  | { kind: 'api_key'; key: KeyRow; issuer: UserRow | null }
+  | { kind: 'mcp_credential'; key: KeyRow; issuer: UserRow | null }
+  | { kind: 'oauth_client'; clientId: string; issuer: UserRow }
+  | { kind: 'operator' }
+  | { kind: 'system'; process: string };
+
+/** Who is asking and on whose behalf: the first argument of every service call. */
+export interface RequestContext {
+  account: AccountRow;
+  actor: Actor;
+  em: EntityManager;
+  log: Logger;
+}
+
+/** For logs and audit columns: `api_key:12`, `system:operation-run`. */
+export function actorLabel(actor: Actor): string {
+  switch (actor.kind) {
+    case 'api_key': case 'mcp_credential': return `${actor.kind}:${actor.key.id}`;
+    case 'oauth_client': return `oauth_client:${actor.clientId}`;
+    case 'operator': return 'operator';
+    case 'system': return `system:${actor.process}`;
+  }
+}

@@ -1,0 +1,78 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newUid } from '../platform/ids.js';
+
+/**
+ * Every communication-callback kind. Message kinds are emitted by moveStatus and receiveInbound
+ * today; the others are declared so that each feature, when it lands, emits through emitEvent in
+ * the transaction of its own change and endpoints can already subscribe to them.
+ */
+export const EVENT_KINDS = [
+  // messages: the statuses a receiver acts on (processing and checking_delivery are internal steps)
+  'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received',
+  'group.created', 'group.updated', 'group.participant_joined', 'group.participant_left', 'group.participant_removed',
+  'template.status_changed', 'form.submitted', 'cart.submitted', 'cart.abandoned', 'order.received', 'order.paid', 'product.drifted',
+  'lead.created', 'lead.updated', 'lead.stage_changed', 'lead.label_added', 'lead.label_removed', 'lead.note_added', 'lead.assigned', 'lead.merged', 'lead.deleted',
+  'flow.session.started', 'flow.session.ended',
+] as const;
+
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** A subscription filter entry: an exact kind, `prefix.*`, or `*`. */
+export function isEventFilter(f: string): boolean {
+  if (f === '*') return true;
+  if (f.endsWith('.*')) return EVENT_KINDS.some((k) => k.startsWith(f.slice(0, -1)));
+  return (EVENT_KINDS as readonly string[]).includes(f);
+}
+
+export function matchesFilter(filters: readonly string[], kind: string): boolean {
+  return filters.some((f) => f === '*' || f === kind || (f.endsWith('.*') && kind.startsWith(f.slice(0, -1))));
+}
+
+/**
+ * SQL for an event's `dispatched_at` when it is recorded: null (the relay must look at it) when an
+ * active endpoint of the account subscribes to the kind, else now(): nobody listens, so the event
+ * is recorded already settled and the relay never reads or marks it. Like Stripe's endpoints, an
+ * endpoint receives the events that occur after it is active; one that becomes active in the same
+ * instant as the event may or may not.
+ */
+export const dispatchedAtOnRecord = (account: string, kind: string) => `case when exists (
+    select 1 from webhook_endpoints w cross join lateral jsonb_array_elements_text(w.events) f
+     where w.account_id = ${account} and w.status = 'active'
+       and (f = '*' or f = ${kind} or (right(f, 2) = '.*' and starts_with(${kind}, left(f, -1))))) then null else now() end`;
+
+/**
+ * Records a communication event in the outbox. Call it with the transaction that makes the change
+ * the event reports: both commit or neither does, and the relay delivers whatever committed.
+ * The payload is flat: event_id, event and occurred_at first, then the kind's own fields.
+ */
+export async function emitEvent(tx: EntityManager, accountId: number, kind: EventKind, fields: Record<string, unknown>, occurredAt = new Date()): Promise<string> {
+  const eventId = newUid('evt');
+  const payload = { event_id: eventId, event: kind, occurred_at: occurredAt.toISOString(), account_id: accountId, ...fields };
+  await tx.execute(`insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
+    select e.id, e.account, e.kind, e.payload, e.at, ${dispatchedAtOnRecord('e.account', 'e.kind')}
+      from (select ?::text as id, ?::int as account, ?::text as kind, ?::jsonb as payload, ?::timestamptz as at) e`,
+    [eventId, accountId, kind, JSON.stringify(payload), occurredAt]);
+  return eventId;
+}
+
+/** jsonb keeps keys in its own order: put the envelope fields first again for receivers. */
+export function orderedPayload(p: Record<string, unknown>): Record<string, unknown> {
+  const { event_id, event, occurred_at, ...rest } = p;
+  return { event_id, event, occurred_at, ...rest };
+}
+
+export interface MessageEventRow {
+  id: string | number; uid: string; account_id: number; status: string; direction: string; channel_type: string;
+  sender: string | null; recipient: string; gateway_message_id: string | null; error_message: string | null;
+}
+
+/** The flat message payload; message_id is the numeric local id receivers look records up by. */
+export const messageEventFields = (m: MessageEventRow) => ({
+  message_id: Number(m.id), uid: m.uid, status: m.status, direction: m.direction, channel_type: m.channel_type,
+  sender: m.sender, recipient: m.recipient, gateway_message_id: m.gateway_message_id, error_message: m.error_message,
+});
+
+/** Statuses that produce a callback, and under which kind. */
+export const MESSAGE_STATUS_EVENTS: Record<string, EventKind> = {
+  sent: 'message.sent', delivered: 'message.delivered', read: 'message.read', failed: 'message.failed', received: 'message.received',
+};
