@@ -55,7 +55,8 @@ const env = (name: string, fallback: string): string => {
   return v === undefined || v === '' ? fallback : v;
 };
 
-export const providerTaskQueue = (config: Pick<Config, 'taskQueue'>, channelType: 'sms' | 'whatsapp') => `${config.taskQueue}-provider-${channelType}`;
+export const providerTaskQueue = (config: Pick<Config, 'taskQueue'>, channelType: 'sms' | 'whatsapp') =>
+  `${config.taskQueue}-provider-${channelType}`;
 
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const port = Number(env('PORT', '8080'));

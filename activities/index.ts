@@ -10,19 +10,33 @@ import { createOperationActivities } from './automations/operation-run.js';
 import { createContactActivities } from './contacts/contact-import.js';
 import { createCampaignActivities } from './campaigns/campaign.js';
 
-export interface ActivityDeps { orm: MikroORM; config: Config; log: Logger }
+export interface ActivityDeps {
+  orm: MikroORM;
+  config: Config;
+  log: Logger;
+}
 
 /** Every activity the worker registers, built once per worker process from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const sms = new SmsGatewayClient({
-    baseUrl: deps.config.smsGatewayUrl, accountSid: deps.config.smsGatewayAccountSid, authToken: deps.config.smsGatewayAuthToken,
-    messagingServiceSid: deps.config.smsGatewayMessagingServiceSid, timeoutMs: 10_000,
+    baseUrl: deps.config.smsGatewayUrl,
+    accountSid: deps.config.smsGatewayAccountSid,
+    authToken: deps.config.smsGatewayAuthToken,
+    messagingServiceSid: deps.config.smsGatewayMessagingServiceSid,
+    timeoutMs: 10_000,
   });
-  const whatsapp = new WhatsAppCloudClient({ baseUrl: deps.config.whatsappApiUrl, accessToken: deps.config.whatsappAccessToken, timeoutMs: 10_000 });
+  const whatsapp = new WhatsAppCloudClient({
+    baseUrl: deps.config.whatsappApiUrl,
+    accessToken: deps.config.whatsappAccessToken,
+    timeoutMs: 10_000,
+  });
   const messageDeps = { orm: deps.orm, sms, whatsapp, publicBaseUrl: deps.config.publicBaseUrl, log: deps.log };
   return {
     ...createMessageActivities(messageDeps),
-    ...createDispatchActivities({ ...messageDeps, maxPerSecond: { sms: deps.config.smsMaxPerSecond, whatsapp: deps.config.whatsappMaxPerSecond } }),
+    ...createDispatchActivities({
+      ...messageDeps,
+      maxPerSecond: { sms: deps.config.smsMaxPerSecond, whatsapp: deps.config.whatsappMaxPerSecond },
+    }),
     ...createWebhookActivities({ orm: deps.orm, log: deps.log }),
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),

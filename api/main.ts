@@ -14,7 +14,9 @@ const deps = { config, orm, temporal: temporal.client, log };
 const app = createApp(deps);
 const koa = app.callback();
 const receipts = smsReceiptIngress(deps);
-const server = http.createServer((req, res) => { if (!receipts(req, res)) void koa(req, res); });
+const server = http.createServer((req, res) => {
+  if (!receipts(req, res)) void koa(req, res);
+});
 server.keepAliveTimeout = 65_000;
 server.listen(config.port, '127.0.0.1', () => log.info({ port: config.port }, 'api listening'));
 

@@ -16,17 +16,55 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type JsonSchema = Record<string, unknown>;
 
 /** What every door hands to a handler besides the request context. */
-export interface OperationDeps { config: Config; orm: MikroORM; temporal: Client; log: Logger }
+export interface OperationDeps {
+  config: Config;
+  orm: MikroORM;
+  temporal: Client;
+  log: Logger;
+}
 
 /** The MCP servers of the contract: each is served at /mcp/v1/<key>; /mcp serves every tool. */
 export const MCP_SERVERS = [
-  'ivr', 'flows', 'forms', 'data', 'approvals', 'payments', 'automations', 'alerts', 'operations', 'studio', 'numbers', 'groups',
-  'agents', 'orders', 'shop', 'tickets', 'kb', 'content', 'calls', 'routing', 'meetings', 'messaging', 'inbox', 'comments', 'posts',
-  'contacts', 'leads', 'overview', 'accounts', 'navigate', 'account',
+  'ivr',
+  'flows',
+  'forms',
+  'data',
+  'approvals',
+  'payments',
+  'automations',
+  'alerts',
+  'operations',
+  'studio',
+  'numbers',
+  'groups',
+  'agents',
+  'orders',
+  'shop',
+  'tickets',
+  'kb',
+  'content',
+  'calls',
+  'routing',
+  'meetings',
+  'messaging',
+  'inbox',
+  'comments',
+  'posts',
+  'contacts',
+  'leads',
+  'overview',
+  'accounts',
+  'navigate',
+  'account',
 ] as const;
 export type McpServerKey = (typeof MCP_SERVERS)[number];
 
-export interface ToolAnnotations { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
 
 export interface McpExposure {
   /** Servers (under /mcp/v1/<key>) that list this tool; /mcp lists every tool. */
@@ -50,12 +88,17 @@ export interface CliExposure {
 
 /** Account operations receive the caller's request context; operator and public ones do not. */
 export type Auth = 'rest' | 'operator' | 'public';
-export interface AccountCall { rc: RequestContext; deps: OperationDeps }
-export interface OperatorCall { deps: OperationDeps }
+export interface AccountCall {
+  rc: RequestContext;
+  deps: OperationDeps;
+}
+export interface OperatorCall {
+  deps: OperationDeps;
+}
 export type CallOf<A extends Auth> = A extends 'rest' ? AccountCall : OperatorCall;
 
 type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest}` ? K | PathParams<Rest> : never;
-type ObjectOf<S> = S extends undefined ? {} : S extends JSONSchema ? FromSchema<S> : {};
+type ObjectOf<S> = S extends undefined ? Record<never, never> : S extends JSONSchema ? FromSchema<S> : Record<never, never>;
 export type InputOf<P extends string, B, Q> = { [K in PathParams<P>]: string } & ObjectOf<B> & ObjectOf<Q>;
 
 export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
@@ -86,32 +129,53 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
 
 /** An operation as the doors see it, its input type erased. */
 export interface Operation {
-  name: string; method: Method; path: string; tag: string; summary: string; description?: string;
-  auth: Auth; permission?: string; issuerRequired?: boolean; envelope?: 'v3' | 'data';
-  body?: JsonSchema; query?: JsonSchema;
+  name: string;
+  method: Method;
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  auth: Auth;
+  permission?: string;
+  issuerRequired?: boolean;
+  envelope?: 'v3' | 'data';
+  body?: JsonSchema;
+  query?: JsonSchema;
   output: { status: number; description: string; schema: JsonSchema };
-  mcp?: McpExposure; cli?: readonly CliExposure[];
+  mcp?: McpExposure;
+  cli?: readonly CliExposure[];
   /** Names of the path parameters, in order. */
   params: string[];
   handler: (call: AccountCall & OperatorCall, input: Record<string, unknown>) => Promise<unknown>;
 }
 
-export function defineOperation<A extends Auth, const P extends string, B extends JSONSchema | undefined = undefined, Q extends JSONSchema | undefined = undefined, O = unknown>(
-  def: OperationDef<A, P, B, Q, O>,
-): Operation {
+export function defineOperation<
+  A extends Auth,
+  const P extends string,
+  B extends JSONSchema | undefined = undefined,
+  Q extends JSONSchema | undefined = undefined,
+  O = unknown,
+>(def: OperationDef<A, P, B, Q, O>): Operation {
   const params = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   return { ...def, params, body: def.body as JsonSchema | undefined, query: def.query as JsonSchema | undefined } as unknown as Operation;
 }
 
 /** The input schema an MCP client sees: path parameters and the body (or query) fields in one object. */
 export function toolInputSchema(op: Operation): JsonSchema {
-  const source = (op.body ?? op.query ?? {}) as { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown; description?: string };
+  const source = (op.body ?? op.query ?? {}) as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+    additionalProperties?: unknown;
+    description?: string;
+  };
   const properties: Record<string, unknown> = {};
-  for (const p of op.params) properties[p] = { type: 'string', minLength: 1, description: `Path parameter {${p}} of ${op.method} ${op.path}` };
+  for (const p of op.params)
+    properties[p] = { type: 'string', minLength: 1, description: `Path parameter {${p}} of ${op.method} ${op.path}` };
   Object.assign(properties, source.properties ?? {});
   const required = [...op.params, ...(source.required ?? [])];
   return {
-    type: 'object', properties,
+    type: 'object',
+    properties,
     ...(required.length ? { required } : {}),
     ...(source.additionalProperties !== undefined ? { additionalProperties: source.additionalProperties } : {}),
     ...(source.description ? { description: source.description } : {}),
@@ -119,7 +183,10 @@ export function toolInputSchema(op: Operation): JsonSchema {
 }
 
 /** Splits a tool's arguments back into what the REST door would have read from the path and the body. */
-export function splitToolArguments(op: Operation, args: Record<string, unknown>): { params: Record<string, string>; rest: Record<string, unknown> } {
+export function splitToolArguments(
+  op: Operation,
+  args: Record<string, unknown>,
+): { params: Record<string, string>; rest: Record<string, unknown> } {
   const params: Record<string, string> = {};
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) {

@@ -17,8 +17,14 @@ import { campaignOperations } from './campaigns/campaigns.js';
 
 /** Every account operation of the contract, in routing order (fixed paths before `{param}` ones). */
 export const customerOperations: readonly Operation[] = [
-  ...accountOperations, ...smsOperations, ...whatsappOperations, ...automationOperations,
-  ...contactCompatOperations, ...contactOperations, ...contactGroupOperations, ...campaignOperations,
+  ...accountOperations,
+  ...smsOperations,
+  ...whatsappOperations,
+  ...automationOperations,
+  ...contactCompatOperations,
+  ...contactOperations,
+  ...contactGroupOperations,
+  ...campaignOperations,
 ];
 
 /** Every route of the service. The OpenAPI document is generated from this same list. */
@@ -26,6 +32,10 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes = [...accountOperations, ...smsOperations, ...whatsappOperations].map((op) => restRoute(op, deps));
   routes.push(...providerRoutes(deps), ...adminRoutes(deps));
   routes.push(...automationOperations.map((op) => restRoute(op, deps)), ...adminWebhookRoutes(deps), ...adminAutomationRoutes(deps));
-  routes.push(...[...contactCompatOperations, ...contactOperations, ...contactGroupOperations, ...campaignOperations].map((op) => restRoute(op, deps)));
+  routes.push(
+    ...[...contactCompatOperations, ...contactOperations, ...contactGroupOperations, ...campaignOperations].map((op) =>
+      restRoute(op, deps),
+    ),
+  );
   return [...routes, ...docsRoutes(routes)];
 }

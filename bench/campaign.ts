@@ -28,7 +28,9 @@ const mem = (field: 'VmHWM' | 'VmRSS') => {
 const temporal = await connectTemporalClient(stack.temporalAddress, 'default');
 for (const deadline = Date.now() + 120_000; ;) {
   const { pollers } = await temporal.client.workflowService.describeTaskQueue({
-    namespace: 'default', taskQueue: { name: 'svc-main' }, taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    namespace: 'default',
+    taskQueue: { name: 'svc-main' },
+    taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
   });
   if (pollers?.length || Date.now() > deadline) break;
   await new Promise((r) => setTimeout(r, 250));
@@ -44,27 +46,49 @@ const cpuSeconds = () => {
 };
 const cpuAtStart = cpuSeconds();
 let hwmReset = true;
-try { fs.writeFileSync(`/proc/${workerPid}/clear_refs`, '5'); } catch { hwmReset = false; }
+try {
+  fs.writeFileSync(`/proc/${workerPid}/clear_refs`, '5');
+} catch {
+  hwmReset = false;
+}
 let sampledPeak = 0;
-const sampler = setInterval(() => { try { sampledPeak = Math.max(sampledPeak, mem('VmRSS')); } catch { /* exited */ } }, 500);
+const sampler = setInterval(() => {
+  try {
+    sampledPeak = Math.max(sampledPeak, mem('VmRSS'));
+  } catch {
+    /* exited */
+  }
+}, 500);
 try {
   // Audience, written straight into the tables (set-up, not measured).
-  const group = (await pool.query(`insert into contact_groups (uid, account_id, name, created_at, updated_at)
-    values (gen_random_uuid(), $1, 'Bench audience', now(), now()) returning id`, [accountId])).rows[0].id;
-  await pool.query(`insert into contacts (uid, account_id, group_id, name, country_code, phone_number, full_phone_number, is_subscribed, custom_field_values, created_at, updated_at)
+  const group = (
+    await pool.query(
+      `insert into contact_groups (uid, account_id, name, created_at, updated_at)
+    values (gen_random_uuid(), $1, 'Bench audience', now(), now()) returning id`,
+      [accountId],
+    )
+  ).rows[0].id;
+  await pool.query(
+    `insert into contacts (uid, account_id, group_id, name, country_code, phone_number, full_phone_number, is_subscribed, custom_field_values, created_at, updated_at)
     select 'ctc_bench_' || g, $1, $2, 'Customer ' || g, '255', '7' || lpad(g::text, 8, '0'), '2557' || lpad(g::text, 8, '0'), true, '{"city":"Arusha"}', now(), now()
-      from generate_series(1, $3) g`, [accountId, group, contacts]);
+      from generate_series(1, $3) g`,
+    [accountId, group, contacts],
+  );
 
   // The database's floor: the same number of message rows in one statement.
   let t0 = performance.now();
-  await pool.query(`insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
-    select 'floor_' || g, $1, 'outbound', 'sms', '+2557' || lpad(g::text, 8, '0'), 'Hello', 'failed', 'bench', now(), now() from generate_series(1, $2) g`, [accountId, contacts]);
+  await pool.query(
+    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
+    select 'floor_' || g, $1, 'outbound', 'sms', '+2557' || lpad(g::text, 8, '0'), 'Hello', 'failed', 'bench', now(), now() from generate_series(1, $2) g`,
+    [accountId, contacts],
+  );
   out.databaseFloor = { rows: contacts, seconds: Math.round(performance.now() - t0) / 1000 };
   await pool.query(`delete from messages where dispatch_mode = 'bench'`);
 
   t0 = performance.now();
   const res = await fetch(`${stack.apiUrl}/api/v3/sms/campaign`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ contact_list_id: String(group), message: 'Hi {{name}} from {{cf:city}}' }),
   });
   const campaign = ((await res.json()) as any).data.campaigns[0];
@@ -72,7 +96,11 @@ try {
   let received = 0;
   let failed = 0;
   for (;;) {
-    const view = ((await (await fetch(`${stack.apiUrl}/api/v3/campaign/${campaign.uid}/view`, { headers: { authorization: `Bearer ${token}` } })).json()) as any).data;
+    const view = (
+      (await (
+        await fetch(`${stack.apiUrl}/api/v3/campaign/${campaign.uid}/view`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as any
+    ).data;
     if (!completedAt && view.status === 'completed') completedAt = performance.now();
     // The view's own counts (sent_count: the provider accepted it); a second count here would
     // only add its cost to the database's share.
@@ -84,24 +112,42 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   out.campaign = {
     recordsInsertedSeconds: completedAt ? Math.round(completedAt - t0) / 1000 : null,
-    sentToProvider: received, failed, seconds: Math.round(seconds * 10) / 10, messagesPerSecond: Math.round(received / seconds),
+    sentToProvider: received,
+    failed,
+    seconds: Math.round(seconds * 10) / 10,
+    messagesPerSecond: Math.round(received / seconds),
   };
-  out.workerUnderLoad = { peakRssMb: hwmReset ? mem('VmHWM') : null, sampledPeakRssMb: sampledPeak, endRssMb: mem('VmRSS'), cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 10) / 10 };
+  out.workerUnderLoad = {
+    peakRssMb: hwmReset ? mem('VmHWM') : null,
+    sampledPeakRssMb: sampledPeak,
+    endRssMb: mem('VmRSS'),
+    cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 10) / 10,
+  };
   out.workerPeakRssMb = Math.max(mem('VmHWM'), (out.workerStartup as { peakRssMb: number }).peakRssMb);
   // The other processes' peaks, for comparison (no target; the simulator stands in for the provider).
-  out.otherPeakRssMb = Object.fromEntries(['api', 'simulator'].map((name) => {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${stack.children.get(name)!.pid}/status`, 'utf8'));
-    return [name, Math.round(Number(m?.[1] ?? 0) / 1024)];
-  }));
+  out.otherPeakRssMb = Object.fromEntries(
+    ['api', 'simulator'].map((name) => {
+      const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${stack.children.get(name)!.pid}/status`, 'utf8'));
+      return [name, Math.round(Number(m?.[1] ?? 0) / 1024)];
+    }),
+  );
   // The write-ahead log the run produced (full-page images come after each checkpoint) and the checkpoints.
-  const wal = (await pool.query(`select wal_records::bigint as records, wal_fpi::bigint as full_page_images, round(wal_bytes / 1048576)::int as mb from pg_stat_wal`)).rows[0];
-  const checkpoints = (await pool.query(`select num_timed + num_requested as n from pg_stat_checkpointer`).catch(() => ({ rows: [{ n: null }] }))).rows[0].n;
+  const wal = (
+    await pool.query(
+      `select wal_records::bigint as records, wal_fpi::bigint as full_page_images, round(wal_bytes / 1048576)::int as mb from pg_stat_wal`,
+    )
+  ).rows[0];
+  const checkpoints = (
+    await pool.query(`select num_timed + num_requested as n from pg_stat_checkpointer`).catch(() => ({ rows: [{ n: null }] }))
+  ).rows[0].n;
   out.databaseWal = { ...wal, checkpoints };
   // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": where the database's time went.
   if (process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements')) {
     await pool.query('create extension if not exists pg_stat_statements');
-    out.statements = (await pool.query(`select calls, round(total_exec_time)::int as ms, round(total_plan_time)::int as plan_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
-      from pg_stat_statements order by total_exec_time desc limit 15`)).rows;
+    out.statements = (
+      await pool.query(`select calls, round(total_exec_time)::int as ms, round(total_plan_time)::int as plan_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
+      from pg_stat_statements order by total_exec_time desc limit 15`)
+    ).rows;
   }
 } finally {
   clearInterval(sampler);

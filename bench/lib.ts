@@ -12,16 +12,26 @@ export function numberArg(name: string, fallback: number): number {
 }
 
 // Shared by the benchmarks: a private stack, an account, a load loop and percentiles.
-export async function benchStack(extraEnv: Record<string, string> = {}): Promise<{ stack: Stack; dir: string; token: string; accountId: number; operator: string }> {
+export async function benchStack(
+  extraEnv: Record<string, string> = {},
+): Promise<{ stack: Stack; dir: string; token: string; accountId: number; operator: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const operator = 'bench-operator';
   const stack = await startStack({
-    dataDir: dir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true,
+    dataDir: dir,
+    persistentTemporal: false,
+    apiPort: await freePort(),
+    logToFiles: true,
     extraEnv: { OPERATOR_TOKEN: operator, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', SIM_RECEIPT_DELAY_MS: '200', ...extraEnv },
   });
-  const call = async (p: string, body: unknown) => (await fetch(`${stack.apiUrl}/admin/v1${p}`, {
-    method: 'POST', headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  })).json() as Promise<any>;
+  const call = async (p: string, body: unknown) =>
+    (
+      await fetch(`${stack.apiUrl}/admin/v1${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json() as Promise<any>;
   const account = (await call('/accounts', { name: 'Bench', wallet_balance: 1e9 })).data;
   const token = (await call(`/accounts/${account.id}/keys`, { name: 'bench' })).data.token;
   return { stack, dir, token, accountId: account.id, operator };
@@ -32,7 +42,16 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-export interface LoadResult { count: number; seconds: number; perSecond: number; p50: number; p99: number; max: number; errors: number; statuses: Record<string, number> }
+export interface LoadResult {
+  count: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
 
 /** `clients` loops run `fn` until `total` calls are made or `maxSeconds` pass; each call's latency is kept. */
 export async function load(clients: number, total: number, maxSeconds: number, fn: (i: number) => Promise<string>): Promise<LoadResult> {
@@ -42,39 +61,58 @@ export async function load(clients: number, total: number, maxSeconds: number, f
   let errors = 0;
   const started = performance.now();
   const deadline = started + maxSeconds * 1000;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < total && performance.now() < deadline) {
-      const i = next++;
-      const t0 = performance.now();
-      try {
-        const s = await fn(i);
-        statuses[s] = (statuses[s] ?? 0) + 1;
-      } catch {
-        errors++;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < total && performance.now() < deadline) {
+        const i = next++;
+        const t0 = performance.now();
+        try {
+          const s = await fn(i);
+          statuses[s] = (statuses[s] ?? 0) + 1;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t0);
       }
-      latencies.push(performance.now() - t0);
-    }
-  }));
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const r = (n: number) => Math.round(n * 10) / 10;
-  return { count: latencies.length, seconds: r(seconds), perSecond: r(latencies.length / seconds), p50: r(percentile(latencies, 50)), p99: r(percentile(latencies, 99)), max: r(latencies.at(-1) ?? 0), errors, statuses };
+  return {
+    count: latencies.length,
+    seconds: r(seconds),
+    perSecond: r(latencies.length / seconds),
+    p50: r(percentile(latencies, 50)),
+    p99: r(percentile(latencies, 99)),
+    max: r(latencies.at(-1) ?? 0),
+    errors,
+    statuses,
+  };
 }
 
 export interface OpenLoopResult {
   /** Requested arrival rate and window. */
-  offeredPerSecond: number; seconds: number; scheduled: number;
+  offeredPerSecond: number;
+  seconds: number;
+  scheduled: number;
   /** Arrivals actually sent, and those refused because `maxInFlight` requests were already open. */
-  started: number; refusedAtCap: number;
+  started: number;
+  refusedAtCap: number;
   /** Successful answers completed inside the arrival window, per second of the window. */
   achievedPerSecond: number;
   /** Requests still open when the last arrival was due, and those still open after the grace period. */
-  outstandingAtEnd: number; unfinished: number; maxInFlight: number;
+  outstandingAtEnd: number;
+  unfinished: number;
+  maxInFlight: number;
   /** Latency from each request's scheduled arrival (so client lag and queueing count), in ms. */
-  p50: number; p99: number; max: number;
+  p50: number;
+  p99: number;
+  max: number;
   /** How late the client started requests after their scheduled arrival (this process's own lag), ms. */
   startLagP99: number;
-  errors: number; statuses: Record<string, { count: number; p50: number; p99: number }>;
+  errors: number;
+  statuses: Record<string, { count: number; p50: number; p99: number }>;
 }
 
 /**
@@ -83,7 +121,12 @@ export interface OpenLoopResult {
  * finding the cap reached is refused and counted, not queued). Latency is measured from the
  * scheduled arrival. After the window, open requests get `graceSeconds` to finish.
  */
-export async function openLoop(rate: number, seconds: number, fn: (i: number) => Promise<string>, opts: { maxInFlight?: number; graceSeconds?: number } = {}): Promise<OpenLoopResult> {
+export async function openLoop(
+  rate: number,
+  seconds: number,
+  fn: (i: number) => Promise<string>,
+  opts: { maxInFlight?: number; graceSeconds?: number } = {},
+): Promise<OpenLoopResult> {
   const cap = opts.maxInFlight ?? 1000;
   const scheduled = Math.max(0, Math.round(rate * seconds));
   const intervalMs = 1000 / rate;
@@ -91,7 +134,11 @@ export async function openLoop(rate: number, seconds: number, fn: (i: number) =>
   const lags: number[] = [];
   const byStatus: Record<string, number[]> = {};
   const open = new Set<Promise<void>>();
-  let started = 0; let refused = 0; let errors = 0; let okInWindow = 0; let peak = 0;
+  let started = 0;
+  let refused = 0;
+  let errors = 0;
+  let okInWindow = 0;
+  let peak = 0;
   const t0 = performance.now() + 20;
   const windowEnd = t0 + seconds * 1000;
   let i = 0;
@@ -101,18 +148,28 @@ export async function openLoop(rate: number, seconds: number, fn: (i: number) =>
     while (i < scheduled && t0 + i * intervalMs <= now) {
       const due = t0 + i * intervalMs;
       const n = i++;
-      if (open.size >= cap) { refused++; continue; }
+      if (open.size >= cap) {
+        refused++;
+        continue;
+      }
       started++;
       lags.push(performance.now() - due);
-      const p = fn(n).then((status) => {
-        const done = performance.now();
-        latencies.push(done - due);
-        (byStatus[status] ??= []).push(done - due);
-        if (done <= windowEnd) okInWindow++;
-      }, () => {
-        errors++;
-        latencies.push(performance.now() - due);
-      }).finally(() => { open.delete(p); });
+      const p = fn(n)
+        .then(
+          (status) => {
+            const done = performance.now();
+            latencies.push(done - due);
+            (byStatus[status] ??= []).push(done - due);
+            if (done <= windowEnd) okInWindow++;
+          },
+          () => {
+            errors++;
+            latencies.push(performance.now() - due);
+          },
+        )
+        .finally(() => {
+          open.delete(p);
+        });
       open.add(p);
       peak = Math.max(peak, open.size);
     }
@@ -126,14 +183,29 @@ export async function openLoop(rate: number, seconds: number, fn: (i: number) =>
   const unfinished = open.size;
   const r = (n: number) => Math.round(n * 10) / 10;
   const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-  sorted(latencies); sorted(lags);
+  sorted(latencies);
+  sorted(lags);
   const statuses: OpenLoopResult['statuses'] = {};
-  for (const [s, xs] of Object.entries(byStatus)) { sorted(xs); statuses[s] = { count: xs.length, p50: r(percentile(xs, 50)), p99: r(percentile(xs, 99)) }; }
+  for (const [s, xs] of Object.entries(byStatus)) {
+    sorted(xs);
+    statuses[s] = { count: xs.length, p50: r(percentile(xs, 50)), p99: r(percentile(xs, 99)) };
+  }
   return {
-    offeredPerSecond: rate, seconds, scheduled, started, refusedAtCap: refused,
-    achievedPerSecond: r(okInWindow / seconds), outstandingAtEnd, unfinished, maxInFlight: peak,
-    p50: r(percentile(latencies, 50)), p99: r(percentile(latencies, 99)), max: r(latencies.at(-1) ?? 0),
-    startLagP99: r(percentile(lags, 99)), errors, statuses,
+    offeredPerSecond: rate,
+    seconds,
+    scheduled,
+    started,
+    refusedAtCap: refused,
+    achievedPerSecond: r(okInWindow / seconds),
+    outstandingAtEnd,
+    unfinished,
+    maxInFlight: peak,
+    p50: r(percentile(latencies, 50)),
+    p99: r(percentile(latencies, 99)),
+    max: r(latencies.at(-1) ?? 0),
+    startLagP99: r(percentile(lags, 99)),
+    errors,
+    statuses,
   };
 }
 
@@ -144,21 +216,33 @@ export async function openLoop(rate: number, seconds: number, fn: (i: number) =>
 export function jsonPoster(baseUrl: string, headers: Record<string, string>, maxSockets = 1000) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const base = new URL(baseUrl);
-  return (path: string, body: unknown) => new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const req = http.request({
-      agent, host: base.hostname, port: base.port, path, method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        try { resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }); } catch (err) { reject(err); }
-      });
-      res.on('error', reject);
+  return (path: string, body: unknown) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const payload = Buffer.from(JSON.stringify(body));
+      const req = http.request(
+        {
+          agent,
+          host: base.hostname,
+          port: base.port,
+          path,
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            try {
+              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
+            } catch (err) {
+              reject(err);
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    req.on('error', reject);
-    req.end(payload);
-  });
 }

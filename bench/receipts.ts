@@ -22,8 +22,12 @@ const cpuSeconds = (pid: number) => {
 const out: Record<string, unknown> = { receipts: total, connections };
 try {
   // Sent messages waiting for their receipt (set-up, not measured); a second set for the floor.
-  const insert = (prefix: string) => pool.query(`insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, gateway_message_id, sent_at, created_at, updated_at)
-    select '${prefix}' || g, $1, 'outbound', 'sms', '+2557' || lpad(g::text, 8, '0'), 'Hello', 'sent', 'batch', 'SM${prefix}' || g, now(), now(), now() from generate_series(1, $2) g`, [accountId, total]);
+  const insert = (prefix: string) =>
+    pool.query(
+      `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, gateway_message_id, sent_at, created_at, updated_at)
+    select '${prefix}' || g, $1, 'outbound', 'sms', '+2557' || lpad(g::text, 8, '0'), 'Hello', 'sent', 'batch', 'SM${prefix}' || g, now(), now(), now() from generate_series(1, $2) g`,
+      [accountId, total],
+    );
   await insert('rcpt_');
   await insert('floor_');
   let t0 = performance.now();
@@ -37,25 +41,47 @@ try {
   let failed = 0;
   const cpu0 = cpuSeconds(apiPid);
   t0 = performance.now();
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (next <= total) {
-      const i = next++;
-      const path = `/providers/sms/status?m=rcpt_${i}`;
-      const params = { MessageSid: `SMrcpt_${i}`, SmsSid: `SMrcpt_${i}`, MessageStatus: 'delivered', SmsStatus: 'delivered', AccountSid: 'ACbench', From: '+15005550006', To: '+255700000000', ApiVersion: '2010-04-01' };
-      const res = await agent.request({
-        origin: url.origin, path, method: 'POST', body: new URLSearchParams(params).toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signTwilio(config.smsGatewayAuthToken, `${stack.apiUrl}${path}`, params) },
-      });
-      await res.body.dump();
-      if (res.statusCode !== 204) failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next <= total) {
+        const i = next++;
+        const path = `/providers/sms/status?m=rcpt_${i}`;
+        const params = {
+          MessageSid: `SMrcpt_${i}`,
+          SmsSid: `SMrcpt_${i}`,
+          MessageStatus: 'delivered',
+          SmsStatus: 'delivered',
+          AccountSid: 'ACbench',
+          From: '+15005550006',
+          To: '+255700000000',
+          ApiVersion: '2010-04-01',
+        };
+        const res = await agent.request({
+          origin: url.origin,
+          path,
+          method: 'POST',
+          body: new URLSearchParams(params).toString(),
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-twilio-signature': signTwilio(config.smsGatewayAuthToken, `${stack.apiUrl}${path}`, params),
+          },
+        });
+        await res.body.dump();
+        if (res.statusCode !== 204) failed++;
+      }
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   const apiCpu = cpuSeconds(apiPid) - cpu0;
-  const delivered = (await pool.query(`select count(*)::int as n from messages where uid like 'rcpt_%' and status = 'delivered'`)).rows[0].n;
+  const delivered = (await pool.query(`select count(*)::int as n from messages where uid like 'rcpt_%' and status = 'delivered'`)).rows[0]
+    .n;
   out.api = {
-    seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(total / seconds), failed, delivered,
-    cpuSeconds: Math.round(apiCpu * 10) / 10, cpuMicrosecondsPerReceipt: Math.round((apiCpu / total) * 1e6),
+    seconds: Math.round(seconds * 10) / 10,
+    perSecond: Math.round(total / seconds),
+    failed,
+    delivered,
+    cpuSeconds: Math.round(apiCpu * 10) / 10,
+    cpuMicrosecondsPerReceipt: Math.round((apiCpu / total) * 1e6),
   };
   await agent.close();
 } finally {

@@ -21,7 +21,9 @@ const connection = await Connection.connect({ address: stack.temporalAddress });
 const temporal = new Client({ connection });
 const out: Record<string, unknown> = { machine: `${os.cpus().length} cores`, clients, rate, seconds };
 const loadAverage: Record<string, number> = {};
-const noteLoad = (phase: string) => { loadAverage[phase] = Math.round(os.loadavg()[0] * 10) / 10; };
+const noteLoad = (phase: string) => {
+  loadAverage[phase] = Math.round(os.loadavg()[0] * 10) / 10;
+};
 out.loadAverage1m = loadAverage;
 
 const post = jsonPoster(stack.apiUrl, { authorization: `Bearer ${token}` }, maxInFlight);
@@ -39,10 +41,10 @@ const simCount = async () => ((await (await fetch(`${stack.simulatorUrl}/_sim/sm
 /** Waits until the simulator has every accepted send (so one phase's backlog does not load the next). */
 const drain = async (maxSeconds: number) => {
   const t0 = performance.now();
-  let pending = accepted - await simCount();
+  let pending = accepted - (await simCount());
   while (pending > 0 && performance.now() - t0 < maxSeconds * 1000) {
     await new Promise((r) => setTimeout(r, 1000));
-    pending = accepted - await simCount();
+    pending = accepted - (await simCount());
   }
   return { seconds: Math.round((performance.now() - t0) / 100) / 10, pending: Math.max(0, pending) };
 };
@@ -59,8 +61,11 @@ try {
   const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: clients });
   let k = 0;
   out.bareInsert = await load(clients, 1e9, seconds / 2, async () => {
-    await pool.query(`insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
-                      values ($1, $2, 'outbound', 'sms', '+255700000001', 'floor', 'failed', 'bench', now(), now())`, [`bench_${k++}`, accountId]);
+    await pool.query(
+      `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
+                      values ($1, $2, 'outbound', 'sms', '+255700000001', 'floor', 'failed', 'bench', now(), now())`,
+      [`bench_${k++}`, accountId],
+    );
     return 'inserted';
   });
   await pool.end();
@@ -72,7 +77,7 @@ try {
   out.warmUp = await load(10, Math.min(500, rate), 30, send);
   out.warmUpDrain = await drain(60);
   noteLoad('beforeOpenLoop');
-  out.openLoopSend = { connections, ...await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 }) };
+  out.openLoopSend = { connections, ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })) };
   noteLoad('afterOpenLoop');
   out.openLoopDrain = await drain(120);
 
@@ -95,7 +100,9 @@ try {
   }
   // Every 201 of the whole run should reach the provider exactly once: simulator total = accepted total.
   out.burstDrain = {
-    burstAccepted: accepted - acceptedBefore, providerReceived: received - before, expected: burst,
+    burstAccepted: accepted - acceptedBefore,
+    providerReceived: received - before,
+    expected: burst,
     drainSeconds: Math.round((performance.now() - drainStart) / 100) / 10,
     run: { accepted, providerReceived: received },
   };

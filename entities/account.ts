@@ -13,7 +13,10 @@ export const Account = defineEntity({
     currency: p.string().length(3).default('USD'),
     billingMode: p.enum(['prepaid', 'postpaid']).default('prepaid'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -29,7 +32,10 @@ export const User = defineEntity({
     permissions: p.json<string[]>(),
     active: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   uniques: [{ properties: ['accountId', 'email'] }],
 });

@@ -20,7 +20,10 @@ export const BusinessEvent = defineEntity({
   },
   indexes: [
     { properties: ['accountId', 'seq'] },
-    { name: 'business_events_undispatched_index', expression: `create index "business_events_undispatched_index" on "business_events" ("seq") where "dispatched_at" is null` },
+    {
+      name: 'business_events_undispatched_index',
+      expression: `create index "business_events_undispatched_index" on "business_events" ("seq") where "dispatched_at" is null`,
+    },
   ],
 });
 
@@ -53,7 +56,10 @@ export const OperationDefinition = defineEntity({
     description: p.string().length(255).nullable(),
     active: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   uniques: [{ properties: ['accountId', 'name'] }],
 });
@@ -77,7 +83,10 @@ export const OperationRun = defineEntity({
   indexes: [
     { properties: ['accountId', 'createdAt'] },
     // The start-gap repair looks for queued runs whose workflow may never have started.
-    { name: 'operation_runs_queued_index', expression: `create index "operation_runs_queued_index" on "operation_runs" ("created_at") where "status" = 'queued'` },
+    {
+      name: 'operation_runs_queued_index',
+      expression: `create index "operation_runs_queued_index" on "operation_runs" ("created_at") where "status" = 'queued'`,
+    },
   ],
 });
 

@@ -25,7 +25,10 @@ export const Campaign = defineEntity({
     totalRecipients: p.integer().default(0),
     cursor: p.bigint('number').default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [{ properties: ['accountId', 'id'] }],
 });

@@ -10,7 +10,10 @@ export const ContactGroup = defineEntity({
     accountId: p.integer(),
     name: p.string().length(160),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [{ properties: ['accountId', 'id'] }],
 });
@@ -32,7 +35,10 @@ export const Contact = defineEntity({
     isSubscribed: p.boolean().default(true),
     customFieldValues: p.json<Record<string, unknown>>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   indexes: [
     // The list routes (one group of one account, newest updated first): `order by updated_at desc,
@@ -65,7 +71,10 @@ export const ContactImport = defineEntity({
     problemsTruncated: p.boolean().default(false),
     errorMessage: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
   },

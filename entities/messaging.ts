@@ -37,7 +37,10 @@ export const Message = defineEntity({
     dispatchClaim: p.string().length(120).nullable(),
     scheduledAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     sentAt: p.datetime().nullable(),
     deliveredAt: p.datetime().nullable(),
     readAt: p.datetime().nullable(),
@@ -48,13 +51,28 @@ export const Message = defineEntity({
     { properties: ['accountId', 'status', 'id'] },
     // The start-gap reconciler scans queued outbound messages that wait for their own workflow; batch
     // messages (campaigns, sends under load) are found by the dispatcher's index and skip this one.
-    { name: 'messages_queued_index', expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow'` },
-    { name: 'messages_batch_queue_index', expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'` },
+    {
+      name: 'messages_queued_index',
+      expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow'`,
+    },
+    {
+      name: 'messages_batch_queue_index',
+      expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'`,
+    },
     // Partial, so the status moves of a message (three per send) add no entry while the column is empty
     // or the message is no longer claimed: every index entry is written again on each move.
-    { name: 'messages_gateway_message_id_index', expression: `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null` },
-    { name: 'messages_claimed_index', expression: `create index "messages_claimed_index" on "messages" ("dispatch_claim") where "status" = 'processing'` },
-    { name: 'messages_silent_index', expression: `create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch'` },
+    {
+      name: 'messages_gateway_message_id_index',
+      expression: `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null`,
+    },
+    {
+      name: 'messages_claimed_index',
+      expression: `create index "messages_claimed_index" on "messages" ("dispatch_claim") where "status" = 'processing'`,
+    },
+    {
+      name: 'messages_silent_index',
+      expression: `create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch'`,
+    },
   ],
 });
 

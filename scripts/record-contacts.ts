@@ -21,10 +21,15 @@ export async function recordContactScenarios(c: Ctx) {
   const group = (await c.apiCall('POST', '/api/v3/contact-groups', { name: 'Recorded imports' })).data;
   const importInto = async (body: unknown) => (await c.apiCall('POST', `/api/v3/contact-groups/${group.id}/imports`, body)).data.import;
 
-  const json = await importInto({ contacts: [
-    { PHONE: '0712000001', country_code: '255', name: 'Ann' }, { name: 'no phone' }, 'not an object',
-    { PHONE: '+255 712 000 001', country_code: '255', city: 'Dar' }, { PHONE: '0712000002' },
-  ] });
+  const json = await importInto({
+    contacts: [
+      { PHONE: '0712000001', country_code: '255', name: 'Ann' },
+      { name: 'no phone' },
+      'not an object',
+      { PHONE: '+255 712 000 001', country_code: '255', city: 'Dar' },
+      { PHONE: '0712000002' },
+    ],
+  });
   await c.save(TYPE, 'json-with-problems', contactImportWorkflowId(c.accountId, json.id));
 
   const csv = await importInto({ csv: 'PHONE,NAME,city\n0713000001,"Lee, Ann",Dar\n0713000002,Bob,Moshi,extra\n0713000003,Cy,\n' });

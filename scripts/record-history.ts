@@ -16,11 +16,27 @@ import { recordContactScenarios } from './record-contacts.js';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-record-'));
 const operatorToken = 'record-operator-token';
 const stack = await startStack({
-  dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true,
-  extraEnv: { OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100', RECEIPT_TIMEOUT_SECONDS: '2', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '2', CONTACT_IMPORT_BATCH_SIZE: '2', CAMPAIGN_PAGE_SIZE: '2' },
+  dataDir,
+  persistentTemporal: false,
+  apiPort: await freePort(),
+  logToFiles: true,
+  extraEnv: {
+    OPERATOR_TOKEN: operatorToken,
+    LOG_LEVEL: 'warn',
+    SIM_RECEIPT_DELAY_MS: '100',
+    RECEIPT_TIMEOUT_SECONDS: '2',
+    DELIVERY_POLL_SECONDS: '1',
+    DELIVERY_POLL_ATTEMPTS: '2',
+    CONTACT_IMPORT_BATCH_SIZE: '2',
+    CAMPAIGN_PAGE_SIZE: '2',
+  },
 });
 const call = async (method: string, url: string, token: string, body?: unknown) => {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return res.json() as Promise<any>;
 };
 const adminCall = (method: string, p: string, body?: unknown) => call(method, `${stack.apiUrl}/admin/v1${p}`, operatorToken, body);
@@ -39,12 +55,17 @@ try {
     fs.writeFileSync(file, historyToJSON(await handle.fetchHistory()));
     process.stdout.write(`recorded ${path.relative(projectRoot, file)}\n`);
   };
-  const sendSms = async (body: Record<string, unknown>) => (await call('POST', `${stack.apiUrl}/api/v3/sms/send`, key, body)).data.messages[0];
+  const sendSms = async (body: Record<string, unknown>) =>
+    (await call('POST', `${stack.apiUrl}/api/v3/sms/send`, key, body)).data.messages[0];
 
   const delivered = await sendSms({ recipient: '+255711000001', message: 'delivered' });
   await save('messageWorkflow', 'delivered', messageWorkflowId(account.id, delivered.uid));
 
-  const scheduled = await sendSms({ recipient: '+255711000002', message: 'later', schedule_time: new Date(Date.now() + 3000).toISOString() });
+  const scheduled = await sendSms({
+    recipient: '+255711000002',
+    message: 'later',
+    schedule_time: new Date(Date.now() + 3000).toISOString(),
+  });
   await save('messageWorkflow', 'scheduled', messageWorkflowId(account.id, scheduled.uid));
 
   await simCall('POST', '/_sim/config', { optOuts: ['+255711000003'] });
@@ -60,13 +81,25 @@ try {
   await save('messageWorkflow', 'transient-retried', messageWorkflowId(account.id, retried.uid));
 
   // The automation reads and operations need a key with an issuer.
-  const user = (await adminCall('POST', `/accounts/${account.id}/users`, { email: 'recorder@example.com', name: 'Recorder', permissions: ['*'] })).data;
+  const user = (
+    await adminCall('POST', `/accounts/${account.id}/users`, { email: 'recorder@example.com', name: 'Recorder', permissions: ['*'] })
+  ).data;
   const issued = (await adminCall('POST', `/accounts/${account.id}/keys`, { name: 'recorder issued', user_id: user.id })).data.token;
   await recordWebhookScenarios({
-    client, accountId: account.id, key: issued, adminCall, save, sendSms,
+    client,
+    accountId: account.id,
+    key: issued,
+    adminCall,
+    save,
+    sendSms,
     apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body),
   });
-  await recordContactScenarios({ client, accountId: account.id, save, apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body) });
+  await recordContactScenarios({
+    client,
+    accountId: account.id,
+    save,
+    apiCall: (method, p, body) => call(method, `${stack.apiUrl}${p}`, issued, body),
+  });
 
   // A campaign over a small group (pages of two contacts, so it loops), sent by the batch dispatcher.
   await adminCall('PATCH', `/accounts/${account.id}`, { wallet_balance: 100 });
@@ -74,7 +107,12 @@ try {
   for (const [i, name] of ['Ann', 'Bob', 'Cy'].entries()) {
     await call('POST', `${stack.apiUrl}/api/v3/contacts/${campaignGroup.id}/store`, key, { PHONE: `+25571200010${i}`, name, city: 'Dar' });
   }
-  const campaign = (await call('POST', `${stack.apiUrl}/api/v3/sms/campaign`, key, { contact_list_id: String(campaignGroup.id), message: 'Hi {{name}} of {{cf:city}}' })).data.campaigns[0];
+  const campaign = (
+    await call('POST', `${stack.apiUrl}/api/v3/sms/campaign`, key, {
+      contact_list_id: String(campaignGroup.id),
+      message: 'Hi {{name}} of {{cf:city}}',
+    })
+  ).data.campaigns[0];
   for (let i = 0; i < 100; i++) {
     if ((await call('GET', `${stack.apiUrl}/api/v3/campaign/${campaign.uid}/view`, key)).data.status === 'completed') break;
     await new Promise((res) => setTimeout(res, 200));
@@ -90,7 +128,12 @@ try {
     }
   };
   await adminCall('PATCH', `/accounts/${account.id}`, { wallet_balance: 0.02 });
-  const broke = (await call('POST', `${stack.apiUrl}/api/v3/sms/campaign`, key, { contact_list_id: String(campaignGroup.id), message: 'Again, {{name}}' })).data.campaigns[0];
+  const broke = (
+    await call('POST', `${stack.apiUrl}/api/v3/sms/campaign`, key, {
+      contact_list_id: String(campaignGroup.id),
+      message: 'Again, {{name}}',
+    })
+  ).data.campaigns[0];
   await waitFor(broke.uid, 'paused');
   await adminCall('PATCH', `/accounts/${account.id}`, { wallet_balance: 100 });
   await call('POST', `${stack.apiUrl}/api/v3/campaign/${broke.uid}/resume`, key, {});
@@ -102,7 +145,12 @@ try {
   await stack.stopChild('api');
   await stack.startChild('api', { FIRST_OUTCOME_CONCURRENCY: '0' });
   await simCall('POST', '/_sim/faults', { provider: 'sms', kind: 'http_500', to: '+255711000013', count: 1 });
-  const batch = (await call('POST', `${stack.apiUrl}/api/v3/sms/send`, key, { recipients: ['+255711000011', '+255711000012', '+255711000013'], message: 'batched' })).data.messages;
+  const batch = (
+    await call('POST', `${stack.apiUrl}/api/v3/sms/send`, key, {
+      recipients: ['+255711000011', '+255711000012', '+255711000013'],
+      message: 'batched',
+    })
+  ).data.messages;
   for (const m of batch) {
     for (let i = 0; i < 100; i++) {
       const r = await call('GET', `${stack.apiUrl}/api/v3/sms/${m.uid}`, key);

@@ -16,13 +16,30 @@ interface Ctx {
 
 /** A receiver answering each request with the next status of `plan` (the last repeats). */
 async function receiver(plan: number[]) {
-  const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(plan.length > 1 ? plan.shift()! : plan[0]); res.end(); }); });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(plan.length > 1 ? plan.shift()! : plan[0]);
+      res.end();
+    });
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 const until = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean) => {
-  for (let i = 0; i < 200; i++) { const v = await fn(); if (ok(v)) return v; await new Promise((r) => setTimeout(r, 200)); }
+  for (let i = 0; i < 200; i++) {
+    const v = await fn();
+    if (ok(v)) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
   throw new Error('scenario did not settle');
 };
 
@@ -31,36 +48,83 @@ export async function recordWebhookScenarios(c: Ctx) {
   const flaky = await receiver([500, 200]);
   const down = await receiver([500]);
   try {
-    const ep = (await c.adminCall('POST', `/accounts/${c.accountId}/webhook-endpoints`, { url: ok.url, events: ['message.delivered'] })).data;
+    const ep = (await c.adminCall('POST', `/accounts/${c.accountId}/webhook-endpoints`, { url: ok.url, events: ['message.delivered'] }))
+      .data;
     const m = await c.sendSms({ recipient: '+255711000009', message: 'hooked' });
-    const ev = (await until(() => c.adminCall('GET', `/accounts/${c.accountId}/events?kind=message.delivered`), (r) => r.data.some((e: any) => e.uid === m.uid))).data.find((e: any) => e.uid === m.uid);
+    const ev = (
+      await until(
+        () => c.adminCall('GET', `/accounts/${c.accountId}/events?kind=message.delivered`),
+        (r) => r.data.some((e: any) => e.uid === m.uid),
+      )
+    ).data.find((e: any) => e.uid === m.uid);
     const relayed = webhookDeliveryWorkflowId(c.accountId, ev.event_id, ep.id);
-    await until(() => c.client.workflow.getHandle(relayed).describe().then(() => true, () => false), Boolean);
+    await until(
+      () =>
+        c.client.workflow
+          .getHandle(relayed)
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          ),
+      Boolean,
+    );
     await c.save('webhookDeliveryWorkflow', 'delivered', relayed);
 
     const direct = async (scenario: string, url: string, delays: number[]) => {
       const target = (await c.adminCall('POST', `/accounts/${c.accountId}/webhook-endpoints`, { url, events: ['order.paid'] })).data;
       const id = `record/${scenario}`;
-      await c.client.workflow.start('webhookDeliveryWorkflow', { taskQueue: 'svc-webhooks', workflowId: id, args: [{ accountId: c.accountId, eventId: ev.event_id, target: { type: 'endpoint', id: target.id }, retryDelaysSeconds: delays }] });
+      await c.client.workflow.start('webhookDeliveryWorkflow', {
+        taskQueue: 'svc-webhooks',
+        workflowId: id,
+        args: [{ accountId: c.accountId, eventId: ev.event_id, target: { type: 'endpoint', id: target.id }, retryDelaysSeconds: delays }],
+      });
       await c.save('webhookDeliveryWorkflow', scenario, id);
     };
     await direct('retried-then-delivered', flaky.url, [1, 1]);
     await direct('retries-exhausted', down.url, [1, 1]);
 
     await c.adminCall('POST', `/accounts/${c.accountId}/automation-subscriptions`, { event_type: 'order.*', target_url: ok.url });
-    await c.adminCall('POST', `/accounts/${c.accountId}/operations`, { name: 'order-in', kind: 'emit_business_event', config: { type: 'order.received' } });
+    await c.adminCall('POST', `/accounts/${c.accountId}/operations`, {
+      name: 'order-in',
+      kind: 'emit_business_event',
+      config: { type: 'order.received' },
+    });
     const run = (await c.apiCall('POST', '/api/v3/operations/order-in/run', { input: { data: { order_id: 1 } } })).data;
     await c.save('operationRunWorkflow', 'emit-business-event', operationRunWorkflowId(c.accountId, run.run_id));
-    const be = (await until(() => c.apiCall('GET', '/api/v3/automations/events?type=order.received'), (r) => r.data.events.length === 1)).data.events[0];
+    const be = (
+      await until(
+        () => c.apiCall('GET', '/api/v3/automations/events?type=order.received'),
+        (r) => r.data.events.length === 1,
+      )
+    ).data.events[0];
     const subs = (await c.apiCall('GET', '/api/v3/automations/subscriptions')).data.subscriptions;
     const callback = `automation/${c.accountId}/${be.id}/${subs[0].id}`;
-    await until(() => c.client.workflow.getHandle(callback).describe().then(() => true, () => false), Boolean);
+    await until(
+      () =>
+        c.client.workflow
+          .getHandle(callback)
+          .describe()
+          .then(
+            () => true,
+            () => false,
+          ),
+      Boolean,
+    );
     await c.save('webhookDeliveryWorkflow', 'automation-callback', callback);
 
-    await c.adminCall('POST', `/accounts/${c.accountId}/operations`, { name: 'otp', kind: 'send_sms', config: { message: 'Code {{code}}' } });
+    await c.adminCall('POST', `/accounts/${c.accountId}/operations`, {
+      name: 'otp',
+      kind: 'send_sms',
+      config: { message: 'Code {{code}}' },
+    });
     const sms = (await c.apiCall('POST', '/api/v3/operations/otp/run', { input: { to: '+255711000010', vars: { code: '42' } } })).data;
     await c.save('operationRunWorkflow', 'send-sms', operationRunWorkflowId(c.accountId, sms.run_id));
-    await c.client.workflow.start('operationRunWorkflow', { taskQueue: 'svc-main', workflowId: 'record/unknown-operation', args: [{ accountId: c.accountId, operationName: 'missing', input: {}, source: 'record' }] });
+    await c.client.workflow.start('operationRunWorkflow', {
+      taskQueue: 'svc-main',
+      workflowId: 'record/unknown-operation',
+      args: [{ accountId: c.accountId, operationName: 'missing', input: {}, source: 'record' }],
+    });
     await c.save('operationRunWorkflow', 'unknown-operation', 'record/unknown-operation');
   } finally {
     await Promise.all([ok.close(), flaky.close(), down.close()]);

@@ -9,7 +9,7 @@ import { openOrm } from '../entities/orm.js';
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export interface StackOptions {
-  dataDir: string;           // where PostgreSQL, the Temporal SQLite file and logs live
+  dataDir: string; // where PostgreSQL, the Temporal SQLite file and logs live
   persistentTemporal: boolean;
   apiPort: number;
   uiPort?: number;
@@ -35,9 +35,14 @@ export interface Stack {
 function bundleWorkflows(logFile: string | null): Promise<void> {
   return new Promise((resolve, reject) => {
     const out = logFile ? fs.openSync(logFile, 'a') : 'inherit';
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/bundle-workflows.ts')], { cwd: projectRoot, stdio: ['ignore', out, out] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/bundle-workflows.ts')], {
+      cwd: projectRoot,
+      stdio: ['ignore', out, out],
+    });
     child.once('error', reject);
-    child.once('exit', (code) => code === 0 ? resolve() : reject(new Error(`scripts/bundle-workflows.ts exited with ${code}${logFile ? `; see ${logFile}` : ''}`)));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`scripts/bundle-workflows.ts exited with ${code}${logFile ? `; see ${logFile}` : ''}`)),
+    );
   });
 }
 
@@ -81,7 +86,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   if (!temporalAddress) {
     const cli = resolveTemporalCli(projectRoot);
     dev = await startDevServer({
-      cli, port: o.temporalPort ?? await freePort(), uiPort: o.uiPort,
+      cli,
+      port: o.temporalPort ?? (await freePort()),
+      uiPort: o.uiPort,
       dbFile: o.persistentTemporal ? path.join(o.dataDir, 'temporal.sqlite') : undefined,
       logFile: path.join(o.dataDir, 'temporal.log'),
     });
@@ -90,7 +97,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     cleanups.push(() => dev!.stop());
   }
 
-  const simPort = o.simulatorPort ?? await freePort();
+  const simPort = o.simulatorPort ?? (await freePort());
   const apiUrl = `http://127.0.0.1:${o.apiPort}`;
   const simulatorUrl = `http://127.0.0.1:${simPort}`;
   const env: Record<string, string> = {
@@ -110,10 +117,18 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   const startChild = async (name: keyof typeof ENTRY, extraEnv: Record<string, string> = {}) => {
     const out = o.logToFiles ? fs.openSync(path.join(o.dataDir, `${name}.log`), 'a') : 'inherit';
     // SVC_PROFILE_DIR=<dir> writes a V8 CPU profile per child process on exit (bench diagnosis).
-    const profile = process.env.SVC_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-    const child = spawn(process.execPath, [...(NODE_FLAGS[name] ?? []), ...profile, '--import', 'tsx', path.join(projectRoot, ENTRY[name])], {
-      cwd: projectRoot, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', out, out],
-    });
+    const profile = process.env.SVC_PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
+      : [];
+    const child = spawn(
+      process.execPath,
+      [...(NODE_FLAGS[name] ?? []), ...profile, '--import', 'tsx', path.join(projectRoot, ENTRY[name])],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, ...env, ...extraEnv },
+        stdio: ['ignore', out, out],
+      },
+    );
     children.set(name, child);
     if (name === 'api') await waitForPort(o.apiPort, 60_000, child);
     if (name === 'simulator') await waitForPort(simPort, 60_000, child);
@@ -143,7 +158,15 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   await startChild('api');
 
   return {
-    env, apiUrl, simulatorUrl, temporalAddress, uiUrl: dev?.uiUrl ?? null, databaseUrl, children, startChild, stopChild,
+    env,
+    apiUrl,
+    simulatorUrl,
+    temporalAddress,
+    uiUrl: dev?.uiUrl ?? null,
+    databaseUrl,
+    children,
+    startChild,
+    stopChild,
     stop: async () => {
       for (const name of ['api', 'worker', 'simulator']) await stopChild(name);
       for (const c of cleanups.reverse()) await c().catch(() => {});

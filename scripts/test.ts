@@ -13,7 +13,9 @@ const step = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
 if (!only.length) {
   step('type check');
-  const tsc = spawnSync(process.execPath, [path.join(projectRoot, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', projectRoot], { stdio: 'inherit' });
+  const tsc = spawnSync(process.execPath, [path.join(projectRoot, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', projectRoot], {
+    stdio: 'inherit',
+  });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 }
 
@@ -21,10 +23,17 @@ step('starting the stack');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
 const operatorToken = 'test-operator-token';
 const stack = await startStack({
-  dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true,
+  dataDir,
+  persistentTemporal: false,
+  apiPort: await freePort(),
+  logToFiles: true,
   extraEnv: {
-    OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'warn', SIM_RECEIPT_DELAY_MS: '100',
-    RECEIPT_TIMEOUT_SECONDS: '5', DELIVERY_POLL_SECONDS: '1', DELIVERY_POLL_ATTEMPTS: '3',
+    OPERATOR_TOKEN: operatorToken,
+    LOG_LEVEL: 'warn',
+    SIM_RECEIPT_DELAY_MS: '100',
+    RECEIPT_TIMEOUT_SECONDS: '5',
+    DELIVERY_POLL_SECONDS: '1',
+    DELIVERY_POLL_ATTEMPTS: '3',
   },
 });
 process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, logs in ${dataDir}\n`);
@@ -32,9 +41,14 @@ process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAd
 const files = only.length ? only : globSync('test/{unit,integration,replay}/**/*.test.ts', { cwd: projectRoot }).sort();
 step(`running ${files.length} test files`);
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files], {
-  cwd: projectRoot, stdio: 'inherit',
+  cwd: projectRoot,
+  stdio: 'inherit',
   env: {
-    ...process.env, ...stack.env, API_URL: stack.apiUrl, SIM_URL: stack.simulatorUrl, OPERATOR_TOKEN: operatorToken,
+    ...process.env,
+    ...stack.env,
+    API_URL: stack.apiUrl,
+    SIM_URL: stack.simulatorUrl,
+    OPERATOR_TOKEN: operatorToken,
     TEST_DATA_DIR: dataDir,
   },
 });

@@ -72,12 +72,18 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
   const koa = app.callback();
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const match = req.method === 'POST' ? CREATE_MESSAGE_PATH.exec(req.url ?? '') : null;
-    if (!match) { void koa(req, res); return; }
+    if (!match) {
+      void koa(req, res);
+      return;
+    }
     const ex = plainExchange(req, res, { accountSid: decodeURIComponent(match[1]) });
-    createMessage(ex, state).then(() => ex.send(), (err: unknown) => {
-      answerFailure(ex, err, req.method, req.url);
-      ex.send();
-    });
+    createMessage(ex, state).then(
+      () => ex.send(),
+      (err: unknown) => {
+        answerFailure(ex, err, req.method, req.url);
+        ex.send();
+      },
+    );
   };
 
   const listen = (port = 0): Promise<RunningSimulator> =>

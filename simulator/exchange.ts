@@ -18,14 +18,23 @@ export interface Exchange {
 export function plainExchange(req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Exchange & { send(): void } {
   const headers: Record<string, string> = {};
   return {
-    req, params, state: {}, status: 404, body: undefined,
+    req,
+    params,
+    state: {},
+    status: 404,
+    body: undefined,
     get(field) {
       const v = req.headers[field.toLowerCase()];
       return v === undefined ? '' : Array.isArray(v) ? v.join(', ') : v;
     },
-    set(field, value) { headers[field.toLowerCase()] = value; },
+    set(field, value) {
+      headers[field.toLowerCase()] = value;
+    },
     send() {
-      if (this.body === undefined || this.body === null) { res.writeHead(this.status, headers).end(); return; }
+      if (this.body === undefined || this.body === null) {
+        res.writeHead(this.status, headers).end();
+        return;
+      }
       const text = typeof this.body === 'string' ? this.body : JSON.stringify(this.body);
       headers['content-type'] ??= typeof this.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
       headers['content-length'] = String(Buffer.byteLength(text));

@@ -36,7 +36,8 @@ export class FaultStore {
       throw new FaultInputError('count must be a positive integer or -1');
     }
     if (i.to !== undefined && (typeof i.to !== 'string' || digitsOf(i.to) === '')) throw new FaultInputError('to must be a phone number');
-    if (i.code !== undefined && (typeof i.code !== 'number' || !Number.isInteger(i.code))) throw new FaultInputError('code must be an integer');
+    if (i.code !== undefined && (typeof i.code !== 'number' || !Number.isInteger(i.code)))
+      throw new FaultInputError('code must be an integer');
     if (i.kind === 'error' && i.code === undefined) throw new FaultInputError("kind 'error' needs the provider error code in `code`");
     if (i.message !== undefined && typeof i.message !== 'string') throw new FaultInputError('message must be a string');
     if (i.retryAfter !== undefined && (typeof i.retryAfter !== 'number' || i.retryAfter < 0)) {

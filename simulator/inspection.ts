@@ -78,7 +78,11 @@ export function simRouter(state: SimState): Router {
 
   r.get('/rejections', (ctx) => {
     const p = provider(ctx);
-    listBody(ctx, 'rejections', byRecipient(ctx, state.rejections).filter((x) => p === null || x.provider === p));
+    listBody(
+      ctx,
+      'rejections',
+      byRecipient(ctx, state.rejections).filter((x) => p === null || x.provider === p),
+    );
   });
 
   r.get('/callbacks', (ctx) => {

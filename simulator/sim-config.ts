@@ -59,7 +59,8 @@ export function registerConfig(router: Router, state: SimState): void {
     count('waPairIntervalMs', (n) => (state.limiter.settings.waPairIntervalMs = n));
     if (input.optOuts !== undefined) {
       const list = input.optOuts;
-      if (!Array.isArray(list) || list.some((n) => typeof n !== 'string' || digitsOf(n) === '')) errors.push('optOuts must be an array of phone numbers');
+      if (!Array.isArray(list) || list.some((n) => typeof n !== 'string' || digitsOf(n) === ''))
+        errors.push('optOuts must be an array of phone numbers');
       else changes.push(() => (c.optOuts = new Set(list.map((n: string) => digitsOf(n)))));
     }
     if (input.waStatusMode !== undefined) {

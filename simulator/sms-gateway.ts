@@ -59,7 +59,16 @@ export async function createMessage(ctx: Exchange, state: SimState): Promise<voi
   }
 
   const reject = (status: number, code: number, message: string, fault: SimFault = null): void => {
-    state.rejections.push({ seq: state.nextSeq(), provider: 'sms', at: new Date().toISOString(), to, httpStatus: status, code, message, fault });
+    state.rejections.push({
+      seq: state.nextSeq(),
+      provider: 'sms',
+      at: new Date().toISOString(),
+      to,
+      httpStatus: status,
+      code,
+      message,
+      fault,
+    });
     twilioError(ctx, status, code, message);
   };
 
@@ -93,7 +102,8 @@ export async function createMessage(ctx: Exchange, state: SimState): Promise<voi
   }
   if (body === '' && mediaUrls.length === 0) return reject(400, 21602, 'Message body is required.');
   // Code points never outnumber UTF-16 units, so only long bodies need counting.
-  if (body.length > 1600 && Array.from(body).length > 1600) return reject(400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
+  if (body.length > 1600 && Array.from(body).length > 1600)
+    return reject(400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
   if (mediaUrls.some((u) => !isHttpUrl(u))) return reject(400, 21620, 'Invalid media URL(s).');
   if (statusCallback && !isHttpUrl(statusCallback)) return reject(400, 21609, 'Invalid StatusCallback url.');
   if (state.config.optOuts.has(digitsOf(to))) return reject(400, 21610, 'Attempt to send to unsubscribed recipient');

@@ -115,6 +115,13 @@ export function registerSmsInbound(router: Router, state: SimState): void {
     }
     const request = twilioForm(state.options.smsAuthToken, url, params);
     const record = await deliver(state, { provider: 'sms', kind: 'sms.inbound', messageId: sid, url, request });
-    ctx.body = { messageSid: sid, url, delivered: record.delivered, statusCode: record.statusCode, attempts: record.attempts.length, params };
+    ctx.body = {
+      messageSid: sid,
+      url,
+      delivered: record.delivered,
+      statusCode: record.statusCode,
+      attempts: record.attempts.length,
+      params,
+    };
   });
 }

@@ -103,6 +103,7 @@ export async function deliver(state: SimState, spec: WebhookSpec, gen: Generatio
       'webhook not accepted by receiver',
     );
   }
-  if (state.log.isLevelEnabled('debug')) state.log.debug({ url: spec.url, kind: spec.kind, delivered: record.delivered }, 'webhook finished');
+  if (state.log.isLevelEnabled('debug'))
+    state.log.debug({ url: spec.url, kind: spec.kind, delivered: record.delivered }, 'webhook finished');
   return record;
 }

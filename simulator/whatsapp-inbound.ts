@@ -27,7 +27,8 @@ function badRequest(ctx: Context, error: string): void {
 
 function userAndNumber(input: Record<string, unknown>): { waId: string; phoneNumberId: string } | string {
   const waId = typeof input.from === 'string' ? digitsOf(input.from) : '';
-  const phoneNumberId = typeof input.phone_number_id === 'string' || typeof input.phone_number_id === 'number' ? String(input.phone_number_id) : '';
+  const phoneNumberId =
+    typeof input.phone_number_id === 'string' || typeof input.phone_number_id === 'number' ? String(input.phone_number_id) : '';
   if (waId.length < 8 || waId.length > 15) return 'from must be a phone number with 8-15 digits';
   if (!/^\d+$/.test(phoneNumberId)) return 'phone_number_id must be the numeric phone-number id';
   return { waId, phoneNumberId };
@@ -78,7 +79,14 @@ export function registerWhatsAppSim(router: Router, state: SimState): void {
     const payload = envelope(state, who.phoneNumberId, { contacts: [{ profile: { name }, wa_id: who.waId }], messages: [message] });
     const request = metaJson(state.options.waAppSecret, payload);
     const record = await deliver(state, { provider: 'whatsapp', kind: 'whatsapp.inbound', messageId: message.id as string, url, request });
-    ctx.body = { wamid: message.id, url, delivered: record.delivered, statusCode: record.statusCode, attempts: record.attempts.length, message };
+    ctx.body = {
+      wamid: message.id,
+      url,
+      delivered: record.delivered,
+      statusCode: record.statusCode,
+      attempts: record.attempts.length,
+      message,
+    };
   });
 
   /** {from, phone_number_id, last_inbound_at?} sets the window's start; last_inbound_at: null closes it. */
@@ -95,7 +103,11 @@ export function registerWhatsAppSim(router: Router, state: SimState): void {
       state.wa.windows.set(key, at);
     }
     const last = state.wa.windows.get(key);
-    ctx.body = { ...who, lastInboundAt: last === undefined ? null : new Date(last).toISOString(), open: last !== undefined && Date.now() - last < WINDOW_MS };
+    ctx.body = {
+      ...who,
+      lastInboundAt: last === undefined ? null : new Date(last).toISOString(),
+      open: last !== undefined && Date.now() - last < WINDOW_MS,
+    };
   });
 
   /** {verify_token, url?}: performs Meta's GET subscription handshake against our receiver. */

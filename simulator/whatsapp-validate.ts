@@ -6,7 +6,17 @@ import { validateInteractive } from './whatsapp-interactive.js';
 import { validateTemplate } from './whatsapp-template.js';
 
 export const MESSAGE_TYPES = [
-  'text', 'image', 'video', 'audio', 'document', 'sticker', 'interactive', 'reaction', 'template', 'location', 'contacts',
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'interactive',
+  'reaction',
+  'template',
+  'location',
+  'contacts',
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
@@ -23,7 +33,10 @@ export interface ValidationContext {
   strictTemplates: boolean;
 }
 
-export function validateMessage(body: unknown, vctx: ValidationContext): { ok: true; msg: ValidMessage } | { ok: false; problem: GraphProblem } {
+export function validateMessage(
+  body: unknown,
+  vctx: ValidationContext,
+): { ok: true; msg: ValidMessage } | { ok: false; problem: GraphProblem } {
   try {
     return { ok: true, msg: check(body, vctx) };
   } catch (err) {
@@ -64,7 +77,8 @@ function check(body: unknown, vctx: ValidationContext): ValidMessage {
   switch (type) {
     case 'text':
       str(content, 'body', 'text.body', 4096);
-      if (content.preview_url !== undefined && typeof content.preview_url !== 'boolean') throw badParam('Param text.preview_url must be a boolean.');
+      if (content.preview_url !== undefined && typeof content.preview_url !== 'boolean')
+        throw badParam('Param text.preview_url must be a boolean.');
       break;
     case 'image':
     case 'video':

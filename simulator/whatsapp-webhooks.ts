@@ -93,7 +93,12 @@ function statusObject(m: WaRecord, status: string, at: number): Record<string, u
   const conversation: Record<string, unknown> = { id: conversationId(m), origin: { type: category } };
   if (status === 'sent') conversation.expiration_timestamp = unixSeconds(at + 24 * 3600 * 1000);
   s.conversation = conversation;
-  s.pricing = { billable: category !== 'service', pricing_model: 'PMP', category, type: category === 'service' ? 'free_customer_service' : 'regular' };
+  s.pricing = {
+    billable: category !== 'service',
+    pricing_model: 'PMP',
+    category,
+    type: category === 'service' ? 'free_customer_service' : 'regular',
+  };
   return s;
 }
 

@@ -38,7 +38,10 @@ export function whatsappRouter(state: SimState): Router {
 
     if (ctx.get('authorization') !== `Bearer ${state.options.waAccessToken}`) return reject(190, 'Invalid OAuth access token');
     if (!/^v\d+\.\d+$/.test(ctx.params.version ?? '') || !/^\d+$/.test(phoneNumberId)) {
-      return reject(100, `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`);
+      return reject(
+        100,
+        `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+      );
     }
     let body: unknown;
     try {
@@ -56,7 +59,13 @@ export function whatsappRouter(state: SimState): Router {
         case 'http_500':
           return reject(fault.code ?? 131000, fault.message ?? 'Something went wrong', fault.kind, recipient, 500);
         case 'http_429':
-          return reject(fault.code ?? 130429, fault.message ?? 'Cloud API message throughput has been reached.', fault.kind, recipient, 429);
+          return reject(
+            fault.code ?? 130429,
+            fault.message ?? 'Cloud API message throughput has been reached.',
+            fault.kind,
+            recipient,
+            429,
+          );
         case 'timeout':
           await state.life.sleep(state.options.timeoutFaultMs);
           return reject(2, fault.message ?? 'Service temporarily unavailable', fault.kind, recipient, 504);
@@ -73,7 +82,12 @@ export function whatsappRouter(state: SimState): Router {
     const throttled = state.limiter.admit(phoneNumberId, msg.waId);
     if (throttled === 130429) return reject(130429, 'Cloud API message throughput has been reached.', null, recipient);
     if (throttled === 131056) {
-      return reject(131056, 'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.', null, recipient);
+      return reject(
+        131056,
+        'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+        null,
+        recipient,
+      );
     }
 
     const now = Date.now();

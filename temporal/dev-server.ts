@@ -25,17 +25,34 @@ export interface DevServerOptions {
   logFile?: string;
 }
 
-export interface DevServer { address: string; uiUrl: string | null; process: ChildProcess; stop(): Promise<void> }
+export interface DevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
 
 export async function startDevServer(o: DevServerOptions): Promise<DevServer> {
   const args = [
-    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--log-level', 'warn',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(o.port),
+    '--log-level',
+    'warn',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
     // update-with-start lets the send endpoint answer the first outcome of a message workflow
-    '--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true',
-    '--dynamic-config-value', 'frontend.workerVersioningDataAPIs=true',
-    '--dynamic-config-value', 'limit.maxIDLength=1000',
+    '--dynamic-config-value',
+    'frontend.enableExecuteMultiOperation=true',
+    '--dynamic-config-value',
+    'frontend.workerVersioningDataAPIs=true',
+    '--dynamic-config-value',
+    'limit.maxIDLength=1000',
     ...devServerSearchAttributeFlags,
   ];
   if (o.uiPort) args.push('--ui-port', String(o.uiPort), '--ui-disable-news-fetch');
@@ -48,12 +65,13 @@ export async function startDevServer(o: DevServerOptions): Promise<DevServer> {
   const child = spawn(o.cli, args, { stdio: ['ignore', out, out], detached: false });
   const address = `127.0.0.1:${o.port}`;
   await waitForPort(o.port, 60_000, child);
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
   return { address, uiUrl: o.uiPort ? `http://127.0.0.1:${o.uiPort}` : null, process: child, stop };
 }
 
@@ -63,7 +81,10 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
     if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before port ${port} opened`);
     const ok = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.once('error', () => resolve(false));
     });
     if (ok) return;
@@ -75,7 +96,9 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
 /** Dev-server namespaces keep closed workflows 24 h by default; keep them 30 days for operators. */
 export function setRetention(cli: string, address: string, namespace: string, retention = '720h'): void {
   try {
-    execFileSync(cli, ['operator', 'namespace', 'update', '--address', address, '--namespace', namespace, '--retention', retention], { stdio: 'ignore' });
+    execFileSync(cli, ['operator', 'namespace', 'update', '--address', address, '--namespace', namespace, '--retention', retention], {
+      stdio: 'ignore',
+    });
   } catch {
     // retention is a convenience for operators; a failure here must not stop the service
   }

@@ -5,7 +5,8 @@ export const contactImportWorkflowId = (accountId: number, importId: number) => 
 export const webhookDeliveryWorkflowId = (accountId: number, eventId: string, endpointId: number, redelivery = 0) =>
   `webhook/${accountId}/${eventId}/${endpointId}${redelivery > 0 ? `/redeliver-${redelivery}` : ''}`;
 /** One business event to one automation subscription. */
-export const automationCallbackWorkflowId = (accountId: number, eventId: string, subscriptionId: number) => `automation/${accountId}/${eventId}/${subscriptionId}`;
+export const automationCallbackWorkflowId = (accountId: number, eventId: string, subscriptionId: number) =>
+  `automation/${accountId}/${eventId}/${subscriptionId}`;
 export const operationRunWorkflowId = (accountId: number, runId: string) => `operation/${accountId}/${runId}`;
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;

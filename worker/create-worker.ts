@@ -16,7 +16,12 @@ let runtimeInstalled = false;
  */
 const MAX_CACHED_WORKFLOWS = { main: 500, webhooks: 200 };
 
-export interface WorkerHandle { workers: Worker[]; connection: NativeConnection; run: Promise<unknown>; shutdown(): Promise<void> }
+export interface WorkerHandle {
+  workers: Worker[];
+  connection: NativeConnection;
+  run: Promise<unknown>;
+  shutdown(): Promise<void>;
+}
 
 /**
  * The prebuilt bundle (scripts/bundle-workflows.ts) when it matches the sources; otherwise, e.g. a
@@ -26,7 +31,10 @@ export interface WorkerHandle { workers: Worker[]; connection: NativeConnection;
 export async function loadWorkflowBundle(log: Logger): Promise<WorkflowBundleOption> {
   const reason = staleReason();
   if (!reason) return { codePath: bundlePath };
-  log.warn({ reason }, 'workflow bundle missing or out of date; bundling in the worker process (run scripts/bundle-workflows.ts before starting the worker)');
+  log.warn(
+    { reason },
+    'workflow bundle missing or out of date; bundling in the worker process (run scripts/bundle-workflows.ts before starting the worker)',
+  );
   const built = await buildWorkflowBundle();
   if (built.writeError) log.warn({ err: built.writeError.message }, 'could not save the workflow bundle');
   log.info({ ms: built.ms }, 'workflow bundle built in the worker process');
@@ -38,17 +46,25 @@ export async function loadWorkflowBundle(log: Logger): Promise<WorkflowBundleOpt
  * channel. The provider queues carry a server-side rate limit: that is the admission control that
  * turns a burst into `queued` messages draining at the provider's pace instead of provider 429s.
  */
-export async function createWorkers(opts: { config: Config; orm: MikroORM; log: Logger; workflowBundle?: WorkflowBundleOption }): Promise<WorkerHandle> {
+export async function createWorkers(opts: {
+  config: Config;
+  orm: MikroORM;
+  log: Logger;
+  workflowBundle?: WorkflowBundleOption;
+}): Promise<WorkerHandle> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     // Shutdown is ours (worker/main.ts): the SDK's own signal handlers would race it.
-    Runtime.install({ shutdownSignals: [], telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
+    Runtime.install({
+      shutdownSignals: [],
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    });
   }
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const activities = createActivities({ orm: opts.orm, config, log: opts.log });
   // One bundle for every worker that runs workflows, built ahead of the worker process.
-  const workflowBundle = opts.workflowBundle ?? await loadWorkflowBundle(opts.log);
+  const workflowBundle = opts.workflowBundle ?? (await loadWorkflowBundle(opts.log));
   const main = await Worker.create({
     connection,
     namespace: config.temporalNamespace,
@@ -61,24 +77,37 @@ export async function createWorkers(opts: { config: Config; orm: MikroORM; log: 
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS.main,
     shutdownGraceTime: '10 seconds',
   });
-  const providers = await Promise.all((['sms', 'whatsapp'] as const).map((channel) => Worker.create({
-    connection,
-    namespace: config.temporalNamespace,
-    taskQueue: providerTaskQueue(config, channel),
-    activities,
-    maxConcurrentActivityTaskExecutions: 50,
-    maxTaskQueueActivitiesPerSecond: channel === 'sms' ? config.smsMaxPerSecond : config.whatsappMaxPerSecond,
-    shutdownGraceTime: '10 seconds',
-  })));
+  const providers = await Promise.all(
+    (['sms', 'whatsapp'] as const).map((channel) =>
+      Worker.create({
+        connection,
+        namespace: config.temporalNamespace,
+        taskQueue: providerTaskQueue(config, channel),
+        activities,
+        maxConcurrentActivityTaskExecutions: 50,
+        maxTaskQueueActivitiesPerSecond: channel === 'sms' ? config.smsMaxPerSecond : config.whatsappMaxPerSecond,
+        shutdownGraceTime: '10 seconds',
+      }),
+    ),
+  );
   // Webhook and automation deliveries: a queue every worker of the deployment polls.
   const webhooks = await Worker.create({
-    connection, namespace: config.temporalNamespace, taskQueue: config.webhookTaskQueue, workflowBundle, activities,
-    maxConcurrentWorkflowTaskExecutions: 40, maxConcurrentLocalActivityExecutions: 40, maxCachedWorkflows: MAX_CACHED_WORKFLOWS.webhooks, shutdownGraceTime: '10 seconds',
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.webhookTaskQueue,
+    workflowBundle,
+    activities,
+    maxConcurrentWorkflowTaskExecutions: 40,
+    maxConcurrentLocalActivityExecutions: 40,
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS.webhooks,
+    shutdownGraceTime: '10 seconds',
   });
   const workers = [main, ...providers, webhooks];
   const run = Promise.all(workers.map((w) => w.run()));
   return {
-    workers, connection, run,
+    workers,
+    connection,
+    run,
     shutdown: async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await run.catch(() => {});

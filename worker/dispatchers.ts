@@ -9,14 +9,24 @@ export const dispatcherWorkflowId = (channelType: string) => `outbound-dispatche
 export async function ensureDispatchers(client: Client, config: Config): Promise<void> {
   for (const channelType of ['sms', 'whatsapp'] as const) {
     const input: DispatcherInput = {
-      channelType, providerTaskQueue: providerTaskQueue(config, channelType), batchSize: config.dispatchBatchSize,
-      concurrency: config.dispatchConcurrency, idleWaitMs: 5000, receiptTimeoutSeconds: config.receiptTimeoutSeconds,
+      channelType,
+      providerTaskQueue: providerTaskQueue(config, channelType),
+      batchSize: config.dispatchBatchSize,
+      concurrency: config.dispatchConcurrency,
+      idleWaitMs: 5000,
+      receiptTimeoutSeconds: config.receiptTimeoutSeconds,
       pollWindowSeconds: config.deliveryPollSeconds * config.deliveryPollAttempts,
     };
     await client.workflow.start('outboundDispatcherWorkflow', {
-      taskQueue: config.taskQueue, workflowId: dispatcherWorkflowId(channelType), args: [input],
+      taskQueue: config.taskQueue,
+      workflowId: dispatcherWorkflowId(channelType),
+      args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: [{ key: AccountId, value: 'system' }, { key: ResourceId, value: channelType }, { key: ResourceType, value: 'outbound-dispatcher' }],
+      typedSearchAttributes: [
+        { key: AccountId, value: 'system' },
+        { key: ResourceId, value: channelType },
+        { key: ResourceType, value: 'outbound-dispatcher' },
+      ],
     });
   }
 }

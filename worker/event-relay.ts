@@ -14,7 +14,9 @@ import { startPoller } from './poller.js';
  */
 export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal: Client; log: Logger }, everyMs = 500, maxPassMs = 5_000) {
   return startPoller({
-    name: 'event relay', everyMs, log: deps.log,
+    name: 'event relay',
+    everyMs,
+    log: deps.log,
     pass: async () => {
       // Drain a backlog in full batches, but give the timer back after maxPassMs.
       const until = Date.now() + maxPassMs;
@@ -23,8 +25,10 @@ export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal:
         const b = await relayBusinessEvents(deps.orm.em.fork(), deps);
         if (n < 500 && b < 500) break;
       }
-      const stale = await many<{ id: string; account_id: number; operation_name: string; input: Record<string, unknown>; source: string }>(deps.orm.em.fork(),
-        `select id, account_id, operation_name, input, source from operation_runs where status = 'queued' and created_at < now() - interval '30 seconds' order by created_at limit 100`);
+      const stale = await many<{ id: string; account_id: number; operation_name: string; input: Record<string, unknown>; source: string }>(
+        deps.orm.em.fork(),
+        `select id, account_id, operation_name, input, source from operation_runs where status = 'queued' and created_at < now() - interval '30 seconds' order by created_at limit 100`,
+      );
       for (const r of stale) await startOperationWorkflow(deps, r.account_id, r);
     },
   });

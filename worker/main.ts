@@ -28,7 +28,10 @@ const stop = async () => {
   stopping = true;
   log.info('worker stopping');
   // Activities get the workers' grace time; past that, nothing is worth holding the process for.
-  setTimeout(() => { log.warn('worker shutdown timed out'); process.exit(1); }, 30_000).unref();
+  setTimeout(() => {
+    log.warn('worker shutdown timed out');
+    process.exit(1);
+  }, 30_000).unref();
   reconciler.stop();
   relay.stop();
   await handle.shutdown();

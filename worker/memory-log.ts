@@ -12,9 +12,17 @@ export function startMemoryLog(file: string): void {
   setInterval(() => {
     const m = process.memoryUsage();
     const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
-    fs.appendFileSync(file, `${JSON.stringify({
-      t: Math.round((Date.now() - t0) / 1000), rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed),
-      external: mb(m.external), newSpace: mb(spaces.new_space ?? 0), oldSpace: mb(spaces.old_space ?? 0),
-    })}\n`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({
+        t: Math.round((Date.now() - t0) / 1000),
+        rss: mb(m.rss),
+        heapTotal: mb(m.heapTotal),
+        heapUsed: mb(m.heapUsed),
+        external: mb(m.external),
+        newSpace: mb(spaces.new_space ?? 0),
+        oldSpace: mb(spaces.old_space ?? 0),
+      })}\n`,
+    );
   }, 1000).unref();
 }

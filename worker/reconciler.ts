@@ -12,7 +12,9 @@ import { startPoller } from './poller.js';
  */
 export function startReconciler(deps: { config: Config; orm: MikroORM; temporal: Client; log: Logger }, everyMs = 15_000) {
   return startPoller({
-    name: 'reconciler', everyMs, log: deps.log,
+    name: 'reconciler',
+    everyMs,
+    log: deps.log,
     pass: async () => {
       const rows = await findUnstartedMessages(deps.orm.em.fork(), 30, 500);
       for (const r of rows) await startMessageWorkflow(deps, r.account_id, r, r.channel_type, null);

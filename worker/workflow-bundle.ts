@@ -25,19 +25,39 @@ export const bundleDir = process.env.WORKFLOW_BUNDLE_DIR ?? path.join(root, '.bu
 export const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
 const manifestPath = path.join(bundleDir, 'workflow-bundle.json');
 
-interface Manifest { version: number; sdk: string; workflowsPath: string; bundle: string; files: Record<string, string>; missing: string[] }
+interface Manifest {
+  version: number;
+  sdk: string;
+  workflowsPath: string;
+  bundle: string;
+  files: Record<string, string>;
+  missing: string[];
+}
 
-const sdkVersion = (): string => (JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
+const sdkVersion = (): string =>
+  (JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
 const sha256 = (data: string | Buffer) => crypto.createHash('sha256').update(data).digest('hex');
-const hashFile = (file: string): string | null => { try { return sha256(fs.readFileSync(file)); } catch { return null; } };
+const hashFile = (file: string): string | null => {
+  try {
+    return sha256(fs.readFileSync(file));
+  } catch {
+    return null;
+  }
+};
 
 /** Why the bundle on disk cannot be used, or null when it is current. */
 export function staleReason(): string | null {
   let m: Manifest;
-  try { m = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Manifest; } catch { return `no bundle at ${bundlePath}`; }
-  if (m.version !== MANIFEST_VERSION || m.sdk !== sdkVersion() || m.workflowsPath !== workflowsPath) return 'bundle made by another SDK version or layout';
+  try {
+    m = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Manifest;
+  } catch {
+    return `no bundle at ${bundlePath}`;
+  }
+  if (m.version !== MANIFEST_VERSION || m.sdk !== sdkVersion() || m.workflowsPath !== workflowsPath)
+    return 'bundle made by another SDK version or layout';
   if (hashFile(bundlePath) !== m.bundle) return 'bundle file does not match its manifest';
-  for (const [file, hash] of Object.entries(m.files)) if (hashFile(file) !== hash) return `${path.relative(root, file)} changed since the bundle was made`;
+  for (const [file, hash] of Object.entries(m.files))
+    if (hashFile(file) !== hash) return `${path.relative(root, file)} changed since the bundle was made`;
   for (const file of m.missing) if (fs.existsSync(file)) return `${path.relative(root, file)} appeared since the bundle was made`;
   return null;
 }
@@ -55,7 +75,8 @@ export async function buildWorkflowBundle(): Promise<{ code: string; ms: number;
     const built = await bundleOnce();
     const changed = built.inputs.find((f) => (fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) >= startedAt - 1000);
     if (!changed) return built.save();
-    if (attempt === 3) return { code: built.code, ms: built.ms, writeError: new Error(`${changed} kept changing while bundling; bundle not saved`) };
+    if (attempt === 3)
+      return { code: built.code, ms: built.ms, writeError: new Error(`${changed} kept changing while bundling; bundle not saved`) };
   }
 }
 
@@ -68,22 +89,36 @@ async function bundleOnce() {
     logger: quiet as never,
     webpackConfigHook: (config) => ({
       ...config,
-      plugins: [...(config.plugins ?? []), {
-        apply(compiler: { hooks: { afterCompile: { tap(name: string, fn: (c: { fileDependencies: Iterable<string>; missingDependencies: Iterable<string> }) => void): void } } }) {
-          compiler.hooks.afterCompile.tap('svc-bundle-inputs', (compilation) => {
-            for (const f of compilation.fileDependencies) files.add(f);
-            for (const f of compilation.missingDependencies) missing.add(f);
-          });
+      plugins: [
+        ...(config.plugins ?? []),
+        {
+          apply(compiler: {
+            hooks: {
+              afterCompile: {
+                tap(name: string, fn: (c: { fileDependencies: Iterable<string>; missingDependencies: Iterable<string> }) => void): void;
+              };
+            };
+          }) {
+            compiler.hooks.afterCompile.tap('svc-bundle-inputs', (compilation) => {
+              for (const f of compilation.fileDependencies) files.add(f);
+              for (const f of compilation.missingDependencies) missing.add(f);
+            });
+          },
         },
-      }],
+      ],
     }),
   });
   const manifest: Manifest = {
-    version: MANIFEST_VERSION, sdk: sdkVersion(), workflowsPath, bundle: sha256(code),
-    files: Object.fromEntries([...files].sort().flatMap((f) => {
-      const h = fs.statSync(f, { throwIfNoEntry: false })?.isFile() ? hashFile(f) : null;
-      return h ? [[f, h]] : [];
-    })),
+    version: MANIFEST_VERSION,
+    sdk: sdkVersion(),
+    workflowsPath,
+    bundle: sha256(code),
+    files: Object.fromEntries(
+      [...files].sort().flatMap((f) => {
+        const h = fs.statSync(f, { throwIfNoEntry: false })?.isFile() ? hashFile(f) : null;
+        return h ? [[f, h]] : [];
+      }),
+    ),
     // Probes inside the project only (a new `x.ts` beside an imported `x.js` would change the result).
     missing: [...missing].filter((f) => f.startsWith(root) && !f.includes(`${path.sep}node_modules`)).sort(),
   };

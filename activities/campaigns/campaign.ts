@@ -4,25 +4,45 @@ import { one } from '../../entities/db.js';
 import { readAudiencePage, draftRecipients, insertRecipientMessages, debitSegments } from '../../services/campaigns/campaign-audience.js';
 import type { Logger } from '../../logger.js';
 
-export interface CampaignActivityDeps { orm: MikroORM; log: Logger; smsSegmentPrice: string }
+export interface CampaignActivityDeps {
+  orm: MikroORM;
+  log: Logger;
+  smsSegmentPrice: string;
+}
 
 export type CampaignStatus = 'draft' | 'scheduled' | 'running' | 'paused' | 'completed' | 'cancelled';
 export interface CampaignPageOutcome {
   /** more: call again; completed / paused / cancelled: the campaign moved there; stopped: it was no longer running. */
   state: 'more' | 'completed' | 'paused' | 'cancelled' | 'stopped';
-  cursor: number; totalRecipients: number; inserted: number; skipped: number;
+  cursor: number;
+  totalRecipients: number;
+  inserted: number;
+  skipped: number;
 }
 
 interface CampaignLock {
-  id: number; account_id: number; contact_group_id: number | null; message: string; sender: string | null; channel_id: number | null;
-  channel_code: string | null; status: CampaignStatus; cursor: string; total_recipients: number; channel_active: boolean | null;
+  id: number;
+  account_id: number;
+  contact_group_id: number | null;
+  message: string;
+  sender: string | null;
+  channel_id: number | null;
+  channel_code: string | null;
+  status: CampaignStatus;
+  cursor: string;
+  total_recipients: number;
+  channel_active: boolean | null;
 }
 
 class InsufficientFunds extends Error {}
 
-const lockCampaign = (em: EntityManager, id: number) => one<CampaignLock>(em,
-  `select c.*, ch.active as channel_active from campaigns c left join channels ch on ch.id = c.channel_id and ch.channel_type = 'sms'
-    where c.id = ? for update of c`, [id]);
+const lockCampaign = (em: EntityManager, id: number) =>
+  one<CampaignLock>(
+    em,
+    `select c.*, ch.active as channel_active from campaigns c left join channels ch on ch.id = c.channel_id and ch.channel_type = 'sms'
+    where c.id = ? for update of c`,
+    [id],
+  );
 
 const setStatus = (em: EntityManager, id: number, status: CampaignStatus) =>
   em.execute('update campaigns set status = ?, updated_at = now() where id = ?', [status, id]);
@@ -41,20 +61,43 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
     await setStatus(em, c.id, 'cancelled');
     return { ...base, state: 'cancelled' };
   }
-  const page = c.contact_group_id === null ? [] : await readAudiencePage(em, {
-    accountId: c.account_id, groupId: c.contact_group_id, channelId: c.channel_id, afterId: Number(c.cursor), limit: pageSize,
-  });
+  const page =
+    c.contact_group_id === null
+      ? []
+      : await readAudiencePage(em, {
+          accountId: c.account_id,
+          groupId: c.contact_group_id,
+          channelId: c.channel_id,
+          afterId: Number(c.cursor),
+          limit: pageSize,
+        });
   const { drafts, skipped } = draftRecipients(c.message, page);
-  const written = await insertRecipientMessages(em, {
-    accountId: c.account_id, campaignId: c.id, channelId: c.channel_id, channelCode: c.channel_code, sender: c.sender, metadata: { source: 'campaign' },
-  }, drafts);
+  const written = await insertRecipientMessages(
+    em,
+    {
+      accountId: c.account_id,
+      campaignId: c.id,
+      channelId: c.channel_id,
+      channelCode: c.channel_code,
+      sender: c.sender,
+      metadata: { source: 'campaign' },
+    },
+    drafts,
+  );
   if (!(await debitSegments(em, c.account_id, written.queuedSegments, price))) throw new InsufficientFunds();
   const cursor = page.length ? page[page.length - 1].id : Number(c.cursor);
   const done = page.length < pageSize;
   await em.execute(
     `update campaigns set cursor = ?, total_recipients = total_recipients + ?, status = ?, updated_at = now() where id = ?`,
-    [cursor, written.inserted, done ? 'completed' : 'running', c.id]);
-  return { state: done ? 'completed' : 'more', cursor, totalRecipients: c.total_recipients + written.inserted, inserted: written.inserted, skipped };
+    [cursor, written.inserted, done ? 'completed' : 'running', c.id],
+  );
+  return {
+    state: done ? 'completed' : 'more',
+    cursor,
+    totalRecipients: c.total_recipients + written.inserted,
+    inserted: written.inserted,
+    skipped,
+  };
 }
 
 export function createCampaignActivities(deps: CampaignActivityDeps) {
@@ -76,14 +119,19 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
 
     async processCampaignPage(input: { campaignId: number; pageSize: number }): Promise<CampaignPageOutcome> {
       try {
-        const out = await deps.orm.em.fork().transactional((em) => campaignPage(em, input.campaignId, input.pageSize, deps.smsSegmentPrice));
+        const out = await deps.orm.em
+          .fork()
+          .transactional((em) => campaignPage(em, input.campaignId, input.pageSize, deps.smsSegmentPrice));
         deps.log.debug({ campaignId: input.campaignId, ...out }, 'campaign page');
         return out;
       } catch (err) {
         if (!(err instanceof InsufficientFunds)) throw err;
         // The page rolled back whole; the campaign stops here, its cursor at the last covered page.
-        const row = await one<{ cursor: string; total_recipients: number }>(deps.orm.em.fork(),
-          `update campaigns set status = 'paused', updated_at = now() where id = ? and status = 'running' returning cursor, total_recipients`, [input.campaignId]);
+        const row = await one<{ cursor: string; total_recipients: number }>(
+          deps.orm.em.fork(),
+          `update campaigns set status = 'paused', updated_at = now() where id = ? and status = 'running' returning cursor, total_recipients`,
+          [input.campaignId],
+        );
         deps.log.info({ campaignId: input.campaignId }, 'campaign paused: the wallet cannot cover the next page');
         return { state: 'paused', cursor: Number(row?.cursor ?? 0), totalRecipients: row?.total_recipients ?? 0, inserted: 0, skipped: 0 };
       }

@@ -1,9 +1,20 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
 import { many, manyBound } from '../../entities/db.js';
-import { pollOnce, moveStatus, callProvider, loadSendable, applyPendingReceipts, OUTBOUND_COLUMNS, type MessageDeps, type OutboundRow } from './messages.js';
+import {
+  pollOnce,
+  moveStatus,
+  callProvider,
+  loadSendable,
+  applyPendingReceipts,
+  OUTBOUND_COLUMNS,
+  type MessageDeps,
+  type OutboundRow,
+} from './messages.js';
 import { moveMessages, type Move } from '../../services/messaging/message-moves.js';
 
-export interface DispatchDeps extends MessageDeps { maxPerSecond: Record<'sms' | 'whatsapp', number> }
+export interface DispatchDeps extends MessageDeps {
+  maxPerSecond: Record<'sms' | 'whatsapp', number>;
+}
 
 /** Spaces calls so that no more than `perSecond` start in any second (per worker process). */
 function pacer(perSecond: number) {
@@ -75,8 +86,8 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
 }
 
 /** What an earlier attempt of the same claim left in processing (sent or not: the uid dedupes at the provider). */
-const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) => many<OutboundRow>(em,
-  `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
+const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) =>
+  many<OutboundRow>(em, `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
 
 /**
  * Claims nobody finished: a dispatcher run that was terminated or reset leaves its claimed messages
@@ -85,12 +96,20 @@ const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: s
  * happen from happening twice.
  */
 export const STALE_CLAIM_MINUTES = 15;
-async function releaseStaleClaims(deps: DispatchDeps, em: ReturnType<DispatchDeps['orm']['em']['fork']>, channelType: 'sms' | 'whatsapp', claim: string) {
-  const released = await many<{ id: string }>(em,
+async function releaseStaleClaims(
+  deps: DispatchDeps,
+  em: ReturnType<DispatchDeps['orm']['em']['fork']>,
+  channelType: 'sms' | 'whatsapp',
+  claim: string,
+) {
+  const released = await many<{ id: string }>(
+    em,
     `update messages set status = 'queued', dispatch_claim = null, updated_at = now()
       where status = 'processing' and dispatch_mode = 'batch' and channel_type = ? and dispatch_claim <> ?
         and updated_at < now() - make_interval(mins => ?)
-      returning id`, [channelType, claim, STALE_CLAIM_MINUTES]);
+      returning id`,
+    [channelType, claim, STALE_CLAIM_MINUTES],
+  );
   if (released.length) deps.log.warn({ channelType, count: released.length }, 'released stale dispatch claims back to the queue');
 }
 
@@ -102,17 +121,34 @@ export function createDispatchActivities(deps: DispatchDeps) {
      * to `waitMs` for work. The claim is tagged, so a retry of the same claim returns the same messages
      * instead of stranding them in processing.
      */
-    async claimQueuedMessages({ channelType, limit, waitMs, claim }: { channelType: 'sms' | 'whatsapp'; limit: number; waitMs: number; claim: string }): Promise<number[]> {
+    async claimQueuedMessages({
+      channelType,
+      limit,
+      waitMs,
+      claim,
+    }: {
+      channelType: 'sms' | 'whatsapp';
+      limit: number;
+      waitMs: number;
+      claim: string;
+    }): Promise<number[]> {
       const em = deps.orm.em.fork();
-      const again = await many<{ id: string }>(em, `select id from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
+      const again = await many<{ id: string }>(
+        em,
+        `select id from messages where dispatch_claim = ? and status = 'processing' order by id`,
+        [claim],
+      );
       if (again.length) return again.map((r) => Number(r.id));
       const until = Date.now() + waitMs;
       for (;;) {
-        const rows = await many<{ id: string }>(em,
+        const rows = await many<{ id: string }>(
+          em,
           `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
             where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
                           order by id limit ? for update skip locked)
-            returning id`, [claim, channelType, limit]);
+            returning id`,
+          [claim, channelType, limit],
+        );
         if (rows.length || Date.now() >= until) return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
         heartbeat();
         await sleep(50);
@@ -132,23 +168,29 @@ export function createDispatchActivities(deps: DispatchDeps) {
       const writer = outcomeWriter(deps, channelType);
       let done = 0;
       let index = 0;
-      await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, async () => {
-        while (index < rows.length) {
-          const msg = rows[index++];
-          await pace();
-          try {
-            const result = await callProvider(deps, msg);
-            if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
-            else if (result.permanent) writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
-            else { retry.push(Number(msg.id)); errors[Number(msg.id)] = `${result.message} (provider code ${result.code})`; }
-          } catch (err) {
-            if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
-            retry.push(Number(msg.id));
-            errors[Number(msg.id)] = (err as Error).message;
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, rows.length) }, async () => {
+          while (index < rows.length) {
+            const msg = rows[index++];
+            await pace();
+            try {
+              const result = await callProvider(deps, msg);
+              if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+              else if (result.permanent)
+                writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
+              else {
+                retry.push(Number(msg.id));
+                errors[Number(msg.id)] = `${result.message} (provider code ${result.code})`;
+              }
+            } catch (err) {
+              if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+              retry.push(Number(msg.id));
+              errors[Number(msg.id)] = (err as Error).message;
+            }
+            if (++done % 50 === 0) heartbeat(done);
           }
-          if (++done % 50 === 0) heartbeat(done);
-        }
-      }));
+        }),
+      );
       await writer.drain();
       return { sent: rows.length - retry.length, retry, lastError: retry.length ? errors[retry[0]] : null };
     },
@@ -160,8 +202,22 @@ export function createDispatchActivities(deps: DispatchDeps) {
      * failed transiently (those come back, still claimed, for the workflow's backoff). A retried
      * attempt first resends what its claim still holds in processing; the provider key is the uid.
      */
-    async dispatchQueuedMessages({ channelType, claim, sliceSize, concurrency, maxSeconds, idleWaitMs, maxRetry }: {
-      channelType: 'sms' | 'whatsapp'; claim: string; sliceSize: number; concurrency: number; maxSeconds: number; idleWaitMs: number; maxRetry: number;
+    async dispatchQueuedMessages({
+      channelType,
+      claim,
+      sliceSize,
+      concurrency,
+      maxSeconds,
+      idleWaitMs,
+      maxRetry,
+    }: {
+      channelType: 'sms' | 'whatsapp';
+      claim: string;
+      sliceSize: number;
+      concurrency: number;
+      maxSeconds: number;
+      idleWaitMs: number;
+      maxRetry: number;
     }) {
       const pace = pacers[channelType];
       const em = deps.orm.em.fork();
@@ -169,7 +225,10 @@ export function createDispatchActivities(deps: DispatchDeps) {
       const beat = throttledHeartbeat();
       // Send loops with nothing to do share one 50 ms timer (it rejects if the activity is cancelled).
       let napping: Promise<void> | null = null;
-      const nap = () => (napping ??= sleep(50).finally(() => { napping = null; }));
+      const nap = () =>
+        (napping ??= sleep(50).finally(() => {
+          napping = null;
+        }));
       const until = Date.now() + maxSeconds * 1000;
       const retry: number[] = [];
       let lastError: string | null = null;
@@ -193,55 +252,82 @@ export function createDispatchActivities(deps: DispatchDeps) {
         refilling = null;
       };
       const claimSlice = async () => {
-        const rows = await manyBound<OutboundRow>(em,
+        const rows = await manyBound<OutboundRow>(
+          em,
           `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
             where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
                           order by id limit ? for update skip locked)
-            returning ${OUTBOUND_COLUMNS}`, [claim, channelType, sliceSize]);
-        if (rows.length) { queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id))); idleSince = Date.now(); emptyWaitMs = 0; }
-        else { emptyAt = Date.now(); emptyWaitMs = Math.min(Math.max(emptyWaitMs * 2, 50), 400); }
+            returning ${OUTBOUND_COLUMNS}`,
+          [claim, channelType, sliceSize],
+        );
+        if (rows.length) {
+          queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id)));
+          idleSince = Date.now();
+          emptyWaitMs = 0;
+        } else {
+          emptyAt = Date.now();
+          emptyWaitMs = Math.min(Math.max(emptyWaitMs * 2, 50), 400);
+        }
       };
       const stopping = () => Date.now() >= until || retry.length >= maxRetry;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        for (;;) {
-          if (failure) throw failure;
-          if (queue.length < concurrency && !refilling && !stopping() && !exhausted && Date.now() - emptyAt >= emptyWaitMs) refilling = refill();
-          if (!queue.length) {
-            if (refilling) { await refilling; continue; }
-            if (stopping() || exhausted || Date.now() - idleSince >= idleWaitMs) { exhausted = true; return; }
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (;;) {
+            if (failure) throw failure;
+            if (queue.length < concurrency && !refilling && !stopping() && !exhausted && Date.now() - emptyAt >= emptyWaitMs)
+              refilling = refill();
+            if (!queue.length) {
+              if (refilling) {
+                await refilling;
+                continue;
+              }
+              if (stopping() || exhausted || Date.now() - idleSince >= idleWaitMs) {
+                exhausted = true;
+                return;
+              }
+              beat({ sent });
+              await nap();
+              continue;
+            }
+            // A provider that keeps failing: stop early; what is left goes back to the queue below.
+            if (retry.length >= maxRetry) return;
+            const msg = queue.shift()!;
+            await pace();
+            try {
+              const result = await callProvider(deps, msg);
+              if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+              else if (result.permanent)
+                writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
+              else {
+                retry.push(Number(msg.id));
+                lastError = `${result.message} (provider code ${result.code})`;
+              }
+            } catch (err) {
+              if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+              retry.push(Number(msg.id));
+              lastError = (err as Error).message;
+            }
+            ++sent;
             beat({ sent });
-            await nap();
-            continue;
           }
-          // A provider that keeps failing: stop early; what is left goes back to the queue below.
-          if (retry.length >= maxRetry) return;
-          const msg = queue.shift()!;
-          await pace();
-          try {
-            const result = await callProvider(deps, msg);
-            if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
-            else if (result.permanent) writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
-            else { retry.push(Number(msg.id)); lastError = `${result.message} (provider code ${result.code})`; }
-          } catch (err) {
-            if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
-            retry.push(Number(msg.id));
-            lastError = (err as Error).message;
-          }
-          ++sent;
-          beat({ sent });
-        }
-      }));
+        }),
+      );
       await writer.drain();
       // Whatever a stop left claimed but unsent goes back to the queue for the next run.
       if (queue.length) {
-        await em.execute(`update messages set status = 'queued', dispatch_claim = null where id = any(?::bigint[]) and status = 'processing'`,
-          [`{${queue.map((m) => Number(m.id)).join(',')}}`]);
+        await em.execute(
+          `update messages set status = 'queued', dispatch_claim = null where id = any(?::bigint[]) and status = 'processing'`,
+          [`{${queue.map((m) => Number(m.id)).join(',')}}`],
+        );
       }
       return { sent: sent - retry.length, retry, lastError };
     },
 
     async failMessages({ ids, errorMessage }: { ids: number[]; errorMessage: string }) {
-      await moveMessages(deps.orm.em.fork(), ids.map((id) => ({ id, to: 'failed' as const, errorMessage })));
+      await moveMessages(
+        deps.orm.em.fork(),
+        ids.map((id) => ({ id, to: 'failed' as const, errorMessage })),
+      );
     },
 
     /**
@@ -249,9 +335,12 @@ export function createDispatchActivities(deps: DispatchDeps) {
      * asked where they stand (the per-message workflow does the same for its own message).
      */
     async sweepSilentMessages({ olderThanSeconds, limit }: { olderThanSeconds: number; limit: number }): Promise<number> {
-      const rows = await many<{ id: string }>(deps.orm.em.fork(),
+      const rows = await many<{ id: string }>(
+        deps.orm.em.fork(),
         `select id from messages where status = 'sent' and dispatch_mode = 'batch' and channel_type = 'sms'
-          and sent_at < now() - make_interval(secs => ?) order by sent_at limit ?`, [olderThanSeconds, limit]);
+          and sent_at < now() - make_interval(secs => ?) order by sent_at limit ?`,
+        [olderThanSeconds, limit],
+      );
       for (const r of rows) {
         await moveStatus(deps.orm, Number(r.id), 'checking_delivery');
         await pollOnce(deps, Number(r.id)).catch(() => undefined);
@@ -262,9 +351,12 @@ export function createDispatchActivities(deps: DispatchDeps) {
 
     /** Checking-delivery batch messages are asked again, a bounded number of times (oldest first). */
     async pollCheckingMessages({ limit, maxAgeSeconds }: { limit: number; maxAgeSeconds: number }): Promise<number> {
-      const rows = await many<{ id: string }>(deps.orm.em.fork(),
+      const rows = await many<{ id: string }>(
+        deps.orm.em.fork(),
         `select id from messages where status = 'checking_delivery' and dispatch_mode = 'batch' and channel_type = 'sms'
-          and sent_at > now() - make_interval(secs => ?) order by updated_at limit ?`, [maxAgeSeconds, limit]);
+          and sent_at > now() - make_interval(secs => ?) order by updated_at limit ?`,
+        [maxAgeSeconds, limit],
+      );
       for (const r of rows) {
         await pollOnce(deps, Number(r.id)).catch(() => undefined);
         heartbeat();

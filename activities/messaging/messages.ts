@@ -9,18 +9,37 @@ import type { Logger } from '../../logger.js';
 import { moveMessage } from '../../services/messaging/message-moves.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';
 
-export interface MessageDeps { orm: MikroORM; sms: SmsGatewayClient; whatsapp: WhatsAppCloudClient; publicBaseUrl: string; log: Logger }
+export interface MessageDeps {
+  orm: MikroORM;
+  sms: SmsGatewayClient;
+  whatsapp: WhatsAppCloudClient;
+  publicBaseUrl: string;
+  log: Logger;
+}
 
 export interface OutboundRow {
-  id: string; uid: string; status: MessageStatus; channel_type: 'sms' | 'whatsapp'; sender: string | null; recipient: string; body: string;
-  media_url: string | null; gateway_message_id: string | null; provider_request: { phone_number_id: string; body: Record<string, unknown> } | null;
+  id: string;
+  uid: string;
+  status: MessageStatus;
+  channel_type: 'sms' | 'whatsapp';
+  sender: string | null;
+  recipient: string;
+  body: string;
+  media_url: string | null;
+  gateway_message_id: string | null;
+  provider_request: { phone_number_id: string; body: Record<string, unknown> } | null;
 }
 
 /**
  * Moves a message forward only (see services/message-moves.ts: the change and its callback event are
  * one statement). Returns the status the message has afterwards.
  */
-export async function moveStatus(orm: MikroORM, messageId: number, to: MessageStatus, extra: { gatewayMessageId?: string; errorMessage?: string } = {}): Promise<MessageStatus> {
+export async function moveStatus(
+  orm: MikroORM,
+  messageId: number,
+  to: MessageStatus,
+  extra: { gatewayMessageId?: string; errorMessage?: string } = {},
+): Promise<MessageStatus> {
   const r = await moveMessage(orm.em.fork(), { id: messageId }, { to, ...extra });
   if (!r) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
   return r.status;
@@ -33,12 +52,16 @@ export async function applyPendingReceipts(orm: MikroORM, providerMessageId: str
 
 export const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
 
-const loadMessage = (deps: MessageDeps, messageId: number) => one<OutboundRow>(deps.orm.em.fork(),
-  `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
+const loadMessage = (deps: MessageDeps, messageId: number) =>
+  one<OutboundRow>(deps.orm.em.fork(), `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
 
 /** The messages of a batch that still wait for their provider call (a retried batch skips the rest). */
-export const loadSendable = (deps: MessageDeps, ids: number[]) => many<OutboundRow>(deps.orm.em.fork(),
-  `select ${OUTBOUND_COLUMNS} from messages where id = any(?::bigint[]) and status in ('queued', 'processing') order by id`, [`{${ids.map((i) => Math.trunc(Number(i))).join(',')}}`]);
+export const loadSendable = (deps: MessageDeps, ids: number[]) =>
+  many<OutboundRow>(
+    deps.orm.em.fork(),
+    `select ${OUTBOUND_COLUMNS} from messages where id = any(?::bigint[]) and status in ('queued', 'processing') order by id`,
+    [`{${ids.map((i) => Math.trunc(Number(i))).join(',')}}`],
+  );
 
 export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<ProviderResult<{ providerMessageId: string }>> {
   if (msg.channel_type === 'whatsapp') {
@@ -46,7 +69,10 @@ export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<Provi
     return deps.whatsapp.send(msg.provider_request.phone_number_id, msg.provider_request.body, msg.uid);
   }
   return deps.sms.send({
-    to: msg.recipient, from: msg.sender, body: msg.body, mediaUrl: msg.media_url,
+    to: msg.recipient,
+    from: msg.sender,
+    body: msg.body,
+    mediaUrl: msg.media_url,
     statusCallback: `${deps.publicBaseUrl}/providers/sms/status?m=${encodeURIComponent(msg.uid)}`,
     idempotencyKey: msg.uid,
   });
@@ -57,7 +83,10 @@ export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<Provi
  * after a crash between the provider call and the database write never sends twice. Shared by the
  * per-message workflow and the batch dispatcher; `claimed` means the caller already moved it to processing.
  */
-export async function dispatchOnce(deps: MessageDeps, messageId: number): Promise<{ status: MessageStatus; gatewayMessageId: string | null }> {
+export async function dispatchOnce(
+  deps: MessageDeps,
+  messageId: number,
+): Promise<{ status: MessageStatus; gatewayMessageId: string | null }> {
   const msg = await loadMessage(deps, messageId);
   if (!msg) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
   if (msg.status !== 'queued' && msg.status !== 'processing') return { status: msg.status, gatewayMessageId: msg.gateway_message_id };
@@ -75,7 +104,8 @@ export async function dispatchOnce(deps: MessageDeps, messageId: number): Promis
     return { status, gatewayMessageId: null };
   }
   throw ApplicationFailure.create({
-    message: `${result.message} (provider code ${result.code})`, type: 'ProviderTransient',
+    message: `${result.message} (provider code ${result.code})`,
+    type: 'ProviderTransient',
     nextRetryDelay: result.retryAfterSeconds ? `${result.retryAfterSeconds} seconds` : undefined,
   });
 }
@@ -91,7 +121,12 @@ export async function pollOnce(deps: MessageDeps, messageId: number): Promise<Me
   }
   const mapped = mapSmsProviderStatus(res.value.status);
   if (!mapped) return msg.status;
-  return moveStatus(deps.orm, messageId, mapped, mapped === 'failed' ? { errorMessage: `Delivery failed (provider code ${res.value.errorCode ?? 'unknown'})` } : {});
+  return moveStatus(
+    deps.orm,
+    messageId,
+    mapped,
+    mapped === 'failed' ? { errorMessage: `Delivery failed (provider code ${res.value.errorCode ?? 'unknown'})` } : {},
+  );
 }
 
 export function createMessageActivities(deps: MessageDeps) {

@@ -16,7 +16,11 @@ export interface HttpReply {
   json: unknown;
 }
 
-export interface HttpInit { method: string; headers: Record<string, string>; body?: string }
+export interface HttpInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -32,12 +36,19 @@ const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000, pipelining
  * that stalls mid-body still times out. undici runs these timers at about one second of resolution,
  * which is fine for provider timeouts measured in seconds.
  */
-export async function httpRequest(url: string, init: HttpInit, timeoutMs: number = DEFAULT_TIMEOUT_MS,
+export async function httpRequest(
+  url: string,
+  init: HttpInit,
+  timeoutMs: number = DEFAULT_TIMEOUT_MS,
 ): Promise<{ ok: true; reply: HttpReply } | { ok: false; failure: ProviderFailure }> {
   try {
     const res = await request(url, {
-      method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body,
-      dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+      method: init.method as Dispatcher.HttpMethod,
+      headers: init.headers,
+      body: init.body,
+      dispatcher: agent,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
     const text = await res.body.text();
     let json: unknown;
@@ -50,8 +61,15 @@ export async function httpRequest(url: string, init: HttpInit, timeoutMs: number
     return {
       ok: true,
       reply: {
-        status: res.statusCode, text, json,
-        headers: { get: (name) => { const v = headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v; } },
+        status: res.statusCode,
+        text,
+        json,
+        headers: {
+          get: (name) => {
+            const v = headers[name.toLowerCase()];
+            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+          },
+        },
       },
     };
   } catch (err) {

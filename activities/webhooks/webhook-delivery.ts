@@ -4,36 +4,79 @@ import type { Logger } from '../../logger.js';
 import { communicationHeaders, automationHeaders } from '../../services/webhooks/signing.js';
 import { orderedPayload } from '../../services/webhooks/events.js';
 import { businessEnvelope, emitBusinessEvent, type BusinessEventRow } from '../../services/automations/business-events.js';
-import { ATTEMPT_TIMEOUT_MS, DISABLE_AFTER_FAILED_DELIVERIES, DISABLE_AFTER_FAILING_HOURS, isDelivered } from '../../domain/webhooks/retry.js';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  DISABLE_AFTER_FAILED_DELIVERIES,
+  DISABLE_AFTER_FAILING_HOURS,
+  isDelivered,
+} from '../../domain/webhooks/retry.js';
 
-export interface WebhookDeps { orm: MikroORM; log: Logger; attemptTimeoutMs?: number }
+export interface WebhookDeps {
+  orm: MikroORM;
+  log: Logger;
+  attemptTimeoutMs?: number;
+}
 
-export interface DeliveryTarget { type: 'endpoint' | 'subscription'; id: number }
-export interface DeliveryRef { accountId: number; eventId: string; target: DeliveryTarget }
+export interface DeliveryTarget {
+  type: 'endpoint' | 'subscription';
+  id: number;
+}
+export interface DeliveryRef {
+  accountId: number;
+  eventId: string;
+  target: DeliveryTarget;
+}
 
 export interface AttemptResult {
   /** skipped: the target is gone or disabled, nothing was sent; gone: the receiver answered 410. */
   outcome: 'succeeded' | 'failed' | 'gone' | 'skipped';
-  attemptedAt: string; statusCode: number | null; latencyMs: number; error: string | null; responseExcerpt: string | null;
+  attemptedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
 }
 
-interface Prepared { url: string; body: string; headers: Record<string, string> }
+interface Prepared {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
 
 /** The request for one attempt, signed now (a retry gets a fresh timestamp, same webhook-id). */
 async function prepare(em: EntityManager, ref: DeliveryRef, now: Date): Promise<Prepared | string> {
   if (ref.target.type === 'endpoint') {
-    const ep = await one<{ url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null; status: string }>(em,
-      'select url, secret, previous_secret, previous_secret_expires_at, status from webhook_endpoints where id = ? and account_id = ?', [ref.target.id, ref.accountId]);
+    const ep = await one<{
+      url: string;
+      secret: string;
+      previous_secret: string | null;
+      previous_secret_expires_at: Date | null;
+      status: string;
+    }>(
+      em,
+      'select url, secret, previous_secret, previous_secret_expires_at, status from webhook_endpoints where id = ? and account_id = ?',
+      [ref.target.id, ref.accountId],
+    );
     if (!ep) return 'endpoint deleted';
     if (ep.status !== 'active') return 'endpoint disabled';
-    const ev = await one<{ payload: Record<string, unknown> }>(em, 'select payload from events where event_id = ? and account_id = ?', [ref.eventId, ref.accountId]);
+    const ev = await one<{ payload: Record<string, unknown> }>(em, 'select payload from events where event_id = ? and account_id = ?', [
+      ref.eventId,
+      ref.accountId,
+    ]);
     if (!ev) return 'event not found';
     const body = JSON.stringify(orderedPayload(ev.payload));
     const overlap = ep.previous_secret && ep.previous_secret_expires_at && new Date(ep.previous_secret_expires_at) > now;
-    return { url: ep.url, body, headers: communicationHeaders(overlap ? [ep.secret, ep.previous_secret!] : [ep.secret], ref.eventId, body, now) };
+    return {
+      url: ep.url,
+      body,
+      headers: communicationHeaders(overlap ? [ep.secret, ep.previous_secret!] : [ep.secret], ref.eventId, body, now),
+    };
   }
-  const sub = await one<{ target_url: string; secret: string; active: boolean }>(em,
-    'select target_url, secret, active from automation_subscriptions where id = ? and account_id = ?', [ref.target.id, ref.accountId]);
+  const sub = await one<{ target_url: string; secret: string; active: boolean }>(
+    em,
+    'select target_url, secret, active from automation_subscriptions where id = ? and account_id = ?',
+    [ref.target.id, ref.accountId],
+  );
   if (!sub) return 'subscription deleted';
   if (!sub.active) return 'subscription inactive';
   const ev = await one<BusinessEventRow>(em, 'select * from business_events where id = ? and account_id = ?', [ref.eventId, ref.accountId]);
@@ -56,17 +99,30 @@ export function createWebhookActivities(deps: WebhookDeps) {
       if (typeof req === 'string') return { ...base, outcome: 'skipped', statusCode: null, latencyMs: 0, error: req };
       const started = performance.now();
       try {
-        const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+        const res = await fetch(req.url, {
+          method: 'POST',
+          headers: req.headers,
+          body: req.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         const text = await res.text().catch((e: Error) => `(response body unreadable: ${e.message})`);
         const latencyMs = Math.round(performance.now() - started);
         const ok = isDelivered(res.status);
         return {
-          ...base, outcome: ok ? 'succeeded' : res.status === 410 ? 'gone' : 'failed', statusCode: res.status, latencyMs,
-          error: ok ? null : `HTTP ${res.status}`, responseExcerpt: text.slice(0, 1024) || null,
+          ...base,
+          outcome: ok ? 'succeeded' : res.status === 410 ? 'gone' : 'failed',
+          statusCode: res.status,
+          latencyMs,
+          error: ok ? null : `HTTP ${res.status}`,
+          responseExcerpt: text.slice(0, 1024) || null,
         };
       } catch (err) {
         const e = err as Error & { cause?: { code?: string; message?: string } };
-        const reason = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `${e.message}${e.cause ? `: ${e.cause.code ?? e.cause.message}` : ''}`;
+        const reason =
+          e.name === 'TimeoutError'
+            ? `timed out after ${timeoutMs} ms`
+            : `${e.message}${e.cause ? `: ${e.cause.code ?? e.cause.message}` : ''}`;
         return { ...base, outcome: 'failed', statusCode: null, latencyMs: Math.round(performance.now() - started), error: reason };
       }
     },
@@ -76,25 +132,34 @@ export function createWebhookActivities(deps: WebhookDeps) {
      * against the endpoint and disables an endpoint that keeps failing. A retry of this activity after
      * a commit finds the attempt already logged and changes nothing.
      */
-    async recordWebhookAttempt(input: DeliveryRef & { workflowId: string; attempt: number; result: AttemptResult; final: boolean }): Promise<{ disabled: boolean }> {
+    async recordWebhookAttempt(
+      input: DeliveryRef & { workflowId: string; attempt: number; result: AttemptResult; final: boolean },
+    ): Promise<{ disabled: boolean }> {
       const { result: r, target } = input;
       const final = input.final || r.outcome !== 'failed';
       const status = r.outcome === 'succeeded' ? 'succeeded' : final ? 'failed' : 'pending';
       return deps.orm.em.fork().transactional(async (tx) => {
-        const delivery = await one<{ id: string }>(tx,
+        const delivery = await one<{ id: string }>(
+          tx,
           `insert into webhook_deliveries (account_id, workflow_id, event_id, target_type, target_id, status, attempts, last_status_code, last_error, created_at, updated_at, completed_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), ${final ? 'now()' : 'null'})
            on conflict (workflow_id) do update set status = excluded.status, attempts = greatest(webhook_deliveries.attempts, excluded.attempts),
              last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = now(), completed_at = excluded.completed_at
            returning id`,
-          [input.accountId, input.workflowId, input.eventId, target.type, target.id, status, input.attempt, r.statusCode, r.error]);
-        const logged = await one(tx,
+          [input.accountId, input.workflowId, input.eventId, target.type, target.id, status, input.attempt, r.statusCode, r.error],
+        );
+        const logged = await one(
+          tx,
           `insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)
            on conflict (delivery_id, attempt) do nothing returning id`,
-          [delivery!.id, input.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error, r.responseExcerpt]);
+          [delivery!.id, input.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error, r.responseExcerpt],
+        );
         if (!logged || target.type !== 'endpoint' || r.outcome === 'skipped') return { disabled: false };
         if (r.outcome === 'succeeded') {
-          await tx.execute('update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and (consecutive_failures > 0 or failing_since is not null)', [target.id]);
+          await tx.execute(
+            'update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and (consecutive_failures > 0 or failing_since is not null)',
+            [target.id],
+          );
           return { disabled: false };
         }
         return countFailure(tx, input.accountId, target.id, r, final);
@@ -107,7 +172,9 @@ export function createWebhookActivities(deps: WebhookDeps) {
      * One attempt of a delivery: the request, then its log entry. Receiver problems come back as the
      * result; only our own database work throws, and a retry of it re-sends with the same webhook-id.
      */
-    async deliverWebhookAttempt(input: DeliveryRef & { workflowId: string; attempt: number; final: boolean }): Promise<AttemptResult & { disabled: boolean }> {
+    async deliverWebhookAttempt(
+      input: DeliveryRef & { workflowId: string; attempt: number; final: boolean },
+    ): Promise<AttemptResult & { disabled: boolean }> {
       const result = await api.sendWebhookAttempt(input);
       const { disabled } = await api.recordWebhookAttempt({ ...input, result });
       return { ...result, disabled };
@@ -115,20 +182,43 @@ export function createWebhookActivities(deps: WebhookDeps) {
   };
 }
 
-async function countFailure(tx: EntityManager, accountId: number, endpointId: number, r: AttemptResult, final: boolean): Promise<{ disabled: boolean }> {
-  const ep = await one<{ consecutive_failures: number; failing_hours: number }>(tx,
+async function countFailure(
+  tx: EntityManager,
+  accountId: number,
+  endpointId: number,
+  r: AttemptResult,
+  final: boolean,
+): Promise<{ disabled: boolean }> {
+  const ep = await one<{ consecutive_failures: number; failing_hours: number }>(
+    tx,
     `update webhook_endpoints set failing_since = coalesce(failing_since, ?), consecutive_failures = consecutive_failures + ?, updated_at = now()
       where id = ? returning consecutive_failures, extract(epoch from now() - failing_since) / 3600 as failing_hours`,
-    [r.attemptedAt, final ? 1 : 0, endpointId]);
+    [r.attemptedAt, final ? 1 : 0, endpointId],
+  );
   if (!ep || !final) return { disabled: false };
-  const reason = r.outcome === 'gone' ? 'The receiver answered 410 Gone.'
-    : ep.consecutive_failures >= DISABLE_AFTER_FAILED_DELIVERIES ? `${ep.consecutive_failures} deliveries in a row failed after every retry.`
-      : Number(ep.failing_hours) >= DISABLE_AFTER_FAILING_HOURS ? `No attempt succeeded for ${DISABLE_AFTER_FAILING_HOURS} hours.` : null;
+  const reason =
+    r.outcome === 'gone'
+      ? 'The receiver answered 410 Gone.'
+      : ep.consecutive_failures >= DISABLE_AFTER_FAILED_DELIVERIES
+        ? `${ep.consecutive_failures} deliveries in a row failed after every retry.`
+        : Number(ep.failing_hours) >= DISABLE_AFTER_FAILING_HOURS
+          ? `No attempt succeeded for ${DISABLE_AFTER_FAILING_HOURS} hours.`
+          : null;
   if (!reason) return { disabled: false };
-  const off = await many<{ id: number; url: string }>(tx,
-    `update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = now() where id = ? and status = 'active' returning id, url`, [reason, endpointId]);
+  const off = await many<{ id: number; url: string }>(
+    tx,
+    `update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = now() where id = ? and status = 'active' returning id, url`,
+    [reason, endpointId],
+  );
   // The account is told through its business-event log (and any automation subscribed to it).
-  if (off.length) await emitBusinessEvent(tx, accountId, 'webhook.endpoint_disabled', { endpoint_id: endpointId, url: off[0].url, reason, last_error: r.error }, 'webhooks');
+  if (off.length)
+    await emitBusinessEvent(
+      tx,
+      accountId,
+      'webhook.endpoint_disabled',
+      { endpoint_id: endpointId, url: off[0].url, reason, last_error: r.error },
+      'webhooks',
+    );
   return { disabled: off.length > 0 };
 }
 

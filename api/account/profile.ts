@@ -6,21 +6,39 @@ import { profileSchema, balanceSchema, credentialSchema, profileOf, balanceOf, c
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 
 export const getProfile = defineOperation({
-  name: 'get_profile', method: 'GET', path: '/api/v3/me', tag: 'Profile', summary: 'The account behind the key', auth: 'rest', query: noInput,
+  name: 'get_profile',
+  method: 'GET',
+  path: '/api/v3/me',
+  tag: 'Profile',
+  summary: 'The account behind the key',
+  auth: 'rest',
+  query: noInput,
   output: { status: 200, description: 'Account profile', schema: profileSchema },
   mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: { readOnlyHint: true, openWorldHint: false } },
   handler: async ({ rc }) => profileOf(rc),
 });
 
 export const getBalance = defineOperation({
-  name: 'get_balance', method: 'GET', path: '/api/v3/balance', tag: 'Balance', summary: 'Wallet balance, currency and billing mode', auth: 'rest', query: noInput,
+  name: 'get_balance',
+  method: 'GET',
+  path: '/api/v3/balance',
+  tag: 'Balance',
+  summary: 'Wallet balance, currency and billing mode',
+  auth: 'rest',
+  query: noInput,
   output: { status: 200, description: 'Wallet', schema: balanceSchema },
   mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: { readOnlyHint: true, openWorldHint: false } },
   handler: async ({ rc }) => balanceOf(rc),
 });
 
 export const checkCredential = defineOperation({
-  name: 'check_credential', method: 'GET', path: '/api/v3/_auth', tag: 'Authentication', summary: 'Check a credential', auth: 'rest', query: noInput,
+  name: 'check_credential',
+  method: 'GET',
+  path: '/api/v3/_auth',
+  tag: 'Authentication',
+  summary: 'Check a credential',
+  auth: 'rest',
+  query: noInput,
   output: { status: 200, description: 'The credential is valid', schema: credentialSchema },
   mcp: { servers: ['account'], scope: 'mcp:accounts', annotations: { readOnlyHint: true, openWorldHint: false } },
   handler: async ({ rc }) => credentialOf(rc),

@@ -1,17 +1,29 @@
 import { defineOperation } from '../operation.js';
 import { contactSchema } from '../../services/contacts/contact-view.js';
 import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
-import { createContact, getContact, updateContact, deleteContact, listContacts, type ContactListQuery } from '../../services/contacts/contacts.js';
+import {
+  createContact,
+  getContact,
+  updateContact,
+  deleteContact,
+  listContacts,
+  type ContactListQuery,
+} from '../../services/contacts/contacts.js';
 
 // Field types are checked by domain/contacts.ts (shared with the bulk import, so both answer the
 // same messages); the schema carries the limits and documents the fields.
 export const contactBody = {
   type: 'object',
-  description: 'Any other top-level field is stored under custom_field_values (a custom_field_values object is itself one custom key). '
-    + 'Reserved: PHONE, phone_number, country_code, name, NAME, FIRST_NAME, LAST_NAME, is_subscribed, _token.',
+  description:
+    'Any other top-level field is stored under custom_field_values (a custom_field_values object is itself one custom key). ' +
+    'Reserved: PHONE, phone_number, country_code, name, NAME, FIRST_NAME, LAST_NAME, is_subscribed, _token.',
   properties: {
-    PHONE: { maxLength: 64, description: 'string or number; required unless phone_number is sent, and wins over it. Non-digits are removed; '
-      + 'a matching country_code is removed from the front, then one trunk zero when a country code is present' },
+    PHONE: {
+      maxLength: 64,
+      description:
+        'string or number; required unless phone_number is sent, and wins over it. Non-digits are removed; ' +
+        'a matching country_code is removed from the front, then one trunk zero when a country code is present',
+    },
     phone_number: { maxLength: 64, description: 'alias of PHONE' },
     country_code: { maxLength: 8, description: 'calling code, e.g. 255 or +255; never inferred from a leading plus in the phone' },
     name: { maxLength: 160, description: 'wins over NAME; else FIRST_NAME and LAST_NAME joined; else the normalized phone' },
@@ -43,8 +55,16 @@ export const contactListQuery = {
 
 const anyBody = { type: 'object', properties: {}, additionalProperties: true } as const;
 const one = contactSchema;
-export const contactList = { type: 'object', required: ['contacts', 'pagination'], properties: { contacts: { type: 'array', items: contactSchema }, pagination: paginationSchema } } as const;
-export const deleted = { type: 'object', required: ['id', 'uid', 'deleted'], properties: { id: { type: 'integer' }, uid: { type: 'string' }, deleted: { const: true } } } as const;
+export const contactList = {
+  type: 'object',
+  required: ['contacts', 'pagination'],
+  properties: { contacts: { type: 'array', items: contactSchema }, pagination: paginationSchema },
+} as const;
+export const deleted = {
+  type: 'object',
+  required: ['id', 'uid', 'deleted'],
+  properties: { id: { type: 'integer' }, uid: { type: 'string' }, deleted: { const: true } },
+} as const;
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const read = { readOnlyHint: true, openWorldHint: false } as const;
@@ -59,27 +79,51 @@ const compat = { tag: 'Contacts', auth: 'rest' } as const;
 const g = '/api/v3/contacts/{group_id}';
 export const contactCompatOperations = [
   defineOperation({
-    ...compat, name: 'store_contact_compat', method: 'POST', path: `${g}/store`, summary: 'Create a contact in a group ({group_id}: numeric id or UUID)', body: contactBody,
+    ...compat,
+    name: 'store_contact_compat',
+    method: 'POST',
+    path: `${g}/store`,
+    summary: 'Create a contact in a group ({group_id}: numeric id or UUID)',
+    body: contactBody,
     output: { status: 201, description: 'The contact', schema: one },
     handler: async ({ rc }, { group_id, ...contact }) => createContact(rc, group_id, contact),
   }),
   defineOperation({
-    ...compat, name: 'search_contact_compat', method: 'POST', path: `${g}/search/{uid}`, summary: 'Read one contact of the group by uid or numeric id', body: anyBody,
+    ...compat,
+    name: 'search_contact_compat',
+    method: 'POST',
+    path: `${g}/search/{uid}`,
+    summary: 'Read one contact of the group by uid or numeric id',
+    body: anyBody,
     output: { status: 200, description: 'The contact', schema: one },
     handler: async ({ rc }, { group_id, uid }) => getContact(rc, group_id, uid),
   }),
   defineOperation({
-    ...compat, name: 'update_contact_compat', method: 'PATCH', path: `${g}/update/{uid}`, summary: 'Replace a contact (phone required again; only is_subscribed is kept when omitted)', body: contactBody,
+    ...compat,
+    name: 'update_contact_compat',
+    method: 'PATCH',
+    path: `${g}/update/{uid}`,
+    summary: 'Replace a contact (phone required again; only is_subscribed is kept when omitted)',
+    body: contactBody,
     output: { status: 200, description: 'The contact', schema: one },
     handler: async ({ rc }, { group_id, uid, ...contact }) => updateContact(rc, group_id, uid, contact),
   }),
   defineOperation({
-    ...compat, name: 'delete_contact_compat', method: 'DELETE', path: `${g}/delete/{uid}`, summary: 'Delete a contact of the group',
+    ...compat,
+    name: 'delete_contact_compat',
+    method: 'DELETE',
+    path: `${g}/delete/{uid}`,
+    summary: 'Delete a contact of the group',
     output: { status: 200, description: 'Deleted', schema: deleted },
     handler: async ({ rc }, { group_id, uid }) => deleteContact(rc, group_id, uid),
   }),
   defineOperation({
-    ...compat, name: 'list_contacts_compat', method: 'POST', path: `${g}/all`, summary: 'List the group\'s contacts, newest updated first', body: listBody,
+    ...compat,
+    name: 'list_contacts_compat',
+    method: 'POST',
+    path: `${g}/all`,
+    summary: "List the group's contacts, newest updated first",
+    body: listBody,
     description: 'Body: search, page, limit (default 20, at most 100). Answers the contacts and the pagination object.',
     output: { status: 200, description: 'A page of contacts', schema: contactList },
     // The body's field types are checked by the service (numbers may arrive as strings here).
@@ -92,33 +136,70 @@ const rest = { tag: 'Contacts', auth: 'rest' } as const;
 const c = '/api/v3/contact-groups/{group}/contacts';
 export const contactOperations = [
   defineOperation({
-    ...rest, name: 'list_contacts', method: 'GET', path: c, permission: 'contacts.view', summary: 'List a group\'s contacts, newest updated first', query: contactListQuery,
+    ...rest,
+    name: 'list_contacts',
+    method: 'GET',
+    path: c,
+    permission: 'contacts.view',
+    summary: "List a group's contacts, newest updated first",
+    query: contactListQuery,
     output: { status: 200, description: 'A page of contacts', schema: contactList },
     mcp: { ...mcpContacts, annotations: read },
     handler: async ({ rc }, { group, ...query }) => listContacts(rc, group, query),
   }),
   defineOperation({
-    ...rest, name: 'create_contact', method: 'POST', path: c, permission: 'contacts.create', summary: 'Create a contact in the group', body: contactBody,
+    ...rest,
+    name: 'create_contact',
+    method: 'POST',
+    path: c,
+    permission: 'contacts.create',
+    summary: 'Create a contact in the group',
+    body: contactBody,
     output: { status: 201, description: 'The contact', schema: one },
     mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
     handler: async ({ rc }, { group, ...contact }) => createContact(rc, group, contact),
   }),
   defineOperation({
-    ...rest, name: 'get_contact', method: 'GET', path: `${c}/{contact}`, permission: 'contacts.view', summary: 'Read a contact by uid or numeric id', query: noInput,
+    ...rest,
+    name: 'get_contact',
+    method: 'GET',
+    path: `${c}/{contact}`,
+    permission: 'contacts.view',
+    summary: 'Read a contact by uid or numeric id',
+    query: noInput,
     output: { status: 200, description: 'The contact', schema: one },
     mcp: { ...mcpContacts, annotations: read },
     handler: async ({ rc }, { group, contact }) => getContact(rc, group, contact),
   }),
   defineOperation({
-    ...rest, name: 'update_contact', method: 'PATCH', path: `${c}/{contact}`, permission: 'contacts.edit', summary: 'Replace a contact (same rules as the update path)', body: contactBody,
+    ...rest,
+    name: 'update_contact',
+    method: 'PATCH',
+    path: `${c}/{contact}`,
+    permission: 'contacts.edit',
+    summary: 'Replace a contact (same rules as the update path)',
+    body: contactBody,
     output: { status: 200, description: 'The contact', schema: one },
-    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    mcp: {
+      ...mcpContacts,
+      elevation: 'mcp:write',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
     handler: async ({ rc }, { group, contact, ...fields }) => updateContact(rc, group, contact, fields),
   }),
   defineOperation({
-    ...rest, name: 'delete_contact', method: 'DELETE', path: `${c}/{contact}`, permission: 'contacts.delete', summary: 'Delete a contact',
+    ...rest,
+    name: 'delete_contact',
+    method: 'DELETE',
+    path: `${c}/{contact}`,
+    permission: 'contacts.delete',
+    summary: 'Delete a contact',
     output: { status: 200, description: 'Deleted', schema: deleted },
-    mcp: { ...mcpContacts, elevation: 'mcp:delete', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } },
+    mcp: {
+      ...mcpContacts,
+      elevation: 'mcp:delete',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
     handler: async ({ rc }, { group, contact }) => deleteContact(rc, group, contact),
   }),
 ];

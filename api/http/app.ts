@@ -14,7 +14,12 @@ import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 
-export interface AppDeps { config: Config; orm: MikroORM; temporal: Client; log: Logger }
+export interface AppDeps {
+  config: Config;
+  orm: MikroORM;
+  temporal: Client;
+  log: Logger;
+}
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -32,7 +37,9 @@ export function createApp(deps: AppDeps): Koa {
         const match = router.match(ctx.path, ctx.method);
         if (match.path.length > 0 && !match.route) {
           const allowed = [...new Set(match.path.flatMap((l) => l.methods))].join(', ');
-          throw new HttpError(405, `The ${ctx.method} method is not supported for this route. Supported methods: ${allowed}.`, { headers: { Allow: allowed } });
+          throw new HttpError(405, `The ${ctx.method} method is not supported for this route. Supported methods: ${allowed}.`, {
+            headers: { Allow: allowed },
+          });
         }
         throw new HttpError(404, 'The requested resource was not found.');
       }
@@ -44,7 +51,16 @@ export function createApp(deps: AppDeps): Koa {
     } finally {
       requestEnded();
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.log.info({ account: ctx.state.accountId, route: ctx.state.route ?? ctx.path, method: ctx.method, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      deps.log.info(
+        {
+          account: ctx.state.accountId,
+          route: ctx.state.route ?? ctx.path,
+          method: ctx.method,
+          status: ctx.status,
+          ms: Math.round(ms * 10) / 10,
+        },
+        'request',
+      );
     }
   });
 
@@ -72,7 +88,12 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
     // and operator routes open their own where they need one.
     const em = deps.orm.em.fork();
     // One round trip: key, account, issuer, this request counted in the key's window, default SMS channel.
-    const { rate, defaultSmsChannel, ...principal } = await authenticate(em, ctx.get('authorization'), 'rest', deps.config.rateLimitPerMinute);
+    const { rate, defaultSmsChannel, ...principal } = await authenticate(
+      em,
+      ctx.get('authorization'),
+      'rest',
+      deps.config.rateLimitPerMinute,
+    );
     ctx.state.accountId = principal.account.id;
     ctx.set('X-RateLimit-Limit', String(rate.limit));
     ctx.set('X-RateLimit-Remaining', String(rate.remaining));
@@ -82,7 +103,12 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
       });
     }
     if (def.issuerRequired || def.permission) authorizeIssuer(principal, def.permission);
-    rc = { account: principal.account, actor: { kind: 'api_key', key: principal.key, issuer: principal.user }, em, log: deps.log.child({ account: principal.account.id }) };
+    rc = {
+      account: principal.account,
+      actor: { kind: 'api_key', key: principal.key, issuer: principal.user },
+      em,
+      log: deps.log.child({ account: principal.account.id }),
+    };
     rememberDefaultSmsChannel(rc, defaultSmsChannel);
   } else if (def.auth === 'operator') {
     const header = ctx.get('authorization');
@@ -96,7 +122,8 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
     if (!def.rawBody) body = parseBody(ctx, raw);
   }
   if (def.body) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'The request body must be a JSON object.');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new HttpError(400, 'The request body must be a JSON object.');
     body = validateBody(def.body, body);
   }
   const query = def.query ? validateQuery(def.query, ctx.query as Record<string, unknown>) : ctx.query;

@@ -9,7 +9,11 @@ import { defaultSmsChannelSql, type SmsChannel } from '../../services/messaging/
 export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
 import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
 
-export interface Principal { account: AccountRow; key: KeyRow; user: UserRow | null }
+export interface Principal {
+  account: AccountRow;
+  key: KeyRow;
+  user: UserRow | null;
+}
 
 const unauthenticated = (message = 'Unauthenticated.') => new HttpError(401, message);
 
@@ -34,13 +38,20 @@ export interface Authenticated extends Principal {
  * or 403 for a suspended account) therefore counts against nobody's window. The refusal messages
  * are decided here from the same row, with expiry judged by the database clock.
  */
-export async function authenticate(em: EntityManager, header: string | undefined, surface: 'rest' | 'mcp', rateLimitPerMinute: number, now = Date.now()): Promise<Authenticated> {
+export async function authenticate(
+  em: EntityManager,
+  header: string | undefined,
+  surface: 'rest' | 'mcp',
+  rateLimitPerMinute: number,
+  now = Date.now(),
+): Promise<Authenticated> {
   const token = bearerToken(header);
   if (!token) throw unauthenticated();
   const looksMcp = token.startsWith(MCP_PREFIX);
   if ((surface === 'rest') === looksMcp) throw unauthenticated('Unauthenticated.');
   const windowStart = windowStartOf(now);
-  const row = await one<Record<string, any>>(em,
+  const row = await one<Record<string, any>>(
+    em,
     `with k as (
        select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
               (k.expires_at is not null and k.expires_at <= now()) as expired,
@@ -55,7 +66,8 @@ export async function authenticate(em: EntityManager, header: string | undefined
      )
      select k.*, (select count from hit) as rate_count, ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
        from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted`,
-    [surface, hashToken(token), windowStart]);
+    [surface, hashToken(token), windowStart],
+  );
   if (!row || row.kind !== surface) throw unauthenticated();
   if (row.revoked_at) throw unauthenticated('API token has been revoked.');
   if (row.expired) throw unauthenticated('API token has expired.');
@@ -65,16 +77,39 @@ export async function authenticate(em: EntityManager, header: string | undefined
   // outside the statement above, so that write never holds the key's hot rate-limit row. The guard
   // in the update keeps concurrent requests that all saw a stale value from writing it again.
   if (row.touch_due) {
-    void em.execute(`update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`, [row.key_id]).catch(() => {});
+    void em
+      .execute(
+        `update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+        [row.key_id],
+      )
+      .catch(() => {});
   }
   sweepOldWindows(em, windowStart);
   return {
-    account: { id: row.id, uid: row.uid, name: row.name, status: row.status, wallet_balance: row.wallet_balance, currency: row.currency, billing_mode: row.billing_mode, created_at: row.created_at },
-    key: { id: row.key_id, kind: row.kind, name: row.key_name, user_id: row.user_id, expires_at: row.expires_at, revoked_at: row.revoked_at },
+    account: {
+      id: row.id,
+      uid: row.uid,
+      name: row.name,
+      status: row.status,
+      wallet_balance: row.wallet_balance,
+      currency: row.currency,
+      billing_mode: row.billing_mode,
+      created_at: row.created_at,
+    },
+    key: {
+      id: row.key_id,
+      kind: row.kind,
+      name: row.key_name,
+      user_id: row.user_id,
+      expires_at: row.expires_at,
+      revoked_at: row.revoked_at,
+    },
     user: row.user_id ? { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] } : null,
     rate: rateDecision(Number(row.rate_count), rateLimitPerMinute, windowStart, now),
-    defaultSmsChannel: row.sms_channel_id === null || row.sms_channel_id === undefined ? null
-      : { channelId: row.sms_channel_id, channelCode: row.sms_channel_code, provider: row.sms_channel_provider },
+    defaultSmsChannel:
+      row.sms_channel_id === null || row.sms_channel_id === undefined
+        ? null
+        : { channelId: row.sms_channel_id, channelCode: row.sms_channel_code, provider: row.sms_channel_provider },
   };
 }
 

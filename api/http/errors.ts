@@ -7,7 +7,14 @@ export class HttpError extends Error {
   constructor(
     public readonly status: number,
     message: string,
-    public readonly extra: { errors?: FieldErrors; reason?: string; headers?: Record<string, string>; code?: string; details?: unknown; field?: string } = {},
+    public readonly extra: {
+      errors?: FieldErrors;
+      reason?: string;
+      headers?: Record<string, string>;
+      code?: string;
+      details?: unknown;
+      field?: string;
+    } = {},
   ) {
     super(message);
   }
@@ -15,7 +22,15 @@ export class HttpError extends Error {
 
 /** The contract's status for each kind of domain refusal: the one place REST decides it. */
 const STATUS_OF: Record<DomainErrorKind, number> = {
-  invalid: 422, bad_request: 400, too_large: 413, unsupported_media: 415, not_found: 404, conflict: 409, forbidden: 403, quota: 402, provider_failure: 502,
+  invalid: 422,
+  bad_request: 400,
+  too_large: 413,
+  unsupported_media: 415,
+  not_found: 404,
+  conflict: 409,
+  forbidden: 403,
+  quota: 402,
+  provider_failure: 502,
 };
 
 export function toHttpError(e: DomainError): HttpError {
@@ -40,9 +55,19 @@ export function v3ErrorBody(e: HttpError) {
 }
 
 const DATA_CODES: Record<number, string> = {
-  400: 'validation_error', 401: 'unauthenticated', 402: 'quota_exceeded', 403: 'permission_denied', 404: 'not_found',
-  405: 'not_found', 409: 'conflict', 413: 'validation_error', 422: 'validation_error', 429: 'rate_limited',
-  501: 'not_supported', 502: 'provider_failure', 503: 'temporary_failure',
+  400: 'validation_error',
+  401: 'unauthenticated',
+  402: 'quota_exceeded',
+  403: 'permission_denied',
+  404: 'not_found',
+  405: 'not_found',
+  409: 'conflict',
+  413: 'validation_error',
+  422: 'validation_error',
+  429: 'rate_limited',
+  501: 'not_supported',
+  502: 'provider_failure',
+  503: 'temporary_failure',
 };
 const RETRYABLE = new Set(['rate_limited', 'temporary_failure', 'provider_failure']);
 

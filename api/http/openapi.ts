@@ -1,8 +1,14 @@
 import type { RouteDef } from './registry.js';
 
 const v3Error = {
-  type: 'object', required: ['status', 'message'],
-  properties: { status: { const: 'error' }, message: { type: 'string' }, errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }, reason: { type: 'string' } },
+  type: 'object',
+  required: ['status', 'message'],
+  properties: {
+    status: { const: 'error' },
+    message: { type: 'string' },
+    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+    reason: { type: 'string' },
+  },
 };
 
 /** OpenAPI 3.1 from the route definitions: the request schemas are the very objects ajv validates with. */
@@ -13,16 +19,31 @@ export function buildOpenApi(routes: RouteDef[]) {
     const queryProps = (r.query?.properties ?? {}) as Record<string, unknown>;
     const queryParams = Object.entries(queryProps).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
     const op: Record<string, unknown> = {
-      tags: [r.tag], summary: r.summary, ...(r.description ? { description: r.description } : {}),
-      operationId: r.operationId ?? `${r.method.toLowerCase()}${r.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      tags: [r.tag],
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      operationId:
+        r.operationId ??
+        `${r.method.toLowerCase()}${r.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       parameters: [...params, ...queryParams],
       responses: {
-        [String(r.response.status)]: { description: r.response.description, ...(r.response.status === 204 ? {} : { content: { 'application/json': { schema: r.response.schema } } }) },
-        ...(r.auth === 'rest' ? {
-          401: { description: 'Missing, unknown, revoked, expired or wrong-kind credential', content: { 'application/json': { schema: v3Error } } },
-          403: { description: 'Suspended account or missing issuer permission', content: { 'application/json': { schema: v3Error } } },
-          429: { description: 'Rate limited (120 requests per minute per token)', content: { 'application/json': { schema: v3Error } } },
-        } : {}),
+        [String(r.response.status)]: {
+          description: r.response.description,
+          ...(r.response.status === 204 ? {} : { content: { 'application/json': { schema: r.response.schema } } }),
+        },
+        ...(r.auth === 'rest'
+          ? {
+              401: {
+                description: 'Missing, unknown, revoked, expired or wrong-kind credential',
+                content: { 'application/json': { schema: v3Error } },
+              },
+              403: { description: 'Suspended account or missing issuer permission', content: { 'application/json': { schema: v3Error } } },
+              429: {
+                description: 'Rate limited (120 requests per minute per token)',
+                content: { 'application/json': { schema: v3Error } },
+              },
+            }
+          : {}),
         ...(r.body ? { 422: { description: 'Validation failed', content: { 'application/json': { schema: v3Error } } } } : {}),
       },
       ...(r.auth === 'rest' ? { security: [{ bearer: [] }] } : r.auth === 'operator' ? { security: [{ operator: [] }] } : { security: [] }),

@@ -1,7 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
 
-export interface RateDecision { limit: number; remaining: number; resetAt: number; retryAfter: number; allowed: boolean }
+export interface RateDecision {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+  retryAfter: number;
+  allowed: boolean;
+}
 
 /**
  * Fixed one-minute windows, counted in PostgreSQL (`rate_limit_windows`, unlogged) so every API
@@ -19,7 +25,10 @@ export const countInWindowSql = (bucketExpr: string, from = '') =>
 export function rateDecision(count: number, limit: number, windowStart: number, now: number): RateDecision {
   const resetAt = windowStart + 60_000;
   return {
-    limit, remaining: Math.max(0, limit - count), resetAt, allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetAt,
+    allowed: count <= limit,
     retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)),
   };
 }

@@ -44,7 +44,11 @@ export interface RouteRequest {
   params: Record<string, string>;
 }
 
-export interface RouteResult { status?: number; body: unknown; headers?: Record<string, string> }
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
 
 export const koaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
@@ -52,5 +56,7 @@ export const emptyQuery: JsonSchema = { type: 'object', properties: {}, addition
 
 /** The v3 success wrapper {status:'success', data}. */
 export const successOf = (data: JsonSchema): JsonSchema => ({
-  type: 'object', required: ['status', 'data'], properties: { status: { const: 'success' }, data },
+  type: 'object',
+  required: ['status', 'data'],
+  properties: { status: { const: 'success' }, data },
 });

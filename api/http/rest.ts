@@ -8,9 +8,18 @@ import { successOf, type RouteDef } from './registry.js';
  */
 export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
   return {
-    method: op.method, path: op.path, tag: op.tag, summary: op.summary, description: op.description, operationId: op.name,
-    auth: op.auth, permission: op.permission, issuerRequired: op.issuerRequired, envelope: op.envelope,
-    body: op.body, query: op.query ?? (op.body ? undefined : { type: 'object', properties: {}, additionalProperties: true }),
+    method: op.method,
+    path: op.path,
+    tag: op.tag,
+    summary: op.summary,
+    description: op.description,
+    operationId: op.name,
+    auth: op.auth,
+    permission: op.permission,
+    issuerRequired: op.issuerRequired,
+    envelope: op.envelope,
+    body: op.body,
+    query: op.query ?? (op.body ? undefined : { type: 'object', properties: {}, additionalProperties: true }),
     response: { status: op.output.status, description: op.output.description, schema: successOf(op.output.schema) },
     cli: op.cli,
     handler: async ({ rc, params, body, query }) => {

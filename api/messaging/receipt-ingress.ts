@@ -22,7 +22,7 @@ export async function receiveSmsStatus(deps: AppDeps, url: string, raw: Buffer, 
     throw new HttpError(403, 'Invalid provider signature.');
   }
   const q = url.indexOf('?');
-  const uid = q < 0 ? '' : new URLSearchParams(url.slice(q + 1)).get('m') ?? '';
+  const uid = q < 0 ? '' : (new URLSearchParams(url.slice(q + 1)).get('m') ?? '');
   await applySmsReceipt(deps, uid, params);
 }
 
@@ -46,7 +46,15 @@ export function smsReceiptIngress(deps: AppDeps) {
         res.writeHead(status).end();
       }
       if (deps.log.isLevelEnabled('info')) {
-        deps.log.info({ route: `POST ${SMS_STATUS_PATH}`, method: 'POST', status, ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10 }, 'request');
+        deps.log.info(
+          {
+            route: `POST ${SMS_STATUS_PATH}`,
+            method: 'POST',
+            status,
+            ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
+          },
+          'request',
+        );
       }
     };
     const fail = (err: unknown) => {
@@ -56,22 +64,39 @@ export function smsReceiptIngress(deps: AppDeps) {
       answer(500, new HttpError(500, 'Something went wrong on our side. The request may be retried.'));
     };
     const tooLarge = () => new HttpError(413, `The request body may not be larger than ${limit} bytes.`);
-    if (Number(req.headers['content-length'] ?? 0) > limit) { fail(tooLarge()); req.resume(); return true; }
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      fail(tooLarge());
+      req.resume();
+      return true;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit && !done) { done = true; fail(tooLarge()); req.resume(); return; }
+      if (size > limit && !done) {
+        done = true;
+        fail(tooLarge());
+        req.resume();
+        return;
+      }
       if (!done) chunks.push(chunk);
     });
-    req.on('error', (err) => { if (!done) { done = true; fail(new HttpError(400, 'The request could not be processed.')); deps.log.debug({ err }, 'receipt body aborted'); } });
+    req.on('error', (err) => {
+      if (!done) {
+        done = true;
+        fail(new HttpError(400, 'The request could not be processed.'));
+        deps.log.debug({ err }, 'receipt body aborted');
+      }
+    });
     req.on('end', () => {
       if (done) return;
       done = true;
       const signature = req.headers['x-twilio-signature'];
-      receiveSmsStatus(deps, req.url!, Buffer.concat(chunks), typeof signature === 'string' ? signature : undefined)
-        .then(() => answer(204), fail);
+      receiveSmsStatus(deps, req.url!, Buffer.concat(chunks), typeof signature === 'string' ? signature : undefined).then(
+        () => answer(204),
+        fail,
+      );
     });
     return true;
   };

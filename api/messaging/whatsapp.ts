@@ -14,10 +14,18 @@ export const whatsappSendBody = {
     sender_id: { type: 'string', maxLength: 64, description: 'A provider phone-number id of the account (not a local channel id)' },
     message: { type: 'string', maxLength: 4096 },
     body: { type: 'string', maxLength: 4096 },
-    message_type: { type: 'string', maxLength: 60, description: 'text, template, image, video, audio, document, sticker, interactive, reaction' },
+    message_type: {
+      type: 'string',
+      maxLength: 60,
+      description: 'text, template, image, video, audio, document, sticker, interactive, reaction',
+    },
     type: { type: 'string', maxLength: 60 },
     schedule_time: { type: 'string', maxLength: 100 },
-    in_reply_to_gateway_id: { type: 'string', maxLength: 191, description: 'Provider message id (gateway_message_id); a local uid is not valid' },
+    in_reply_to_gateway_id: {
+      type: 'string',
+      maxLength: 191,
+      description: 'Provider message id (gateway_message_id); a local uid is not valid',
+    },
     media_url: { type: 'string', maxLength: 2048 },
     media_type: { type: 'string', maxLength: 32 },
     template: {
@@ -33,22 +41,49 @@ const noInput = { type: 'object', properties: {}, additionalProperties: true } a
 const read = { readOnlyHint: true, openWorldHint: false } as const;
 
 export const sendWhatsAppOperation = defineOperation({
-  name: 'send_whatsapp_message', method: 'POST', path: '/api/v3/whatsapp/send', tag: 'Chat-channel messages', summary: 'Send a chat-channel message', auth: 'rest', body: whatsappSendBody,
+  name: 'send_whatsapp_message',
+  method: 'POST',
+  path: '/api/v3/whatsapp/send',
+  tag: 'Chat-channel messages',
+  summary: 'Send a chat-channel message',
+  auth: 'rest',
+  body: whatsappSendBody,
   description: 'Free-form content outside the 24-hour window is refused by the provider and shows as 201 with status failed.',
   output: { status: 201, description: 'Records created', schema: sendResponse },
-  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', elevation: 'mcp:send', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true } },
+  mcp: {
+    servers: ['messaging', 'inbox'],
+    scope: 'mcp:messaging',
+    elevation: 'mcp:send',
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  },
   handler: async ({ rc, deps }, input) => ({ messages: await sendWhatsApp(rc, deps, input) }),
 });
 
 export const listWhatsAppAccountsOperation = defineOperation({
-  name: 'list_whatsapp_accounts', method: 'GET', path: '/api/v3/whatsapp/accounts', tag: 'Chat-channel messages', summary: 'Business accounts and the numbers a message can be sent from', auth: 'rest', query: noInput,
-  output: { status: 200, description: 'Business accounts', schema: { type: 'object', required: ['accounts'], properties: { accounts: { type: 'array' } } } },
+  name: 'list_whatsapp_accounts',
+  method: 'GET',
+  path: '/api/v3/whatsapp/accounts',
+  tag: 'Chat-channel messages',
+  summary: 'Business accounts and the numbers a message can be sent from',
+  auth: 'rest',
+  query: noInput,
+  output: {
+    status: 200,
+    description: 'Business accounts',
+    schema: { type: 'object', required: ['accounts'], properties: { accounts: { type: 'array' } } },
+  },
   mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: read },
   handler: async ({ rc }) => ({ accounts: await listWhatsAppAccounts(rc) }),
 });
 
 export const getWhatsAppMessageOperation = defineOperation({
-  name: 'get_whatsapp_message', method: 'GET', path: '/api/v3/whatsapp/{uid}', tag: 'Chat-channel messages', summary: 'Read a chat-channel message by uid or numeric id', auth: 'rest', query: noInput,
+  name: 'get_whatsapp_message',
+  method: 'GET',
+  path: '/api/v3/whatsapp/{uid}',
+  tag: 'Chat-channel messages',
+  summary: 'Read a chat-channel message by uid or numeric id',
+  auth: 'rest',
+  query: noInput,
   output: { status: 200, description: 'The message record', schema: messageSchema },
   mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: read },
   handler: async ({ rc }, { uid }) => getMessage(rc, 'whatsapp', uid),

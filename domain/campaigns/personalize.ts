@@ -29,12 +29,17 @@ export function variableValue(variable: string, c: PersonalizeContact): string {
     return Object.prototype.hasOwnProperty.call(fields, key) ? text(fields[key]) : '';
   }
   switch (v.toLowerCase()) {
-    case 'name': return c.name ?? '';
+    case 'name':
+      return c.name ?? '';
     // {{phone}}: the full international number with a leading plus; {{phone_number}}: as stored (national part).
-    case 'phone': return c.fullPhoneNumber ? `+${c.fullPhoneNumber}` : '';
-    case 'phone_number': return c.phoneNumber ?? '';
-    case 'country_code': return c.countryCode ?? '';
-    default: return '';
+    case 'phone':
+      return c.fullPhoneNumber ? `+${c.fullPhoneNumber}` : '';
+    case 'phone_number':
+      return c.phoneNumber ?? '';
+    case 'country_code':
+      return c.countryCode ?? '';
+    default:
+      return '';
   }
 }
 

@@ -5,9 +5,21 @@ import { parseContact, type ContactFields } from './contacts.js';
 export const PROBLEM_CAP = 200;
 export const MAX_IMPORT_ROWS = 10_000;
 
-export interface StagedRow { rowNo: number; line: number | null; data: unknown; note: string | null }
-export interface RowProblem { row: number; line?: number; field: string; message: string }
-export interface ContactWrite extends ContactFields { rowNo: number }
+export interface StagedRow {
+  rowNo: number;
+  line: number | null;
+  data: unknown;
+  note: string | null;
+}
+export interface RowProblem {
+  row: number;
+  line?: number;
+  field: string;
+  message: string;
+}
+export interface ContactWrite extends ContactFields {
+  rowNo: number;
+}
 
 export interface BatchPlan {
   inserts: ContactWrite[];
@@ -20,8 +32,10 @@ export interface BatchPlan {
 }
 
 /** A later row for the same number replaces the earlier one, except that an omitted is_subscribed keeps its value. */
-const replace = (prev: ContactWrite | undefined, next: ContactWrite): ContactWrite =>
-  ({ ...next, isSubscribed: next.isSubscribed ?? prev?.isSubscribed });
+const replace = (prev: ContactWrite | undefined, next: ContactWrite): ContactWrite => ({
+  ...next,
+  isSubscribed: next.isSubscribed ?? prev?.isSubscribed,
+});
 
 /**
  * Rows are judged by the same rules as a single create. A valid row whose full number matches a
@@ -42,7 +56,8 @@ export function planBatch(rows: StagedRow[], existing: ReadonlyMap<string, numbe
     const parsed = parseContact(r.data as Record<string, unknown>);
     if (!parsed.ok) {
       plan.failed += 1;
-      for (const [field, messages] of Object.entries(parsed.errors)) for (const message of messages) plan.problems.push({ ...where, field, message });
+      for (const [field, messages] of Object.entries(parsed.errors))
+        for (const message of messages) plan.problems.push({ ...where, field, message });
       continue;
     }
     const write: ContactWrite = { ...parsed.contact, rowNo: r.rowNo };

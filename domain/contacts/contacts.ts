@@ -4,7 +4,17 @@
 export const LIMITS = { phone: 64, countryCode: 8, name: 160 } as const;
 
 /** Top-level fields that are never stored as custom fields. */
-export const RESERVED_FIELDS: readonly string[] = ['PHONE', 'phone_number', 'country_code', 'name', 'NAME', 'FIRST_NAME', 'LAST_NAME', 'is_subscribed', '_token'];
+export const RESERVED_FIELDS: readonly string[] = [
+  'PHONE',
+  'phone_number',
+  'country_code',
+  'name',
+  'NAME',
+  'FIRST_NAME',
+  'LAST_NAME',
+  'is_subscribed',
+  '_token',
+];
 const RESERVED = new Set(RESERVED_FIELDS);
 
 export interface ContactFields {
@@ -78,7 +88,9 @@ export function parseSubscribed(v: unknown): boolean | undefined | 'invalid' {
 /** Validates a create or update payload and derives the stored fields. */
 export function parseContact(body: Record<string, unknown>): ParseResult {
   const errors: FieldErrors = {};
-  const add = (field: string, message: string) => { (errors[field] ??= []).push(message); };
+  const add = (field: string, message: string) => {
+    (errors[field] ??= []).push(message);
+  };
   const label = (field: string) => field.replace(/_/g, ' ');
   const checkText = (field: string, max: number) => {
     const v = body[field];
@@ -99,7 +111,8 @@ export function parseContact(body: Record<string, unknown>): ParseResult {
   if (!phone && !errors.PHONE && !errors.phone_number) add('PHONE', 'The PHONE field is required.');
   const rawCode = text(body.country_code);
   const countryCode = rawCode.replace(/\D/g, '');
-  if (rawCode !== '' && countryCode === '' && !errors.country_code) add('country_code', 'The country code must be a calling code such as 255.');
+  if (rawCode !== '' && countryCode === '' && !errors.country_code)
+    add('country_code', 'The country code must be a calling code such as 255.');
   const subscribed = parseSubscribed(body.is_subscribed);
   if (subscribed === 'invalid') add('is_subscribed', 'The is subscribed field must be true or false.');
   if (Object.keys(errors).length > 0 || !phone || subscribed === 'invalid') return { ok: false, errors };
@@ -108,8 +121,12 @@ export function parseContact(body: Record<string, unknown>): ParseResult {
   return {
     ok: true,
     contact: {
-      name: deriveName(body, phoneNumber), countryCode, phoneNumber, fullPhoneNumber,
-      isSubscribed: subscribed, customFieldValues: extractCustomFields(body),
+      name: deriveName(body, phoneNumber),
+      countryCode,
+      phoneNumber,
+      fullPhoneNumber,
+      isSubscribed: subscribed,
+      customFieldValues: extractCustomFields(body),
     },
   };
 }

@@ -3,7 +3,14 @@
 export type MessageStatus = 'queued' | 'processing' | 'sent' | 'checking_delivery' | 'delivered' | 'read' | 'failed' | 'received';
 
 const RANK: Record<MessageStatus, number> = {
-  queued: 0, processing: 1, sent: 2, checking_delivery: 3, delivered: 4, read: 5, failed: 6, received: 0,
+  queued: 0,
+  processing: 1,
+  sent: 2,
+  checking_delivery: 3,
+  delivered: 4,
+  read: 5,
+  failed: 6,
+  received: 0,
 };
 
 export function canMove(from: MessageStatus, to: MessageStatus): boolean {
@@ -23,10 +30,17 @@ export const FINAL_STATUSES: MessageStatus[] = ['delivered', 'read', 'failed'];
 /** Twilio-style statuses to ours; interim ones (queued, sending, accepted) change nothing. */
 export function mapSmsProviderStatus(s: string): MessageStatus | null {
   switch (s) {
-    case 'sent': return 'sent';
-    case 'delivered': return 'delivered';
-    case 'read': return 'read';
-    case 'undelivered': case 'failed': case 'canceled': return 'failed';
-    default: return null;
+    case 'sent':
+      return 'sent';
+    case 'delivered':
+      return 'delivered';
+    case 'read':
+      return 'read';
+    case 'undelivered':
+    case 'failed':
+    case 'canceled':
+      return 'failed';
+    default:
+      return null;
   }
 }

@@ -3,7 +3,10 @@
 const SEPARATORS = /[,;\s]+/;
 
 export function splitList(value: string): string[] {
-  return value.split(SEPARATORS).map((s) => s.trim()).filter((s) => s.length > 0);
+  return value
+    .split(SEPARATORS)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 export function mergeRecipients(recipient: string | undefined, recipients: string[] | undefined): string[] {

@@ -6,7 +6,11 @@ const GSM7_BASIC = new Set(
 const GSM7_EXTENSION = new Set('\f^{}\\[~]|€');
 
 export type SmsEncoding = 'GSM-7' | 'UCS-2';
-export interface SegmentEstimate { encoding: SmsEncoding; units: number; segments: number }
+export interface SegmentEstimate {
+  encoding: SmsEncoding;
+  units: number;
+  segments: number;
+}
 
 export function estimateSegments(text: string): SegmentEstimate {
   let septets = 0;
@@ -14,7 +18,10 @@ export function estimateSegments(text: string): SegmentEstimate {
   for (const ch of text) {
     if (GSM7_BASIC.has(ch)) septets += 1;
     else if (GSM7_EXTENSION.has(ch)) septets += 2;
-    else { gsm = false; break; }
+    else {
+      gsm = false;
+      break;
+    }
   }
   if (gsm) return { encoding: 'GSM-7', units: septets, segments: septets <= 160 ? 1 : Math.ceil(septets / 153) };
   // UCS-2 counts UTF-16 code units, so an emoji (a surrogate pair) takes two.

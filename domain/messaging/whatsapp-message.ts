@@ -23,7 +23,11 @@ export interface WhatsAppSendInput {
 export type WhatsAppKind = 'text' | 'template' | 'image' | 'video' | 'audio' | 'document' | 'sticker' | 'interactive' | 'reaction';
 export type WhatsAppMediaKind = Extract<WhatsAppKind, 'image' | 'video' | 'audio' | 'document' | 'sticker'>;
 
-export interface WhatsAppTemplateParams { name: string; language: string; components: unknown[] }
+export interface WhatsAppTemplateParams {
+  name: string;
+  language: string;
+  components: unknown[];
+}
 
 export interface PreparedWhatsAppMessage {
   kind: WhatsAppKind;
@@ -40,10 +44,27 @@ export interface PreparedWhatsAppMessage {
 
 export type WhatsAppFieldErrors = Record<string, string[]>;
 
-export const WHATSAPP_KINDS: readonly WhatsAppKind[] = ['text', 'template', 'image', 'video', 'audio', 'document', 'sticker', 'interactive', 'reaction'];
+export const WHATSAPP_KINDS: readonly WhatsAppKind[] = [
+  'text',
+  'template',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'interactive',
+  'reaction',
+];
 export const WHATSAPP_MEDIA_KINDS: readonly WhatsAppMediaKind[] = ['image', 'video', 'audio', 'document', 'sticker'];
 export const WHATSAPP_INTERACTIVE_TYPES: readonly string[] = [
-  'button', 'list', 'cta_url', 'flow', 'product', 'product_list', 'catalog_message', 'location_request_message',
+  'button',
+  'list',
+  'cta_url',
+  'flow',
+  'product',
+  'product_list',
+  'catalog_message',
+  'location_request_message',
 ];
 
 /** Limits from the contract's "Limits" table (Chat template, Chat reaction, Interactive, message). */
@@ -100,7 +121,9 @@ function charLength(s: string): number {
  * (returned even when too long so callers do not also report "required").
  */
 function readString(
-  errors: WhatsAppFieldErrors, key: string, value: unknown,
+  errors: WhatsAppFieldErrors,
+  key: string,
+  value: unknown,
   opts: { max?: number; required?: boolean; requiredMessage?: string } = {},
 ): string | null | undefined {
   if (!isPresent(value)) {
@@ -170,9 +193,11 @@ function validateList(errors: WhatsAppFieldErrors, action: Record<string, unknow
   const key = 'interactive.action.sections';
   const sections = action.sections;
   if (!Array.isArray(sections) || sections.length === 0) {
-    addError(errors, key, sections === undefined || sections === null
-      ? `The ${key} field is required.`
-      : `The ${key} field must be a non-empty array.`);
+    addError(
+      errors,
+      key,
+      sections === undefined || sections === null ? `The ${key} field is required.` : `The ${key} field must be a non-empty array.`,
+    );
     return;
   }
   sections.forEach((section, s) => {
@@ -262,9 +287,13 @@ function validateComponent(errors: WhatsAppFieldErrors, component: unknown, at: 
   }
   readString(errors, `${at}.type`, component.type, { required: true });
   if (!Array.isArray(component.parameters)) {
-    addError(errors, `${at}.parameters`, component.parameters === undefined || component.parameters === null
-      ? `The ${at}.parameters field is required.`
-      : `The ${at}.parameters field must be an array.`);
+    addError(
+      errors,
+      `${at}.parameters`,
+      component.parameters === undefined || component.parameters === null
+        ? `The ${at}.parameters field is required.`
+        : `The ${at}.parameters field must be an array.`,
+    );
     return;
   }
   component.parameters.forEach((param, j) => {
@@ -281,8 +310,11 @@ function validateComponent(errors: WhatsAppFieldErrors, component: unknown, at: 
 // --- main ----------------------------------------------------------------------------------------
 
 function resolveKind(
-  errors: WhatsAppFieldErrors, input: WhatsAppSendInput, present: { template: boolean; interactive: boolean; reaction: boolean },
-  mediaUrl: string | null | undefined, mediaType: string | null | undefined,
+  errors: WhatsAppFieldErrors,
+  input: WhatsAppSendInput,
+  present: { template: boolean; interactive: boolean; reaction: boolean },
+  mediaUrl: string | null | undefined,
+  mediaType: string | null | undefined,
 ): { kind: WhatsAppKind | null; explicit: boolean } {
   // message_type wins over its alias `type`; the error names whichever field the value came from.
   const field = isPresent(input.message_type) ? 'message_type' : isPresent(input.type) ? 'type' : null;
@@ -315,7 +347,10 @@ function resolveKind(
 }
 
 /** Returns field errors keyed like {"template.name": ["..."]} (empty object = valid) plus the prepared message when valid. */
-export function prepareWhatsAppMessage(input: WhatsAppSendInput): { errors: WhatsAppFieldErrors; prepared: PreparedWhatsAppMessage | null } {
+export function prepareWhatsAppMessage(input: WhatsAppSendInput): {
+  errors: WhatsAppFieldErrors;
+  prepared: PreparedWhatsAppMessage | null;
+} {
   const errors: WhatsAppFieldErrors = {};
   const src: WhatsAppSendInput = isObject(input) ? input : {};
 
@@ -345,7 +380,10 @@ export function prepareWhatsAppMessage(input: WhatsAppSendInput): { errors: What
   // Rule 1. A payload counts as present when either its object or the message_type names it, so
   // `message_type: reaction` with a body is refused just like a reaction object with a body.
   let conflicts = 0;
-  const conflict = (key: string, msg: string) => { conflicts++; addError(errors, key, msg); };
+  const conflict = (key: string, msg: string) => {
+    conflicts++;
+    addError(errors, key, msg);
+  };
   if (has.reaction || kind === 'reaction') {
     if (message !== undefined) conflict('message', 'A reaction cannot carry text.');
     if (body !== undefined) conflict('body', 'A reaction cannot carry text.');
@@ -364,7 +402,8 @@ export function prepareWhatsAppMessage(input: WhatsAppSendInput): { errors: What
   // Content that does not belong to the chosen message_type would otherwise be dropped silently.
   if (kind && conflicts === 0) {
     if (has.template && kind !== 'template') addError(errors, 'template', `The template field cannot be used with message_type ${kind}.`);
-    if (has.interactive && kind !== 'interactive') addError(errors, 'interactive', `The interactive field cannot be used with message_type ${kind}.`);
+    if (has.interactive && kind !== 'interactive')
+      addError(errors, 'interactive', `The interactive field cannot be used with message_type ${kind}.`);
     if (has.reaction && kind !== 'reaction') addError(errors, 'reaction', `The reaction field cannot be used with message_type ${kind}.`);
     if (has.media && !(WHATSAPP_MEDIA_KINDS as readonly string[]).includes(kind)) {
       addError(errors, 'media_url', `The media_url field cannot be used with message_type ${kind}.`);
@@ -393,7 +432,8 @@ export function prepareWhatsAppMessage(input: WhatsAppSendInput): { errors: What
     case 'interactive': {
       const interactive = validateInteractive(errors, src.interactive);
       if (interactive) metadata.interactive = interactive;
-      const bodyText = interactive && isObject(interactive.body) && typeof interactive.body.text === 'string' ? interactive.body.text : undefined;
+      const bodyText =
+        interactive && isObject(interactive.body) && typeof interactive.body.text === 'string' ? interactive.body.text : undefined;
       previewBody = text ?? bodyText ?? `[interactive: ${String(interactive?.type ?? '')}]`;
       break;
     }
@@ -424,10 +464,11 @@ export function prepareWhatsAppMessage(input: WhatsAppSendInput): { errors: What
       if (explicit) {
         if (mediaUrl === undefined) addError(errors, 'media_url', `The media_url field is required when message_type is ${kind}.`);
         if (mediaType === undefined) addError(errors, 'media_type', `The media_type field is required when message_type is ${kind}.`);
-        else if (typeof mediaType === 'string' && mediaType !== kind) addError(errors, 'media_type', `The media_type field must be ${kind} when message_type is ${kind}.`);
+        else if (typeof mediaType === 'string' && mediaType !== kind)
+          addError(errors, 'media_type', `The media_type field must be ${kind} when message_type is ${kind}.`);
       }
       if (typeof mediaUrl === 'string') preparedMedia = { url: mediaUrl.trim(), type: kind };
-      caption = NO_CAPTION.has(kind) ? null : text ?? null;
+      caption = NO_CAPTION.has(kind) ? null : (text ?? null);
       previewBody = text ?? `[${kind}]`;
       break;
     }

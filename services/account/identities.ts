@@ -6,7 +6,10 @@ import { notFound } from '../platform/errors.js';
 // alphanumeric ids an approval, numbers capabilities and a released flag, short codes an assignment.
 export const IDENTITY_TABLES = {
   'sender-ids': { table: 'sender_ids', columns: ['value', 'channel_id', 'approval_status'] },
-  'phone-numbers': { table: 'phone_numbers', columns: ['number', 'channel_id', 'capabilities', 'released', 'provider_phone_number_id', 'business_account_id'] },
+  'phone-numbers': {
+    table: 'phone_numbers',
+    columns: ['number', 'channel_id', 'capabilities', 'released', 'provider_phone_number_id', 'business_account_id'],
+  },
   'short-codes': { table: 'short_codes', columns: ['code', 'channel_id', 'assignment_status'] },
   channels: { table: 'channels', columns: ['channel_type', 'code', 'provider', 'is_default', 'active', 'config'] },
   blacklist: { table: 'blacklist', columns: ['phone', 'channel_id'] },
@@ -24,9 +27,11 @@ export async function addIdentity(em: EntityManager, kind: IdentityKind, account
     if (kind === 'channels' && input.is_default === true) {
       await tx.execute('update channels set is_default = false where account_id = ? and channel_type = ?', [accountId, input.channel_type]);
     }
-    return one<Record<string, unknown>>(tx,
+    return one<Record<string, unknown>>(
+      tx,
       `insert into ${table} (account_id, ${cols.join(', ')}, created_at) values (?, ${cols.map(() => '?').join(', ')}, now()) returning *`,
-      [accountId, ...cols.map((c) => encode(input[c]))]);
+      [accountId, ...cols.map((c) => encode(input[c]))],
+    );
   });
 }
 
@@ -38,9 +43,11 @@ export async function updateIdentity(em: EntityManager, kind: IdentityKind, acco
     if (!row) throw notFound();
     return row;
   }
-  const row = await one<Record<string, unknown>>(em,
+  const row = await one<Record<string, unknown>>(
+    em,
     `update ${table} set ${cols.map((c) => `${c} = ?`).join(', ')} where id = ? and account_id = ? returning *`,
-    [...cols.map((c) => encode(input[c])), id, accountId]);
+    [...cols.map((c) => encode(input[c])), id, accountId],
+  );
   if (!row) throw notFound();
   return row;
 }

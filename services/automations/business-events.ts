@@ -26,16 +26,42 @@ export const isLive = (type: string) => BUSINESS_EVENT_TYPES[type]?.live ?? !typ
  * Logs a business event in the caller's transaction; the relay then calls every matching
  * automation subscription. Returns the event's uuid.
  */
-export async function emitBusinessEvent(tx: EntityManager, accountId: number, type: string, data: Record<string, unknown>, source: string | null = null): Promise<string> {
+export async function emitBusinessEvent(
+  tx: EntityManager,
+  accountId: number,
+  type: string,
+  data: Record<string, unknown>,
+  source: string | null = null,
+): Promise<string> {
   const id = crypto.randomUUID();
-  await tx.execute('insert into business_events (id, account_id, type, data, live, source, occurred_at) values (?, ?, ?, ?, ?, ?, now())',
-    [id, accountId, type, JSON.stringify(data), isLive(type), source]);
+  await tx.execute('insert into business_events (id, account_id, type, data, live, source, occurred_at) values (?, ?, ?, ?, ?, ?, now())', [
+    id,
+    accountId,
+    type,
+    JSON.stringify(data),
+    isLive(type),
+    source,
+  ]);
   return id;
 }
 
 /** The envelope an automation receiver gets (and the REST log shows). */
-export interface BusinessEventRow { id: string; account_id: number; type: string; data: Record<string, unknown>; live: boolean; source: string | null; occurred_at: Date | string }
+export interface BusinessEventRow {
+  id: string;
+  account_id: number;
+  type: string;
+  data: Record<string, unknown>;
+  live: boolean;
+  source: string | null;
+  occurred_at: Date | string;
+}
 
 export const businessEnvelope = (e: BusinessEventRow) => ({
-  id: e.id, type: e.type, occurred_at: new Date(e.occurred_at).toISOString(), account_id: e.account_id, live: e.live, source: e.source, data: e.data,
+  id: e.id,
+  type: e.type,
+  occurred_at: new Date(e.occurred_at).toISOString(),
+  account_id: e.account_id,
+  live: e.live,
+  source: e.source,
+  data: e.data,
 });

@@ -18,12 +18,30 @@ import type { OperationRunInput } from '../../workflows/automations/operation-ru
 export const OPERATION_KINDS: Record<string, { config: JsonSchema; input: JsonSchema }> = {
   // Send a templated SMS: {{name}} placeholders are filled from input.vars (missing ones become empty).
   send_sms: {
-    config: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: { type: 'string', minLength: 1, maxLength: 4096 }, sender_id: { type: 'string', maxLength: 64 } } },
-    input: { type: 'object', required: ['to'], additionalProperties: false, properties: { to: { type: 'string', minLength: 6, maxLength: 32 }, vars: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } } },
+    config: {
+      type: 'object',
+      required: ['message'],
+      additionalProperties: false,
+      properties: { message: { type: 'string', minLength: 1, maxLength: 4096 }, sender_id: { type: 'string', maxLength: 64 } },
+    },
+    input: {
+      type: 'object',
+      required: ['to'],
+      additionalProperties: false,
+      properties: {
+        to: { type: 'string', minLength: 6, maxLength: 32 },
+        vars: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } },
+      },
+    },
   },
   // Log a business event of a fixed type with the caller's data (automation subscriptions receive it).
   emit_business_event: {
-    config: { type: 'object', required: ['type'], additionalProperties: false, properties: { type: { type: 'string', pattern: BUSINESS_TYPE_PATTERN, maxLength: 100 } } },
+    config: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: { type: { type: 'string', pattern: BUSINESS_TYPE_PATTERN, maxLength: 100 } },
+    },
     input: { type: 'object', additionalProperties: false, properties: { data: { type: 'object' } } },
   },
 };
@@ -31,36 +49,80 @@ export const OPERATION_KINDS: Record<string, { config: JsonSchema; input: JsonSc
 export const renderTemplate = (template: string, vars: Record<string, unknown> = {}) =>
   template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (_m, k: string) => (vars[k] === undefined || vars[k] === null ? '' : String(vars[k])));
 
-export interface OperationDeps { temporal: Client; config: Config }
+export interface OperationDeps {
+  temporal: Client;
+  config: Config;
+}
 
-export interface RunRow { id: string; operation_name: string; status: string; source: string; input: Record<string, unknown>; result: unknown; error: string | null; created_at: Date; finished_at: Date | null }
+export interface RunRow {
+  id: string;
+  operation_name: string;
+  status: string;
+  source: string;
+  input: Record<string, unknown>;
+  result: unknown;
+  error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
 
 export const runView = (r: RunRow) => ({
-  run_id: r.id, operation: r.operation_name, status: r.status, source: r.source, input: r.input, result: r.result ?? null, error: r.error,
-  created_at: new Date(r.created_at).toISOString(), finished_at: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+  run_id: r.id,
+  operation: r.operation_name,
+  status: r.status,
+  source: r.source,
+  input: r.input,
+  result: r.result ?? null,
+  error: r.error,
+  created_at: new Date(r.created_at).toISOString(),
+  finished_at: r.finished_at ? new Date(r.finished_at).toISOString() : null,
 });
 
 /**
  * Runs an operator-defined operation: the run is recorded (queued) and its workflow started. A
  * crash between the two is repaired by the worker's relay, which starts queued runs left behind.
  */
-export async function runOperation(em: EntityManager, deps: OperationDeps, accountId: number, name: string, input: Record<string, unknown>, source: string) {
-  const def = await one<{ id: number; kind: string }>(em, 'select id, kind from operation_definitions where account_id = ? and name = ? and active', [accountId, name]);
+export async function runOperation(
+  em: EntityManager,
+  deps: OperationDeps,
+  accountId: number,
+  name: string,
+  input: Record<string, unknown>,
+  source: string,
+) {
+  const def = await one<{ id: number; kind: string }>(
+    em,
+    'select id, kind from operation_definitions where account_id = ? and name = ? and active',
+    [accountId, name],
+  );
   if (!def) throw notFound('Operation');
   validateBody(OPERATION_KINDS[def.kind].input, input);
-  const run = await one<RunRow>(em,
+  const run = await one<RunRow>(
+    em,
     `insert into operation_runs (id, account_id, operation_id, operation_name, input, status, source, created_at) values (?, ?, ?, ?, ?, 'queued', ?, now()) returning *`,
-    [crypto.randomUUID(), accountId, def.id, name, JSON.stringify(input), source]);
+    [crypto.randomUUID(), accountId, def.id, name, JSON.stringify(input), source],
+  );
   await startOperationWorkflow(deps, accountId, run!);
   return runView(run!);
 }
 
-export async function startOperationWorkflow(deps: OperationDeps, accountId: number, run: { id: string; operation_name: string; input: Record<string, unknown>; source: string }) {
+export async function startOperationWorkflow(
+  deps: OperationDeps,
+  accountId: number,
+  run: { id: string; operation_name: string; input: Record<string, unknown>; source: string },
+) {
   const args: OperationRunInput = { accountId, runId: run.id, operationName: run.operation_name, input: run.input, source: run.source };
   try {
     await deps.temporal.workflow.start('operationRunWorkflow', {
-      taskQueue: deps.config.taskQueue, workflowId: operationRunWorkflowId(accountId, run.id), workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [args],
-      typedSearchAttributes: [{ key: AccountId, value: String(accountId) }, { key: ResourceId, value: run.id }, { key: ResourceType, value: 'operation_run' }],
+      taskQueue: deps.config.taskQueue,
+      workflowId: operationRunWorkflowId(accountId, run.id),
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [args],
+      typedSearchAttributes: [
+        { key: AccountId, value: String(accountId) },
+        { key: ResourceId, value: run.id },
+        { key: ResourceType, value: 'operation_run' },
+      ],
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -16,53 +16,102 @@ type Row = Record<string, any>;
 const iso = (d: unknown) => (d ? new Date(d as string).toISOString() : null);
 
 export const subscriptionView = (r: Row) => ({
-  id: r.id, event_type: r.event_type, target_url: r.target_url, description: r.description, active: r.active, created_at: iso(r.created_at),
+  id: r.id,
+  event_type: r.event_type,
+  target_url: r.target_url,
+  description: r.description,
+  active: r.active,
+  created_at: iso(r.created_at),
 });
 export const scheduleView = (r: Row) => ({
-  id: r.id, name: r.name, operation: r.operation_name, input: r.input, every_seconds: r.every_seconds, active: r.active, created_at: iso(r.created_at),
+  id: r.id,
+  name: r.name,
+  operation: r.operation_name,
+  input: r.input,
+  every_seconds: r.every_seconds,
+  active: r.active,
+  created_at: iso(r.created_at),
 });
 export const operationView = (r: Row) => ({
-  id: r.id, name: r.name, kind: r.kind, config: r.config, description: r.description, active: r.active, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  id: r.id,
+  name: r.name,
+  kind: r.kind,
+  config: r.config,
+  description: r.description,
+  active: r.active,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
 });
 
 /** The subscription's X-Svc-Signature secret is shown once, in this answer. */
-export async function createSubscription(em: EntityManager, accountId: number, b: { event_type: string; target_url: string; description?: string }) {
+export async function createSubscription(
+  em: EntityManager,
+  accountId: number,
+  b: { event_type: string; target_url: string; description?: string },
+) {
   const secret = `svcsec_${newSecret(40)}`;
-  const row = await one<Row>(em,
+  const row = await one<Row>(
+    em,
     'insert into automation_subscriptions (account_id, event_type, target_url, secret, description, active, created_at) values (?, ?, ?, ?, ?, true, now()) returning *',
-    [accountId, b.event_type, b.target_url, secret, b.description ?? null]);
+    [accountId, b.event_type, b.target_url, secret, b.description ?? null],
+  );
   return { ...subscriptionView(row!), secret };
 }
 
-export async function createOperation(em: EntityManager, accountId: number, b: { name: string; kind: string; config: Record<string, unknown>; description?: string }) {
+export async function createOperation(
+  em: EntityManager,
+  accountId: number,
+  b: { name: string; kind: string; config: Record<string, unknown>; description?: string },
+) {
   validateBody(OPERATION_KINDS[b.kind].config, b.config);
   if (await one(em, 'select id from operation_definitions where account_id = ? and name = ?', [accountId, b.name])) {
     throw validationFailed({ name: ['An operation with this name already exists in the account.'] });
   }
-  const row = await one<Row>(em,
+  const row = await one<Row>(
+    em,
     'insert into operation_definitions (account_id, name, kind, config, description, active, created_at, updated_at) values (?, ?, ?, ?, ?, true, now(), now()) returning *',
-    [accountId, b.name, b.kind, JSON.stringify(b.config), b.description ?? null]);
+    [accountId, b.name, b.kind, JSON.stringify(b.config), b.description ?? null],
+  );
   return operationView(row!);
 }
 
 /** A schedule is a row and a Temporal Schedule of the same id; both are made or neither is. */
-export async function createSchedule(em: EntityManager, temporal: Client, taskQueue: string, accountId: number, b: { name: string; operation: string; input?: Record<string, unknown>; every_seconds: number }) {
-  const def = await one<{ kind: string }>(em, 'select kind from operation_definitions where account_id = ? and name = ?', [accountId, b.operation]);
+export async function createSchedule(
+  em: EntityManager,
+  temporal: Client,
+  taskQueue: string,
+  accountId: number,
+  b: { name: string; operation: string; input?: Record<string, unknown>; every_seconds: number },
+) {
+  const def = await one<{ kind: string }>(em, 'select kind from operation_definitions where account_id = ? and name = ?', [
+    accountId,
+    b.operation,
+  ]);
   if (!def) throw validationFailed({ operation: ['No operation with this name is defined in the account.'] });
   const input = b.input ?? {};
   validateBody(OPERATION_KINDS[def.kind].input, input);
   const id = crypto.randomUUID();
   return em.transactional(async (tx) => {
-    const row = await one<Row>(tx,
+    const row = await one<Row>(
+      tx,
       'insert into automation_schedules (id, account_id, name, operation_name, input, every_seconds, active, created_at) values (?, ?, ?, ?, ?, ?, true, now()) returning *',
-      [id, accountId, b.name, b.operation, JSON.stringify(input), b.every_seconds]);
+      [id, accountId, b.name, b.operation, JSON.stringify(input), b.every_seconds],
+    );
     const args: OperationRunInput = { accountId, operationName: b.operation, input, source: `schedule:${id}` };
     await temporal.schedule.create({
       scheduleId: automationScheduleId(accountId, id),
       spec: { intervals: [{ every: `${b.every_seconds} seconds` }] },
       action: {
-        type: 'startWorkflow', workflowType: 'operationRunWorkflow', taskQueue, args: [args], workflowId: `operation/${accountId}/schedule-${id}`,
-        typedSearchAttributes: [{ key: AccountId, value: String(accountId) }, { key: ResourceId, value: id }, { key: ResourceType, value: 'schedule' }],
+        type: 'startWorkflow',
+        workflowType: 'operationRunWorkflow',
+        taskQueue,
+        args: [args],
+        workflowId: `operation/${accountId}/schedule-${id}`,
+        typedSearchAttributes: [
+          { key: AccountId, value: String(accountId) },
+          { key: ResourceId, value: id },
+          { key: ResourceType, value: 'schedule' },
+        ],
       },
       // A missed run is skipped rather than replayed in a burst after an outage.
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },

@@ -12,8 +12,13 @@ import { newUid } from '../platform/ids.js';
 // are claimed and sent exactly once by the outbound dispatcher workflow.
 
 export interface AudienceContact {
-  id: number; name: string; country_code: string; phone_number: string; full_phone_number: string;
-  custom_field_values: Record<string, unknown> | null; blocked: boolean;
+  id: number;
+  name: string;
+  country_code: string;
+  phone_number: string;
+  full_phone_number: string;
+  custom_field_values: Record<string, unknown> | null;
+  blocked: boolean;
 }
 
 /**
@@ -21,21 +26,32 @@ export interface AudienceContact {
  * numbers on the account's blacklist for every route (channel_id null) or for `channelId`.
  * is_subscribed is deliberately not applied (the contract: a stored flag only).
  */
-export async function readAudiencePage(em: EntityManager, q: { accountId: number; groupId: number; channelId: number | null; afterId: number; limit: number }): Promise<AudienceContact[]> {
-  const rows = await many<AudienceContact & { id: string }>(em,
+export async function readAudiencePage(
+  em: EntityManager,
+  q: { accountId: number; groupId: number; channelId: number | null; afterId: number; limit: number },
+): Promise<AudienceContact[]> {
+  const rows = await many<AudienceContact & { id: string }>(
+    em,
     `select c.id, c.name, c.country_code, c.phone_number, c.full_phone_number, c.custom_field_values,
             exists (select 1 from blacklist b
                      where b.account_id = ? and (b.channel_id is null or b.channel_id = ?)
                        and c.full_phone_number <> '' and regexp_replace(b.phone, '[^0-9]', '', 'g') = c.full_phone_number) as blocked
        from contacts c
       where c.group_id = ? and c.account_id = ? and c.id > ?
-      order by c.id limit ?`, [q.accountId, q.channelId, q.groupId, q.accountId, q.afterId, q.limit]);
+      order by c.id limit ?`,
+    [q.accountId, q.channelId, q.groupId, q.accountId, q.afterId, q.limit],
+  );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
 /** One message to write for one contact: queued, or failed at once (an unusable number). */
 export interface RecipientDraft {
-  contactId: number; recipient: string; body: string; segments: number; encoding: string; failure: string | null;
+  contactId: number;
+  recipient: string;
+  body: string;
+  segments: number;
+  encoding: string;
+  failure: string | null;
 }
 
 /** Personalizes the template per contact; skips contacts without a phone and blacklisted numbers. */
@@ -44,14 +60,25 @@ export function draftRecipients(template: string, contacts: AudienceContact[]): 
   let skipped = 0;
   for (const c of contacts) {
     const digits = (c.full_phone_number ?? '').replace(/\D/g, '');
-    if (digits === '' || (c.phone_number ?? '').replace(/\D/g, '') === '' || c.blocked) { skipped++; continue; }
+    if (digits === '' || (c.phone_number ?? '').replace(/\D/g, '') === '' || c.blocked) {
+      skipped++;
+      continue;
+    }
     const body = personalize(template, {
-      name: c.name, countryCode: c.country_code, phoneNumber: c.phone_number, fullPhoneNumber: digits, customFieldValues: c.custom_field_values,
+      name: c.name,
+      countryCode: c.country_code,
+      phoneNumber: c.phone_number,
+      fullPhoneNumber: digits,
+      customFieldValues: c.custom_field_values,
     });
     const seg = estimateSegments(body);
     const e164 = toE164(digits);
     drafts.push({
-      contactId: c.id, recipient: e164 ?? `+${digits}`, body, segments: seg.segments, encoding: seg.encoding,
+      contactId: c.id,
+      recipient: e164 ?? `+${digits}`,
+      body,
+      segments: seg.segments,
+      encoding: seg.encoding,
       failure: e164 ? null : 'The recipient is not a valid phone number.',
     });
   }
@@ -59,7 +86,11 @@ export function draftRecipients(template: string, contacts: AudienceContact[]): 
 }
 
 export interface BulkSource {
-  accountId: number; campaignId: number; channelId: number | null; channelCode: string | null; sender: string | null;
+  accountId: number;
+  campaignId: number;
+  channelId: number | null;
+  channelCode: string | null;
+  sender: string | null;
   metadata?: Record<string, unknown>;
 }
 
@@ -68,9 +99,14 @@ export interface BulkSource {
  * pair already written is left alone (ON CONFLICT DO NOTHING), so repeating a page adds nothing.
  * Returns what was actually inserted.
  */
-export async function insertRecipientMessages(em: EntityManager, src: BulkSource, drafts: RecipientDraft[]): Promise<{ inserted: number; queuedSegments: number }> {
+export async function insertRecipientMessages(
+  em: EntityManager,
+  src: BulkSource,
+  drafts: RecipientDraft[],
+): Promise<{ inserted: number; queuedSegments: number }> {
   if (drafts.length === 0) return { inserted: 0, queuedSegments: 0 };
-  const rows = await manyBound<{ status: string; segments: number }>(em,
+  const rows = await manyBound<{ status: string; segments: number }>(
+    em,
     `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, error_message,
                            metadata, segments, encoding, campaign_id, contact_id, dispatch_mode, created_at, updated_at)
      select v.uid, ?::int, 'outbound', 'sms', ?::int, ?::text, ?::text, v.recipient, v.body, v.status, v.error_message,
@@ -79,11 +115,28 @@ export async function insertRecipientMessages(em: EntityManager, src: BulkSource
       order by v.ord
      on conflict (campaign_id, contact_id) do nothing
      returning status, segments`,
-    [src.accountId, src.channelId, src.channelCode, src.sender, JSON.stringify(src.metadata ?? { source: 'campaign' }), src.campaignId,
-      JSON.stringify(drafts.map((d, ord) => ({
-        ord, uid: newUid('msg'), recipient: d.recipient, body: d.body, status: d.failure ? 'failed' : 'queued', error_message: d.failure,
-        segments: d.segments, encoding: d.encoding, contact_id: d.contactId,
-      })))]);
+    [
+      src.accountId,
+      src.channelId,
+      src.channelCode,
+      src.sender,
+      JSON.stringify(src.metadata ?? { source: 'campaign' }),
+      src.campaignId,
+      JSON.stringify(
+        drafts.map((d, ord) => ({
+          ord,
+          uid: newUid('msg'),
+          recipient: d.recipient,
+          body: d.body,
+          status: d.failure ? 'failed' : 'queued',
+          error_message: d.failure,
+          segments: d.segments,
+          encoding: d.encoding,
+          contact_id: d.contactId,
+        })),
+      ),
+    ],
+  );
   return { inserted: rows.length, queuedSegments: rows.filter((r) => r.status === 'queued').reduce((n, r) => n + Number(r.segments), 0) };
 }
 
@@ -93,9 +146,11 @@ export async function insertRecipientMessages(em: EntityManager, src: BulkSource
  */
 export async function debitSegments(em: EntityManager, accountId: number, segments: number, pricePerSegment: string): Promise<boolean> {
   if (segments <= 0) return true;
-  const row = await one<{ id: number }>(em,
+  const row = await one<{ id: number }>(
+    em,
     `update accounts set wallet_balance = case when billing_mode = 'prepaid' then wallet_balance - (?::numeric * ?) else wallet_balance end, updated_at = now()
       where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?) returning id`,
-    [pricePerSegment, segments, accountId, pricePerSegment, segments]);
+    [pricePerSegment, segments, accountId, pricePerSegment, segments],
+  );
   return row !== null;
 }

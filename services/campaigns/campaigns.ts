@@ -11,29 +11,63 @@ import { resolveSmsRoute, type ResolvedRoute } from '../messaging/channels.js';
 import { parseScheduleTime } from '../messaging/messages.js';
 import { newUid } from '../platform/ids.js';
 
-export interface CampaignServiceDeps { temporal: Client; config: Config }
-export interface CampaignCreateInput { contact_list_id: string; message: string; sender_id?: string; name?: string; schedule_time?: string }
+export interface CampaignServiceDeps {
+  temporal: Client;
+  config: Config;
+}
+export interface CampaignCreateInput {
+  contact_list_id: string;
+  message: string;
+  sender_id?: string;
+  name?: string;
+  schedule_time?: string;
+}
 
 /** Messages of a campaign that count as sent (sent_count) and as failed (failed_count). */
 const SENT_STATUSES = `('sent', 'delivered', 'read', 'checking_delivery')`;
 
 interface CampaignRow {
-  id: number; uid: string; account_id: number; contact_group_id: number | null; name: string; message: string; sender: string | null;
-  channel_id: number | null; channel_code: string | null; status: string; scheduled_at: Date | string | null; total_recipients: number;
-  created_at: Date | string; updated_at: Date | string;
-  group_uid: string | null; group_name: string | null; sent_count?: string | number; failed_count?: string | number;
+  id: number;
+  uid: string;
+  account_id: number;
+  contact_group_id: number | null;
+  name: string;
+  message: string;
+  sender: string | null;
+  channel_id: number | null;
+  channel_code: string | null;
+  status: string;
+  scheduled_at: Date | string | null;
+  total_recipients: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  group_uid: string | null;
+  group_name: string | null;
+  sent_count?: string | number;
+  failed_count?: string | number;
 }
 
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
 export function campaignView(r: CampaignRow) {
   return {
-    id: r.id, uid: r.uid, name: r.name, status: r.status, channel_type: 'sms' as const,
-    tenant_channel_id: r.channel_id, channel_code: r.channel_code, message: r.message, sender: r.sender,
-    scheduled_at: iso(r.scheduled_at), total_recipients: r.total_recipients,
-    sent_count: Number(r.sent_count ?? 0), failed_count: Number(r.failed_count ?? 0),
-    contact_group: r.contact_group_id === null || r.group_uid === null ? null : { id: r.contact_group_id, uid: r.group_uid, name: r.group_name },
-    created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+    id: r.id,
+    uid: r.uid,
+    name: r.name,
+    status: r.status,
+    channel_type: 'sms' as const,
+    tenant_channel_id: r.channel_id,
+    channel_code: r.channel_code,
+    message: r.message,
+    sender: r.sender,
+    scheduled_at: iso(r.scheduled_at),
+    total_recipients: r.total_recipients,
+    sent_count: Number(r.sent_count ?? 0),
+    failed_count: Number(r.failed_count ?? 0),
+    contact_group:
+      r.contact_group_id === null || r.group_uid === null ? null : { id: r.contact_group_id, uid: r.group_uid, name: r.group_name },
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
   };
 }
 
@@ -41,13 +75,22 @@ export const campaignSchema = {
   type: 'object',
   required: ['id', 'uid', 'name', 'status', 'channel_type', 'message'],
   properties: {
-    id: { type: 'integer' }, uid: { type: 'string' }, name: { type: 'string' },
+    id: { type: 'integer' },
+    uid: { type: 'string' },
+    name: { type: 'string' },
     status: { enum: ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] },
-    channel_type: { const: 'sms' }, tenant_channel_id: { type: ['integer', 'null'] }, channel_code: { type: ['string', 'null'] },
-    message: { type: 'string' }, sender: { type: ['string', 'null'] }, scheduled_at: { type: ['string', 'null'] },
-    total_recipients: { type: 'integer' }, sent_count: { type: 'integer' }, failed_count: { type: 'integer' },
+    channel_type: { const: 'sms' },
+    tenant_channel_id: { type: ['integer', 'null'] },
+    channel_code: { type: ['string', 'null'] },
+    message: { type: 'string' },
+    sender: { type: ['string', 'null'] },
+    scheduled_at: { type: ['string', 'null'] },
+    total_recipients: { type: 'integer' },
+    sent_count: { type: 'integer' },
+    failed_count: { type: 'integer' },
     contact_group: { type: ['object', 'null'], properties: { id: { type: 'integer' }, uid: { type: 'string' }, name: { type: 'string' } } },
-    created_at: { type: ['string', 'null'] }, updated_at: { type: ['string', 'null'] },
+    created_at: { type: ['string', 'null'] },
+    updated_at: { type: ['string', 'null'] },
   },
 } as const;
 
@@ -64,13 +107,16 @@ export async function resolveCampaignGroups(rc: RequestContext, value: string) {
     if (!cond) return;
     const key = typeof cond.param === 'number' ? `id:${cond.param}` : `uid:${cond.param}`;
     if (!order.has(key)) order.set(key, i);
-    if (typeof cond.param === 'number') ids.push(cond.param); else uids.push(cond.param);
+    if (typeof cond.param === 'number') ids.push(cond.param);
+    else uids.push(cond.param);
   });
   if (ids.length === 0 && uids.length === 0) return [];
-  const rows = await many<{ id: number; uid: string; name: string }>(rc.em,
+  const rows = await many<{ id: number; uid: string; name: string }>(
+    rc.em,
     `select id, uid, name from contact_groups
       where account_id = ? and (id in (select (jsonb_array_elements_text(?::jsonb))::int) or uid in (select (jsonb_array_elements_text(?::jsonb))::uuid))`,
-    [rc.account.id, JSON.stringify(ids), JSON.stringify(uids)]);
+    [rc.account.id, JSON.stringify(ids), JSON.stringify(uids)],
+  );
   const rank = (g: { id: number; uid: string }) => Math.min(order.get(`id:${g.id}`) ?? Infinity, order.get(`uid:${g.uid}`) ?? Infinity);
   return rows.sort((a, b) => rank(a) - rank(b));
 }
@@ -83,7 +129,8 @@ export async function resolveCampaignGroups(rc: RequestContext, value: string) {
  */
 export async function createCampaigns(rc: RequestContext, deps: CampaignServiceDeps, input: CampaignCreateInput) {
   if (input.message.trim() === '') throw validationFailed({ message: ['The message field is required.'] });
-  if (splitContactListIds(input.contact_list_id).length === 0) throw validationFailed({ contact_list_id: ['The contact list id field is required.'] });
+  if (splitContactListIds(input.contact_list_id).length === 0)
+    throw validationFailed({ contact_list_id: ['The contact list id field is required.'] });
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const groups = await resolveCampaignGroups(rc, input.contact_list_id);
   if (groups.length === 0) throw notFound('Contact group');
@@ -99,12 +146,26 @@ export async function createCampaigns(rc: RequestContext, deps: CampaignServiceD
     const out: CampaignRow[] = [];
     for (const g of groups) {
       const name = input.name !== undefined && input.name.trim() !== '' ? input.name.trim() : `${g.name} campaign`.slice(0, 160);
-      const row = await one<CampaignRow>(em,
+      const row = await one<CampaignRow>(
+        em,
         `insert into campaigns (uid, account_id, contact_group_id, name, message, sender, channel_id, channel_code, status, scheduled_at,
                                 total_recipients, cursor, created_at, updated_at)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, now(), now()) returning *, ?::text as group_uid, ?::text as group_name`,
-        [newUid('cmp'), rc.account.id, g.id, name, input.message, route?.sender ?? null, route?.channelId ?? null, route?.channelCode ?? null,
-          status, scheduledAt, g.uid, g.name]);
+        [
+          newUid('cmp'),
+          rc.account.id,
+          g.id,
+          name,
+          input.message,
+          route?.sender ?? null,
+          route?.channelId ?? null,
+          route?.channelCode ?? null,
+          status,
+          scheduledAt,
+          g.uid,
+          g.name,
+        ],
+      );
       if (status !== 'cancelled') await startCampaignWorkflow(deps, rc.account.id, row!, scheduledAt);
       out.push(row!);
     }
@@ -118,10 +179,20 @@ export async function createCampaigns(rc: RequestContext, deps: CampaignServiceD
  * reused. A resumed one (`resumeFrom`: its cursor) starts a new run under the same id, past the
  * schedule and the begin step; the run that paused it may still be closing, so that one is ended.
  */
-export async function startCampaignWorkflow(deps: CampaignServiceDeps, accountId: number, row: { id: number; uid: string }, scheduledAt: Date | null, resumeFrom?: number) {
+export async function startCampaignWorkflow(
+  deps: CampaignServiceDeps,
+  accountId: number,
+  row: { id: number; uid: string },
+  scheduledAt: Date | null,
+  resumeFrom?: number,
+) {
   const input: CampaignWorkflowInput = {
-    accountId, campaignId: row.id, uid: row.uid, scheduledAt: scheduledAt ? scheduledAt.toISOString() : null,
-    pageSize: deps.config.campaignPageSize, pagesPerRun: deps.config.campaignPagesPerRun,
+    accountId,
+    campaignId: row.id,
+    uid: row.uid,
+    scheduledAt: scheduledAt ? scheduledAt.toISOString() : null,
+    pageSize: deps.config.campaignPageSize,
+    pagesPerRun: deps.config.campaignPagesPerRun,
     ...(resumeFrom === undefined ? {} : { cursor: resumeFrom }),
   };
   await deps.temporal.workflow.start('campaignWorkflow', {
@@ -152,8 +223,11 @@ export async function resumeCampaign(rc: RequestContext, deps: CampaignServiceDe
   const where = `account_id = ? and ${byId ? 'id = ?' : 'uid = ?'}`;
   const key = [rc.account.id, byId ? Number(ref) : ref];
   await rc.em.transactional(async (em) => {
-    const row = await one<{ id: number; uid: string; cursor: string }>(em,
-      `update campaigns set status = 'running', updated_at = now() where ${where} and status = 'paused' returning id, uid, cursor`, key);
+    const row = await one<{ id: number; uid: string; cursor: string }>(
+      em,
+      `update campaigns set status = 'running', updated_at = now() where ${where} and status = 'paused' returning id, uid, cursor`,
+      key,
+    );
     if (!row) {
       const current = await one<{ status: string }>(em, `select status from campaigns where ${where}`, key);
       if (!current) throw notFound('Campaign');
@@ -168,14 +242,17 @@ export async function resumeCampaign(rc: RequestContext, deps: CampaignServiceDe
 export async function getCampaign(rc: RequestContext, ref: string) {
   const byId = /^\d+$/.test(ref);
   if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
-  const row = await one<CampaignRow>(rc.em,
+  const row = await one<CampaignRow>(
+    rc.em,
     `select c.*, g.uid::text as group_uid, g.name as group_name, m.sent_count, m.failed_count
        from campaigns c
        left join contact_groups g on g.id = c.contact_group_id
        cross join lateral (select count(*) filter (where m.status in ${SENT_STATUSES}) as sent_count,
                                   count(*) filter (where m.status = 'failed') as failed_count
                              from messages m where m.campaign_id = c.id) m
-      where c.account_id = ? and ${byId ? 'c.id = ?' : 'c.uid = ?'}`, [rc.account.id, byId ? Number(ref) : ref]);
+      where c.account_id = ? and ${byId ? 'c.id = ?' : 'c.uid = ?'}`,
+    [rc.account.id, byId ? Number(ref) : ref],
+  );
   if (!row) throw notFound('Campaign');
   return campaignView(row);
 }

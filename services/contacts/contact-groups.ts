@@ -22,8 +22,13 @@ export function groupCondition(ref: string, alias = 'g'): { sql: string; param: 
 
 export async function resolveGroup(rc: RequestContext, ref: string): Promise<{ id: number; uid: string; name: string }> {
   const cond = groupCondition(ref);
-  const row = cond && await one<{ id: number; uid: string; name: string }>(rc.em,
-    `select g.id, g.uid, g.name from contact_groups g where g.account_id = ? and ${cond.sql}`, [rc.account.id, cond.param]);
+  const row =
+    cond &&
+    (await one<{ id: number; uid: string; name: string }>(
+      rc.em,
+      `select g.id, g.uid, g.name from contact_groups g where g.account_id = ? and ${cond.sql}`,
+      [rc.account.id, cond.param],
+    ));
   if (!row) throw notFound('Contact group');
   return row;
 }
@@ -32,21 +37,35 @@ const COUNTED = `select g.*, (select count(*) from contacts c where c.group_id =
 
 export async function getGroup(rc: RequestContext, ref: string) {
   const cond = groupCondition(ref);
-  const row = cond && await one<GroupRow>(rc.em, `${COUNTED} where g.account_id = ? and ${cond.sql}`, [rc.account.id, cond.param]);
+  const row = cond && (await one<GroupRow>(rc.em, `${COUNTED} where g.account_id = ? and ${cond.sql}`, [rc.account.id, cond.param]));
   if (!row) throw notFound('Contact group');
   return groupView(row);
 }
 
-export interface GroupListQuery { page?: number; per_page?: number; limit?: number; search?: string }
+export interface GroupListQuery {
+  page?: number;
+  per_page?: number;
+  limit?: number;
+  search?: string;
+}
 
 /** Newest first; the optional search matches the name. */
 export async function listGroups(rc: RequestContext, q: GroupListQuery) {
   const { page, perPage, offset } = pageOf(q);
   const where = ['g.account_id = ?'];
   const params: unknown[] = [rc.account.id];
-  if (q.search && q.search.trim() !== '') { where.push(`g.name ilike ? escape '\\'`); params.push(`%${likeEscape(q.search.trim())}%`); }
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from contact_groups g where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<GroupRow>(rc.em, `${COUNTED} where ${where.join(' and ')} order by g.id desc limit ? offset ?`, [...params, perPage, offset]);
+  if (q.search && q.search.trim() !== '') {
+    where.push(`g.name ilike ? escape '\\'`);
+    params.push(`%${likeEscape(q.search.trim())}%`);
+  }
+  const total = Number(
+    (await one<{ n: string }>(rc.em, `select count(*) as n from contact_groups g where ${where.join(' and ')}`, params))!.n,
+  );
+  const rows = await many<GroupRow>(rc.em, `${COUNTED} where ${where.join(' and ')} order by g.id desc limit ? offset ?`, [
+    ...params,
+    perPage,
+    offset,
+  ]);
   return { groups: rows.map(groupView), pagination: paginationOf(page, perPage, total) };
 }
 
@@ -56,9 +75,11 @@ function groupName(name: string): string {
 }
 
 export async function createGroup(rc: RequestContext, name: string) {
-  const row = await one<GroupRow>(rc.em,
+  const row = await one<GroupRow>(
+    rc.em,
     `insert into contact_groups (uid, account_id, name, created_at, updated_at) values (?, ?, ?, now(), now()) returning *, 0 as contacts_count`,
-    [crypto.randomUUID(), rc.account.id, groupName(name)]);
+    [crypto.randomUUID(), rc.account.id, groupName(name)],
+  );
   return groupView(row!);
 }
 

@@ -11,15 +11,27 @@ import type { ContactImportInput } from '../../workflows/contacts/contact-import
 import { resolveGroup } from './contact-groups.js';
 import { importView, type ImportRow } from './contact-view.js';
 
-export interface ImportServiceDeps { temporal: Client; config: Config }
-export interface ImportRequest { format?: 'json' | 'csv'; contacts?: unknown[]; csv?: string }
+export interface ImportServiceDeps {
+  temporal: Client;
+  config: Config;
+}
+export interface ImportRequest {
+  format?: 'json' | 'csv';
+  contacts?: unknown[];
+  csv?: string;
+}
 
-interface Staged { data: unknown; line?: number; note?: string }
+interface Staged {
+  data: unknown;
+  line?: number;
+  note?: string;
+}
 
 /** The request's rows as they will be staged: JSON entries as sent, CSV records keyed by the header. */
 export function stageRows(input: ImportRequest): { format: 'json' | 'csv'; rows: Staged[] } {
   const format = input.format ?? (input.csv !== undefined ? 'csv' : 'json');
-  if (input.csv !== undefined && input.contacts !== undefined) throw validationFailed({ contacts: ['Send either contacts or csv, not both.'] });
+  if (input.csv !== undefined && input.contacts !== undefined)
+    throw validationFailed({ contacts: ['Send either contacts or csv, not both.'] });
   if (format === 'json') {
     if (input.contacts === undefined) throw validationFailed({ contacts: ['The contacts field is required.'] });
     return { format, rows: input.contacts.map((c) => (isObject(c) ? { data: c } : { data: {}, note: 'The contact must be an object.' })) };
@@ -36,10 +48,15 @@ export function stageRows(input: ImportRequest): { format: 'json' | 'csv'; rows:
     throw validationFailed({ csv: ['The CSV header must name a PHONE or phone_number column.'] });
   }
   if (table.rows.length === 0) throw validationFailed({ csv: ['The CSV has no contact rows.'] });
-  if (table.rows.length > MAX_IMPORT_ROWS) throw validationFailed({ csv: [`The CSV may not have more than ${MAX_IMPORT_ROWS} contact rows.`] });
+  if (table.rows.length > MAX_IMPORT_ROWS)
+    throw validationFailed({ csv: [`The CSV may not have more than ${MAX_IMPORT_ROWS} contact rows.`] });
   return {
     format,
-    rows: table.rows.map((r) => ({ data: r.values, line: r.line, ...(r.extraCells ? { note: 'The row has more cells than the header.' } : {}) })),
+    rows: table.rows.map((r) => ({
+      data: r.values,
+      line: r.line,
+      ...(r.extraCells ? { note: 'The row has more cells than the header.' } : {}),
+    })),
   };
 }
 
@@ -52,13 +69,17 @@ export async function createImport(rc: RequestContext, deps: ImportServiceDeps, 
   const group = await resolveGroup(rc, groupRef);
   const { format, rows } = stageRows(input);
   const row = await rc.em.transactional(async (em) => {
-    const imp = await one<ImportRow>(em,
+    const imp = await one<ImportRow>(
+      em,
       `insert into contact_imports (account_id, group_id, format, status, total_rows, problems, created_at, updated_at)
-       values (?, ?, ?, 'queued', ?, '[]'::jsonb, now(), now()) returning *`, [rc.account.id, group.id, format, rows.length]);
+       values (?, ?, ?, 'queued', ?, '[]'::jsonb, now(), now()) returning *`,
+      [rc.account.id, group.id, format, rows.length],
+    );
     await em.execute(
       `insert into contact_import_rows (import_id, row_no, line, data, note)
        select ?, t.ord, (t.value->>'line')::int, t.value->'data', t.value->>'note' from jsonb_array_elements(?::jsonb) with ordinality as t(value, ord)`,
-      [imp!.id, JSON.stringify(rows)]);
+      [imp!.id, JSON.stringify(rows)],
+    );
     await startImportWorkflow(deps, rc.account.id, Number(imp!.id));
     return imp!;
   });
@@ -83,7 +104,11 @@ async function startImportWorkflow(deps: ImportServiceDeps, accountId: number, i
 export async function getImport(rc: RequestContext, groupRef: string, importRef: string) {
   const group = await resolveGroup(rc, groupRef);
   const row = /^\d{1,18}$/.test(importRef)
-    ? await one<ImportRow>(rc.em, 'select * from contact_imports where account_id = ? and group_id = ? and id = ?', [rc.account.id, group.id, Number(importRef)])
+    ? await one<ImportRow>(rc.em, 'select * from contact_imports where account_id = ? and group_id = ? and id = ?', [
+        rc.account.id,
+        group.id,
+        Number(importRef),
+      ])
     : null;
   if (!row) throw notFound('Contact import');
   return importView({ ...row, group_uid: group.uid });

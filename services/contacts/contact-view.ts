@@ -3,36 +3,93 @@
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
 export interface ContactRow {
-  id: string | number; uid: string; group_id: number; group_uid: string; name: string; country_code: string; phone_number: string;
-  full_phone_number: string; is_subscribed: boolean; custom_field_values: Record<string, unknown> | null;
-  created_at: Date | string | null; updated_at: Date | string | null;
+  id: string | number;
+  uid: string;
+  group_id: number;
+  group_uid: string;
+  name: string;
+  country_code: string;
+  phone_number: string;
+  full_phone_number: string;
+  is_subscribed: boolean;
+  custom_field_values: Record<string, unknown> | null;
+  created_at: Date | string | null;
+  updated_at: Date | string | null;
 }
 
 export function contactView(r: ContactRow) {
   return {
-    id: Number(r.id), uid: r.uid, group_id: r.group_id, group_uid: r.group_uid, name: r.name, country_code: r.country_code,
-    phone_number: r.phone_number, full_phone_number: r.full_phone_number, is_subscribed: r.is_subscribed,
-    custom_field_values: r.custom_field_values ?? {}, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+    id: Number(r.id),
+    uid: r.uid,
+    group_id: r.group_id,
+    group_uid: r.group_uid,
+    name: r.name,
+    country_code: r.country_code,
+    phone_number: r.phone_number,
+    full_phone_number: r.full_phone_number,
+    is_subscribed: r.is_subscribed,
+    custom_field_values: r.custom_field_values ?? {},
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
   };
 }
 
-export interface GroupRow { id: number; uid: string; name: string; contacts_count?: string | number; created_at: Date | string; updated_at: Date | string }
+export interface GroupRow {
+  id: number;
+  uid: string;
+  name: string;
+  contacts_count?: string | number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
 
 export const groupView = (r: GroupRow) => ({
-  id: r.id, uid: r.uid, name: r.name, contacts_count: Number(r.contacts_count ?? 0), created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  id: r.id,
+  uid: r.uid,
+  name: r.name,
+  contacts_count: Number(r.contacts_count ?? 0),
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
 });
 
 export interface ImportRow {
-  id: string | number; group_id: number; group_uid: string; format: string; status: string; total_rows: number; processed_rows: number;
-  created_count: number; updated_count: number; failed_count: number; problems: unknown[]; problems_truncated: boolean;
-  error_message: string | null; created_at: Date | string; updated_at: Date | string; started_at: Date | string | null; finished_at: Date | string | null;
+  id: string | number;
+  group_id: number;
+  group_uid: string;
+  format: string;
+  status: string;
+  total_rows: number;
+  processed_rows: number;
+  created_count: number;
+  updated_count: number;
+  failed_count: number;
+  problems: unknown[];
+  problems_truncated: boolean;
+  error_message: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
 }
 
 export const importView = (r: ImportRow) => ({
-  id: Number(r.id), group_id: r.group_id, group_uid: r.group_uid, format: r.format, status: r.status,
-  total: r.total_rows, processed: r.processed_rows, created: r.created_count, updated: r.updated_count, failed: r.failed_count,
-  problems: r.problems, problems_truncated: r.problems_truncated, error_message: r.error_message,
-  created_at: iso(r.created_at), updated_at: iso(r.updated_at), started_at: iso(r.started_at), finished_at: iso(r.finished_at),
+  id: Number(r.id),
+  group_id: r.group_id,
+  group_uid: r.group_uid,
+  format: r.format,
+  status: r.status,
+  total: r.total_rows,
+  processed: r.processed_rows,
+  created: r.created_count,
+  updated: r.updated_count,
+  failed: r.failed_count,
+  problems: r.problems,
+  problems_truncated: r.problems_truncated,
+  error_message: r.error_message,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+  started_at: iso(r.started_at),
+  finished_at: iso(r.finished_at),
 });
 
 const ts = { type: ['string', 'null'] };
@@ -41,31 +98,62 @@ export const contactSchema = {
   type: 'object',
   required: ['id', 'uid', 'group_id', 'group_uid', 'name', 'country_code', 'phone_number', 'full_phone_number', 'is_subscribed'],
   properties: {
-    id: { type: 'integer' }, uid: { type: 'string' }, group_id: { type: 'integer' }, group_uid: { type: 'string' }, name: { type: 'string' },
+    id: { type: 'integer' },
+    uid: { type: 'string' },
+    group_id: { type: 'integer' },
+    group_uid: { type: 'string' },
+    name: { type: 'string' },
     country_code: { type: 'string', description: 'digits of the calling code; empty when none was sent' },
     phone_number: { type: 'string', description: 'national number without country code' },
     full_phone_number: { type: 'string', description: 'country code and national number, digits only' },
-    is_subscribed: { type: 'boolean' }, custom_field_values: { type: 'object' }, created_at: ts, updated_at: ts,
+    is_subscribed: { type: 'boolean' },
+    custom_field_values: { type: 'object' },
+    created_at: ts,
+    updated_at: ts,
   },
 } as const;
 
 export const groupSchema = {
-  type: 'object', required: ['id', 'uid', 'name', 'contacts_count', 'created_at', 'updated_at'],
-  properties: { id: { type: 'integer' }, uid: { type: 'string', format: 'uuid' }, name: { type: 'string' }, contacts_count: { type: 'integer' }, created_at: ts, updated_at: ts },
+  type: 'object',
+  required: ['id', 'uid', 'name', 'contacts_count', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    uid: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    contacts_count: { type: 'integer' },
+    created_at: ts,
+    updated_at: ts,
+  },
 } as const;
 
 export const importSchema = {
-  type: 'object', required: ['id', 'group_id', 'status', 'total', 'processed', 'created', 'updated', 'failed', 'problems'],
+  type: 'object',
+  required: ['id', 'group_id', 'status', 'total', 'processed', 'created', 'updated', 'failed', 'problems'],
   properties: {
-    id: { type: 'integer' }, group_id: { type: 'integer' }, group_uid: { type: 'string' }, format: { enum: ['json', 'csv'] },
+    id: { type: 'integer' },
+    group_id: { type: 'integer' },
+    group_uid: { type: 'string' },
+    format: { enum: ['json', 'csv'] },
     status: { enum: ['queued', 'running', 'completed', 'failed'] },
-    total: { type: 'integer' }, processed: { type: 'integer' }, created: { type: 'integer' },
+    total: { type: 'integer' },
+    processed: { type: 'integer' },
+    created: { type: 'integer' },
     updated: { type: 'integer', description: 'rows that matched a contact of the group by full number and replaced it' },
     failed: { type: 'integer' },
     problems: {
-      type: 'array', description: 'the first 200 row problems',
-      items: { type: 'object', required: ['row', 'field', 'message'], properties: { row: { type: 'integer' }, line: { type: 'integer' }, field: { type: 'string' }, message: { type: 'string' } } },
+      type: 'array',
+      description: 'the first 200 row problems',
+      items: {
+        type: 'object',
+        required: ['row', 'field', 'message'],
+        properties: { row: { type: 'integer' }, line: { type: 'integer' }, field: { type: 'string' }, message: { type: 'string' } },
+      },
     },
-    problems_truncated: { type: 'boolean' }, error_message: ts, created_at: ts, updated_at: ts, started_at: ts, finished_at: ts,
+    problems_truncated: { type: 'boolean' },
+    error_message: ts,
+    created_at: ts,
+    updated_at: ts,
+    started_at: ts,
+    finished_at: ts,
   },
 } as const;

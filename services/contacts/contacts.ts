@@ -27,18 +27,35 @@ const withGroupUid = (row: Omit<ContactRow, 'group_uid'>, groupUid: string) => c
 export async function createContact(rc: RequestContext, groupRef: string, body: Record<string, unknown>) {
   const group = await resolveGroup(rc, groupRef);
   const c = parsed(body);
-  const row = await one<ContactRow>(rc.em,
+  const row = await one<ContactRow>(
+    rc.em,
     `insert into contacts (uid, account_id, group_id, name, country_code, phone_number, full_phone_number, is_subscribed, custom_field_values, created_at, updated_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, now(), now()) returning *`,
-    [newUid('ctc'), rc.account.id, group.id, c.name, c.countryCode, c.phoneNumber, c.fullPhoneNumber, c.isSubscribed ?? true, JSON.stringify(c.customFieldValues)]);
+    [
+      newUid('ctc'),
+      rc.account.id,
+      group.id,
+      c.name,
+      c.countryCode,
+      c.phoneNumber,
+      c.fullPhoneNumber,
+      c.isSubscribed ?? true,
+      JSON.stringify(c.customFieldValues),
+    ],
+  );
   return withGroupUid(row!, group.uid);
 }
 
 export async function getContact(rc: RequestContext, groupRef: string, contactRef: string) {
   const group = await resolveGroup(rc, groupRef);
   const cond = contactCondition(contactRef);
-  const row = cond && await one<ContactRow>(rc.em,
-    `select c.* from contacts c where c.account_id = ? and c.group_id = ? and ${cond.sql}`, [rc.account.id, group.id, cond.param]);
+  const row =
+    cond &&
+    (await one<ContactRow>(rc.em, `select c.* from contacts c where c.account_id = ? and c.group_id = ? and ${cond.sql}`, [
+      rc.account.id,
+      group.id,
+      cond.param,
+    ]));
   if (!row) throw notFound('Contact');
   return withGroupUid(row, group.uid);
 }
@@ -52,14 +69,30 @@ export async function updateContact(rc: RequestContext, groupRef: string, contac
   const cond = contactCondition(contactRef);
   if (!cond) throw notFound('Contact');
   // The contact's existence is checked before the payload, so a wrong address answers 404, not 422.
-  const exists = await one(rc.em, `select 1 from contacts c where c.account_id = ? and c.group_id = ? and ${cond.sql}`, [rc.account.id, group.id, cond.param]);
+  const exists = await one(rc.em, `select 1 from contacts c where c.account_id = ? and c.group_id = ? and ${cond.sql}`, [
+    rc.account.id,
+    group.id,
+    cond.param,
+  ]);
   if (!exists) throw notFound('Contact');
   const c = parsed(body);
-  const row = await one<ContactRow>(rc.em,
+  const row = await one<ContactRow>(
+    rc.em,
     `update contacts c set name = ?, country_code = ?, phone_number = ?, full_phone_number = ?, is_subscribed = coalesce(?::boolean, c.is_subscribed),
             custom_field_values = ?::jsonb, updated_at = now()
       where c.account_id = ? and c.group_id = ? and ${cond.sql} returning c.*`,
-    [c.name, c.countryCode, c.phoneNumber, c.fullPhoneNumber, c.isSubscribed ?? null, JSON.stringify(c.customFieldValues), rc.account.id, group.id, cond.param]);
+    [
+      c.name,
+      c.countryCode,
+      c.phoneNumber,
+      c.fullPhoneNumber,
+      c.isSubscribed ?? null,
+      JSON.stringify(c.customFieldValues),
+      rc.account.id,
+      group.id,
+      cond.param,
+    ],
+  );
   if (!row) throw notFound('Contact');
   return withGroupUid(row, group.uid);
 }
@@ -67,13 +100,23 @@ export async function updateContact(rc: RequestContext, groupRef: string, contac
 export async function deleteContact(rc: RequestContext, groupRef: string, contactRef: string) {
   const group = await resolveGroup(rc, groupRef);
   const cond = contactCondition(contactRef);
-  const row = cond && await one<{ id: string; uid: string }>(rc.em,
-    `delete from contacts c where c.account_id = ? and c.group_id = ? and ${cond.sql} returning c.id, c.uid`, [rc.account.id, group.id, cond.param]);
+  const row =
+    cond &&
+    (await one<{ id: string; uid: string }>(
+      rc.em,
+      `delete from contacts c where c.account_id = ? and c.group_id = ? and ${cond.sql} returning c.id, c.uid`,
+      [rc.account.id, group.id, cond.param],
+    ));
   if (!row) throw notFound('Contact');
   return { id: Number(row.id), uid: row.uid, deleted: true };
 }
 
-export interface ContactListQuery { search?: string | number; page?: number | string; per_page?: number | string; limit?: number | string }
+export interface ContactListQuery {
+  search?: string | number;
+  page?: number | string;
+  per_page?: number | string;
+  limit?: number | string;
+}
 
 /** Newest updated first; search matches the name or the national phone_number. */
 export async function listContacts(rc: RequestContext, groupRef: string, q: ContactListQuery) {
@@ -87,11 +130,17 @@ export async function listContacts(rc: RequestContext, groupRef: string, q: Cont
     const alternatives = ['c.name ilike ?', 'c.phone_number like ?'];
     params.push(`%${likeEscape(term)}%`, `%${likeEscape(term)}%`);
     // Separators in the search text ("712-345") must not hide a stored number (712345678).
-    if (digits !== '' && digits !== term) { alternatives.push('c.phone_number like ?'); params.push(`%${digits}%`); }
+    if (digits !== '' && digits !== term) {
+      alternatives.push('c.phone_number like ?');
+      params.push(`%${digits}%`);
+    }
     where.push(`(${alternatives.join(' or ')})`);
   }
   const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from contacts c where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<ContactRow>(rc.em,
-    `select c.* from contacts c where ${where.join(' and ')} order by c.updated_at desc, c.id desc limit ? offset ?`, [...params, perPage, offset]);
+  const rows = await many<ContactRow>(
+    rc.em,
+    `select c.* from contacts c where ${where.join(' and ')} order by c.updated_at desc, c.id desc limit ? offset ?`,
+    [...params, perPage, offset],
+  );
   return { contacts: rows.map((r) => withGroupUid(r, group.uid)), pagination: paginationOf(page, perPage, total) };
 }

@@ -4,18 +4,30 @@ import { parse, CsvError as ParseError } from 'csv-parse/sync';
 // inside quotes, CRLF/LF/CR endings, a UTF-8 BOM ignored), read by csv-parse.
 
 export class CsvError extends Error {
-  constructor(message: string, public readonly line: number) {
+  constructor(
+    message: string,
+    public readonly line: number,
+  ) {
     super(`${message} (line ${line})`);
   }
 }
 
-export interface CsvRecord { line: number; cells: string[] }
+export interface CsvRecord {
+  line: number;
+  cells: string[];
+}
 
 /** Records in file order with the physical line each starts on; entirely empty lines are not records. */
 export function parseCsv(input: string): CsvRecord[] {
   let rows: Array<{ record: string[]; raw: string }>;
   try {
-    rows = parse(input, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, raw: true }) as unknown as typeof rows;
+    rows = parse(input, {
+      bom: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      raw: true,
+    }) as unknown as typeof rows;
   } catch (err) {
     if (err instanceof ParseError) throw new CsvError(err.message.split(':')[0], Number((err as unknown as { lines?: number }).lines ?? 0));
     throw err;
@@ -34,7 +46,10 @@ export function parseCsv(input: string): CsvRecord[] {
 
 const breaks = (s: string) => s.match(/\r\n|\r|\n/g)?.length ?? 0;
 
-export interface CsvTable { header: string[]; rows: Array<{ line: number; values: Record<string, string>; extraCells: boolean }> }
+export interface CsvTable {
+  header: string[];
+  rows: Array<{ line: number; values: Record<string, string>; extraCells: boolean }>;
+}
 
 /**
  * The first record is the header (names trimmed, kept as written, so PHONE and phone differ as in
@@ -46,7 +61,9 @@ export function csvToObjects(input: string): CsvTable {
   const header = head.cells.map((h) => h.trim());
   const rows = body.map((r) => {
     const values: Record<string, string> = {};
-    header.forEach((name, idx) => { if (name !== '' && idx < r.cells.length) values[name] = r.cells[idx]; });
+    header.forEach((name, idx) => {
+      if (name !== '' && idx < r.cells.length) values[name] = r.cells[idx];
+    });
     return { line: r.line, values, extraCells: r.cells.length > header.length && r.cells.slice(header.length).some((c) => c !== '') };
   });
   return { header, rows };

@@ -2,8 +2,14 @@ import { many, one } from '../../entities/db.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 
-export interface SmsChannel { channelId: number; channelCode: string; provider: string }
-export interface ResolvedRoute extends SmsChannel { sender: string | null }
+export interface SmsChannel {
+  channelId: number;
+  channelCode: string;
+  provider: string;
+}
+export interface ResolvedRoute extends SmsChannel {
+  sender: string | null;
+}
 
 /**
  * The account's default SMS channel, else the system default (at most one row: id, code, provider).
@@ -25,7 +31,11 @@ export function rememberDefaultSmsChannel(rc: RequestContext, channel: SmsChanne
   readWithAuthentication.set(rc, channel);
 }
 
-interface Candidate { channel_id: number | null; sender: string; kind: string }
+interface Candidate {
+  channel_id: number | null;
+  sender: string;
+  kind: string;
+}
 
 /**
  * Rule 6 of the SMS send: sender_id must name exactly one approved alphanumeric id, one assigned,
@@ -37,7 +47,8 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
   if (senderId !== undefined && senderId.trim() !== '') {
     const wanted = senderId.trim();
     const digits = wanted.replace(/[^\d]/g, '');
-    const found = await many<Candidate & { usable: boolean }>(rc.em,
+    const found = await many<Candidate & { usable: boolean }>(
+      rc.em,
       `select channel_id, value as sender, 'alphanumeric' as kind, approval_status = 'approved' as usable
          from sender_ids where account_id = ? and lower(value) = lower(?)
        union all
@@ -46,11 +57,15 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
        union all
        select channel_id, code, 'short_code', assignment_status = 'active'
          from short_codes where account_id = ? and code = ?`,
-      [accountId, wanted, accountId, digits, digits, accountId, wanted]);
+      [accountId, wanted, accountId, digits, digits, accountId, wanted],
+    );
     if (found.length === 0) throw validationFailed({ sender_id: ['The selected sender id is not registered on this account.'] });
     if (found.length > 1) throw validationFailed({ sender_id: ['The sender id is ambiguous: it matches more than one sending identity.'] });
     const c = found[0];
-    if (!c.usable) throw validationFailed({ sender_id: [`The sender id is not active (${c.kind.replace('_', ' ')} not approved, assigned or SMS-capable).`] });
+    if (!c.usable)
+      throw validationFailed({
+        sender_id: [`The sender id is not active (${c.kind.replace('_', ' ')} not approved, assigned or SMS-capable).`],
+      });
     const channel = await channelFor(rc, c.channel_id);
     if (!channel) throw validationFailed({ sender_id: ['The sender id has no usable SMS route configured.'] });
     return { ...channel, sender: c.sender };
@@ -62,10 +77,12 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
 
 async function channelFor(rc: RequestContext, channelId: number | null): Promise<SmsChannel | null> {
   if (channelId === null && readWithAuthentication.has(rc)) return readWithAuthentication.get(rc) ?? null;
-  const row = await one<{ id: number; code: string; provider: string }>(rc.em,
+  const row = await one<{ id: number; code: string; provider: string }>(
+    rc.em,
     channelId === null
       ? defaultSmsChannelSql('?')
       : `select id, code, provider from channels where id = ? and channel_type = 'sms' and active and (account_id = ? or account_id is null)`,
-    channelId === null ? [rc.account.id] : [channelId, rc.account.id]);
+    channelId === null ? [rc.account.id] : [channelId, rc.account.id],
+  );
   return row ? { channelId: row.id, channelCode: row.code, provider: row.provider } : null;
 }

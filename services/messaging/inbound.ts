@@ -8,7 +8,10 @@ import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { newUid } from '../platform/ids.js';
 import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/events.js';
 
-interface IngressDeps { orm: MikroORM; temporal: Client }
+interface IngressDeps {
+  orm: MikroORM;
+  temporal: Client;
+}
 
 const WA_STATUS: Record<string, MessageStatus> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };
 
@@ -16,15 +19,25 @@ const WA_STATUS: Record<string, MessageStatus> = { sent: 'sent', delivered: 'del
  * A chat-channel status (sent/delivered/read/failed, in any order, possibly twice). Applied forward
  * only; a status for an id not stored yet (it overtook the send's own answer) waits in pending_receipts.
  */
-export async function applyWhatsAppStatus(deps: IngressDeps, s: { id: string; status: string; errors?: Array<{ code?: number; title?: string; message?: string; error_data?: { details?: string } }> }) {
+export async function applyWhatsAppStatus(
+  deps: IngressDeps,
+  s: { id: string; status: string; errors?: Array<{ code?: number; title?: string; message?: string; error_data?: { details?: string } }> },
+) {
   const to = WA_STATUS[s.status];
   if (!to || !s.id) return;
   const em = deps.orm.em.fork();
   const err = s.errors?.[0];
-  const errorMessage = to === 'failed' ? `${err?.error_data?.details ?? err?.message ?? err?.title ?? 'Delivery failed'} (provider code ${err?.code ?? 'unknown'})` : undefined;
+  const errorMessage =
+    to === 'failed'
+      ? `${err?.error_data?.details ?? err?.message ?? err?.title ?? 'Delivery failed'} (provider code ${err?.code ?? 'unknown'})`
+      : undefined;
   const moved = await moveMessage(em, { gatewayMessageId: s.id }, { to, errorMessage });
   if (!moved) {
-    await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [s.id, to, errorMessage ?? null]);
+    await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [
+      s.id,
+      to,
+      errorMessage ?? null,
+    ]);
     // The send's outcome may have stored this id after our lookup and checked for parked statuses
     // before our insert; then nobody would apply it. Looking again after parking closes that gap.
     const applied = await applyParkedStatuses(em, s.id);
@@ -42,12 +55,17 @@ export async function applyWhatsAppStatus(deps: IngressDeps, s: { id: string; st
  * exactly one caller.
  */
 export async function applyParkedStatuses(em: EntityManager, providerMessageId: string): Promise<MoveResult | null> {
-  const parked = await many<{ status: MessageStatus; error_message: string | null }>(em,
+  const parked = await many<{ status: MessageStatus; error_message: string | null }>(
+    em,
     `delete from pending_receipts where provider_message_id = ? and exists (select 1 from messages where gateway_message_id = ?)
-     returning status, error_message`, [providerMessageId, providerMessageId]);
+     returning status, error_message`,
+    [providerMessageId, providerMessageId],
+  );
   let last: MoveResult | null = null;
   for (const p of parked) {
-    last = await moveMessage(em, { gatewayMessageId: providerMessageId }, { to: p.status, errorMessage: p.error_message ?? undefined }) ?? last;
+    last =
+      (await moveMessage(em, { gatewayMessageId: providerMessageId }, { to: p.status, errorMessage: p.error_message ?? undefined })) ??
+      last;
   }
   return last;
 }
@@ -80,28 +98,52 @@ export interface InboundMessage {
 export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Promise<{ stored: boolean; uid?: string }> {
   const em = deps.orm.em.fork();
   const owner = m.businessNumber.phoneNumberId
-    ? await one<{ account_id: number; number: string; channel_id: number | null }>(em,
-      'select account_id, number, channel_id from phone_numbers where provider_phone_number_id = ? and not released order by id limit 1', [m.businessNumber.phoneNumberId])
-    : await one<{ account_id: number; number: string; channel_id: number | null }>(em,
-      `select account_id, number, channel_id from phone_numbers where regexp_replace(number, '[^0-9]', '', 'g') = ? and not released order by id limit 1`,
-      [(m.businessNumber.number ?? '').replace(/[^\d]/g, '')]);
+    ? await one<{ account_id: number; number: string; channel_id: number | null }>(
+        em,
+        'select account_id, number, channel_id from phone_numbers where provider_phone_number_id = ? and not released order by id limit 1',
+        [m.businessNumber.phoneNumberId],
+      )
+    : await one<{ account_id: number; number: string; channel_id: number | null }>(
+        em,
+        `select account_id, number, channel_id from phone_numbers where regexp_replace(number, '[^0-9]', '', 'g') = ? and not released order by id limit 1`,
+        [(m.businessNumber.number ?? '').replace(/[^\d]/g, '')],
+      );
   if (!owner) return { stored: false };
   const from = `+${m.from.replace(/[^\d]/g, '')}`;
   const business = m.businessNumber.phoneNumberId ?? owner.number;
   return em.transactional(async (tx) => {
-    const dup = await one(tx, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [m.providerMessageId, 'inbound', owner.account_id]);
+    const dup = await one(tx, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [
+      m.providerMessageId,
+      'inbound',
+      owner.account_id,
+    ]);
     if (dup) return { stored: false };
-    const row = await one<MessageEventRow>(tx,
+    const row = await one<MessageEventRow>(
+      tx,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
                              gateway_message_id, metadata, segments, encoding, created_at, updated_at)
        values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', now(), now())
        returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message`,
-      [newUid('msg'), owner.account_id, m.channelType, owner.channel_id, m.channelType === 'whatsapp' ? `whatsapp:${business}` : null, from, owner.number,
-        m.body, m.mediaUrl ?? null, m.mediaType ?? null, m.providerMessageId, JSON.stringify({ source: 'provider', ...m.metadata })]);
+      [
+        newUid('msg'),
+        owner.account_id,
+        m.channelType,
+        owner.channel_id,
+        m.channelType === 'whatsapp' ? `whatsapp:${business}` : null,
+        from,
+        owner.number,
+        m.body,
+        m.mediaUrl ?? null,
+        m.mediaType ?? null,
+        m.providerMessageId,
+        JSON.stringify({ source: 'provider', ...m.metadata }),
+      ],
+    );
     await tx.execute(
       `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
        on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
-      [owner.account_id, m.channelType, business, from]);
+      [owner.account_id, m.channelType, business, from],
+    );
     // The callback commits with the record: a redelivered provider webhook adds neither.
     await emitEvent(tx, owner.account_id, 'message.received', { ...messageEventFields(row!), body: m.body, media_url: m.mediaUrl ?? null });
     return { stored: true, uid: row!.uid };
@@ -109,9 +151,17 @@ export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Prom
 }
 
 /** Whether a customer wrote to this business number in the last 24 hours (free-form chat allowed). */
-export async function windowOpen(orm: MikroORM, accountId: number, channelType: string, businessNumber: string, customer: string): Promise<boolean> {
-  const row = await one(orm.em.fork(),
+export async function windowOpen(
+  orm: MikroORM,
+  accountId: number,
+  channelType: string,
+  businessNumber: string,
+  customer: string,
+): Promise<boolean> {
+  const row = await one(
+    orm.em.fork(),
     `select 1 from conversation_windows where account_id = ? and channel_type = ? and business_number = ? and customer = ? and last_inbound_at > now() - interval '24 hours'`,
-    [accountId, channelType, businessNumber, customer]);
+    [accountId, channelType, businessNumber, customer],
+  );
   return row !== null;
 }

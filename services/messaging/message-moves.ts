@@ -10,12 +10,23 @@ import { newUid } from '../platform/ids.js';
 // The guard (`status = any(allowed)`) makes concurrent receipts and retries unable to move a status
 // backwards; a move that changes nothing emits nothing.
 
-export interface Move { to: MessageStatus; gatewayMessageId?: string | null; errorMessage?: string | null }
+export interface Move {
+  to: MessageStatus;
+  gatewayMessageId?: string | null;
+  errorMessage?: string | null;
+}
 
 /** How a single move finds its message: a provider receipt knows the uid or only the provider's id. */
 export type MessageKey = { id: number } | { uid: string } | { gatewayMessageId: string };
 
-export interface MoveResult { id: number; uid: string; accountId: number; dispatchMode: string; status: MessageStatus; moved: boolean }
+export interface MoveResult {
+  id: number;
+  uid: string;
+  accountId: number;
+  dispatchMode: string;
+  status: MessageStatus;
+  moved: boolean;
+}
 
 const SET_COLUMNS = `status = v.status, updated_at = now(),
        gateway_message_id = coalesce(v.gid, t.gateway_message_id),
@@ -24,7 +35,8 @@ const SET_COLUMNS = `status = v.status, updated_at = now(),
        delivered_at = case when v.status in ('delivered', 'read') then coalesce(t.delivered_at, now()) else t.delivered_at end,
        read_at = case when v.status = 'read' then coalesce(t.read_at, now()) else t.read_at end`;
 
-const RETURNING = 't.id, t.uid, t.account_id, t.status, t.direction, t.channel_type, t.sender, t.recipient, t.gateway_message_id, t.error_message, t.dispatch_mode';
+const RETURNING =
+  't.id, t.uid, t.account_id, t.status, t.direction, t.channel_type, t.sender, t.recipient, t.gateway_message_id, t.error_message, t.dispatch_mode';
 
 /** The flat message payload (see messageEventFields), built in SQL from the moved row. */
 const EVENT_INSERT = `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
@@ -34,18 +46,38 @@ const EVENT_INSERT = `insert into events (event_id, account_id, kind, payload, o
          m.at::timestamptz, ${dispatchedAtOnRecord('m.account_id', 'm.kind')}
     from m where m.kind is not null`;
 
-interface Row { id: string; uid: string; account_id: number; dispatch_mode: string; status: MessageStatus; moved: boolean }
-const toResult = (r: Row): MoveResult => ({ id: Number(r.id), uid: r.uid, accountId: r.account_id, dispatchMode: r.dispatch_mode, status: r.status, moved: r.moved });
+interface Row {
+  id: string;
+  uid: string;
+  account_id: number;
+  dispatch_mode: string;
+  status: MessageStatus;
+  moved: boolean;
+}
+const toResult = (r: Row): MoveResult => ({
+  id: Number(r.id),
+  uid: r.uid,
+  accountId: r.account_id,
+  dispatchMode: r.dispatch_mode,
+  status: r.status,
+  moved: r.moved,
+});
 
 function moveRow(m: Move) {
   return {
-    status: m.to, allowed: movableFrom(m.to), gid: m.gatewayMessageId ?? null, err: m.errorMessage ?? null,
-    kind: MESSAGE_STATUS_EVENTS[m.to] ?? null, ev: MESSAGE_STATUS_EVENTS[m.to] ? newUid('evt') : null, at: new Date().toISOString(),
+    status: m.to,
+    allowed: movableFrom(m.to),
+    gid: m.gatewayMessageId ?? null,
+    err: m.errorMessage ?? null,
+    kind: MESSAGE_STATUS_EVENTS[m.to] ?? null,
+    ev: MESSAGE_STATUS_EVENTS[m.to] ? newUid('evt') : null,
+    at: new Date().toISOString(),
   };
 }
 
 /** The moves as a relation; `key` is the column a move finds its message by (absent for single moves). */
-const values = (key = '') => `select * from jsonb_to_recordset(?::jsonb) as v(${key}status text, allowed text[], gid text, err text, kind text, ev text, at text)`;
+const values = (key = '') =>
+  `select * from jsonb_to_recordset(?::jsonb) as v(${key}status text, allowed text[], gid text, err text, kind text, ev text, at text)`;
 
 /**
  * Moves one message forward. Returns where it stands afterwards (moved or not), or null when no
@@ -53,7 +85,8 @@ const values = (key = '') => `select * from jsonb_to_recordset(?::jsonb) as v(${
  */
 export async function moveMessage(em: EntityManager, key: MessageKey, move: Move): Promise<MoveResult | null> {
   const [column, value] = 'id' in key ? ['id', key.id] : 'uid' in key ? ['uid', key.uid] : ['gateway_message_id', key.gatewayMessageId];
-  const rows = await manyBound<Row>(em,
+  const rows = await manyBound<Row>(
+    em,
     `with v as (${values()}),
      m as (update messages t set ${SET_COLUMNS} from v where t.${column} = ? and t.status = any(v.allowed)
            returning ${RETURNING}, v.ev, v.kind, v.at),
@@ -62,7 +95,8 @@ export async function moveMessage(em: EntityManager, key: MessageKey, move: Move
      union all
      select id, uid, account_id, dispatch_mode, status, false from messages where ${column} = ? and not exists (select 1 from m)
      limit 1`,
-    [JSON.stringify([moveRow(move)]), value, value]);
+    [JSON.stringify([moveRow(move)]), value, value],
+  );
   return rows[0] ? toResult(rows[0]) : null;
 }
 
@@ -72,8 +106,16 @@ export async function moveMessage(em: EntityManager, key: MessageKey, move: Move
  * call are applied in order, one round each.
  */
 export async function moveMessages(em: EntityManager, moves: Array<Move & { id: number }>): Promise<MoveResult[]>;
-export async function moveMessages(em: EntityManager, moves: Array<Move & { key: string }>, by: 'uid' | 'gateway_message_id'): Promise<MoveResult[]>;
-export async function moveMessages(em: EntityManager, moves: Array<Move & { id?: number; key?: string }>, by: 'id' | 'uid' | 'gateway_message_id' = 'id'): Promise<MoveResult[]> {
+export async function moveMessages(
+  em: EntityManager,
+  moves: Array<Move & { key: string }>,
+  by: 'uid' | 'gateway_message_id',
+): Promise<MoveResult[]>;
+export async function moveMessages(
+  em: EntityManager,
+  moves: Array<Move & { id?: number; key?: string }>,
+  by: 'id' | 'uid' | 'gateway_message_id' = 'id',
+): Promise<MoveResult[]> {
   const rounds: Array<typeof moves> = [];
   const seen = new Map<unknown, number>();
   for (const m of moves) {
@@ -84,13 +126,15 @@ export async function moveMessages(em: EntityManager, moves: Array<Move & { id?:
   }
   const out: MoveResult[] = [];
   for (const round of rounds) {
-    const rows = await manyBound<Row>(em,
+    const rows = await manyBound<Row>(
+      em,
       `with v as (${values(by === 'id' ? 'key bigint, ' : 'key text, ')}),
        m as (update messages t set ${SET_COLUMNS} from v where t.${by} = v.key and t.status = any(v.allowed)
              returning ${RETURNING}, v.ev, v.kind, v.at),
        e as (${EVENT_INSERT})
        select id, uid, account_id, dispatch_mode, status, true as moved from m`,
-      [JSON.stringify(round.map((m) => ({ key: by === 'id' ? m.id : m.key, ...moveRow(m) })))]);
+      [JSON.stringify(round.map((m) => ({ key: by === 'id' ? m.id : m.key, ...moveRow(m) })))],
+    );
     out.push(...rows.map(toResult));
   }
   return out;

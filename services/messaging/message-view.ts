@@ -1,10 +1,28 @@
 // The Message resource exactly as the contract lists it, from a `messages` row.
 export interface MessageRow {
-  id: string | number; uid: string; direction: string; channel_type: string; channel_id: number | null; channel_code: string | null;
-  sender: string | null; recipient: string; body: string; status: string; media_url: string | null; media_type: string | null;
-  gateway_message_id: string | null; error_message: string | null; metadata: Record<string, unknown> | null;
-  template_params: Record<string, unknown> | null; segments: number; encoding: string;
-  created_at: Date | string | null; updated_at: Date | string | null; sent_at: Date | string | null; delivered_at: Date | string | null; read_at: Date | string | null;
+  id: string | number;
+  uid: string;
+  direction: string;
+  channel_type: string;
+  channel_id: number | null;
+  channel_code: string | null;
+  sender: string | null;
+  recipient: string;
+  body: string;
+  status: string;
+  media_url: string | null;
+  media_type: string | null;
+  gateway_message_id: string | null;
+  error_message: string | null;
+  metadata: Record<string, unknown> | null;
+  template_params: Record<string, unknown> | null;
+  segments: number;
+  encoding: string;
+  created_at: Date | string | null;
+  updated_at: Date | string | null;
+  sent_at: Date | string | null;
+  delivered_at: Date | string | null;
+  read_at: Date | string | null;
 }
 
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
@@ -44,14 +62,28 @@ export const messageSchema = {
   type: 'object',
   required: ['id', 'uid', 'direction', 'channel_type', 'recipient', 'body', 'status'],
   properties: {
-    id: { type: 'integer' }, uid: { type: 'string' },
-    direction: { enum: ['inbound', 'outbound'] }, channel_type: { enum: ['sms', 'whatsapp'] },
-    tenant_channel_id: nullable('integer'), channel_code: ts, sender: ts, recipient: { type: 'string' }, body: { type: 'string' },
+    id: { type: 'integer' },
+    uid: { type: 'string' },
+    direction: { enum: ['inbound', 'outbound'] },
+    channel_type: { enum: ['sms', 'whatsapp'] },
+    tenant_channel_id: nullable('integer'),
+    channel_code: ts,
+    sender: ts,
+    recipient: { type: 'string' },
+    body: { type: 'string' },
     status: { enum: ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] },
-    media_url: ts, media_type: ts, gateway_message_id: ts, error_message: ts,
-    metadata: nullable('object'), template_params: nullable('object'),
+    media_url: ts,
+    media_type: ts,
+    gateway_message_id: ts,
+    error_message: ts,
+    metadata: nullable('object'),
+    template_params: nullable('object'),
     segments: { type: 'integer', description: 'SMS segment estimate (GSM-7 160/153, UCS-2 70/67)' },
     encoding: { enum: ['GSM-7', 'UCS-2'] },
-    created_at: ts, updated_at: ts, sent_at: ts, delivered_at: ts, read_at: ts,
+    created_at: ts,
+    updated_at: ts,
+    sent_at: ts,
+    delivered_at: ts,
+    read_at: ts,
   },
 } as const;

@@ -10,8 +10,16 @@ import { sendWhatsApp } from './whatsapp.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 
 export interface SmsSendInput {
-  recipient?: string; recipients?: string[]; sender_id?: string; message?: string; body?: string;
-  message_type?: string; type?: string; schedule_time?: string; media_url?: string; media_type?: string;
+  recipient?: string;
+  recipients?: string[];
+  sender_id?: string;
+  message?: string;
+  body?: string;
+  message_type?: string;
+  type?: string;
+  schedule_time?: string;
+  media_url?: string;
+  media_type?: string;
 }
 
 const GENERIC_BODY = 'You have a new message.';
@@ -21,7 +29,9 @@ export function parseScheduleTime(value: string | undefined): Date | null {
   if (value === undefined || value.trim() === '') return null;
   // ISO 8601 with an explicit offset or Z: a time without a zone would mean different instants to different readers.
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim())) {
-    throw validationFailed({ schedule_time: ['The schedule time must be an ISO 8601 date and time with an offset, e.g. 2026-12-01T09:00:00+03:00.'] });
+    throw validationFailed({
+      schedule_time: ['The schedule time must be an ISO 8601 date and time with an offset, e.g. 2026-12-01T09:00:00+03:00.'],
+    });
   }
   const d = new Date(value.trim());
   if (Number.isNaN(d.getTime())) throw validationFailed({ schedule_time: ['The schedule time is not a valid date.'] });
@@ -34,60 +44,107 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
   const kind = (input.message_type ?? input.type ?? 'plain').trim().toLowerCase() || 'plain';
   if (kind === 'whatsapp') {
     return sendWhatsApp(rc, deps, {
-      recipient: input.recipient, recipients: input.recipients, sender_id: input.sender_id, message: input.message, body: input.body,
-      schedule_time: input.schedule_time, media_url: input.media_url, media_type: input.media_type,
+      recipient: input.recipient,
+      recipients: input.recipients,
+      sender_id: input.sender_id,
+      message: input.message,
+      body: input.body,
+      schedule_time: input.schedule_time,
+      media_url: input.media_url,
+      media_type: input.media_type,
     });
   }
   if (!SMS_TYPES.has(kind)) throw validationFailed({ [typeField]: ['The message type must be one of plain, text, sms or whatsapp.'] });
   const recipients = mergeRecipients(input.recipient, input.recipients);
   if (recipients.length === 0) {
-    throw validationFailed({ recipient: ['The recipient field is required when recipients is not present.'], recipients: ['The recipients field is required when recipient is not present.'] });
+    throw validationFailed({
+      recipient: ['The recipient field is required when recipients is not present.'],
+      recipients: ['The recipients field is required when recipient is not present.'],
+    });
   }
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const route = await resolveSmsRoute(rc, input.sender_id);
   const text = input.message || input.body || GENERIC_BODY;
   const seg = estimateSegments(text);
-  return createOutboundMessages(rc, deps, recipients.map((raw) => {
-    const e164 = toE164(raw);
-    return {
-      channelType: 'sms' as const, channelId: route.channelId, channelCode: route.channelCode, sender: route.sender,
-      recipient: e164 ?? raw, body: text, mediaUrl: input.media_url ?? null, mediaType: input.media_type ?? null,
-      metadata: { source: 'api', ...(input.media_url ? { mms: true } : {}) }, segments: seg.segments, encoding: seg.encoding, scheduledAt,
-      failure: e164 ? null : 'The recipient is not a valid phone number.',
-    };
-  }));
+  return createOutboundMessages(
+    rc,
+    deps,
+    recipients.map((raw) => {
+      const e164 = toE164(raw);
+      return {
+        channelType: 'sms' as const,
+        channelId: route.channelId,
+        channelCode: route.channelCode,
+        sender: route.sender,
+        recipient: e164 ?? raw,
+        body: text,
+        mediaUrl: input.media_url ?? null,
+        mediaType: input.media_type ?? null,
+        metadata: { source: 'api', ...(input.media_url ? { mms: true } : {}) },
+        segments: seg.segments,
+        encoding: seg.encoding,
+        scheduledAt,
+        failure: e164 ? null : 'The recipient is not a valid phone number.',
+      };
+    }),
+  );
 }
 
 export async function getMessage(rc: RequestContext, channelType: 'sms' | 'whatsapp', ref: string) {
   const byId = /^\d+$/.test(ref);
   if (byId && ref.length > 18) throw notFound('Message');
-  const row = await one<MessageRow>(rc.em,
+  const row = await one<MessageRow>(
+    rc.em,
     `select * from messages where account_id = ? and channel_type = ? and ${byId ? 'id = ?' : 'uid = ?'}`,
-    [rc.account.id, channelType, byId ? Number(ref) : ref]);
+    [rc.account.id, channelType, byId ? Number(ref) : ref],
+  );
   if (!row) throw notFound('Message');
   return messageView(row);
 }
 
-export interface MessageListQuery { status?: string; direction?: string; channel_type?: string; page?: number; per_page?: number; limit?: number }
+export interface MessageListQuery {
+  status?: string;
+  direction?: string;
+  channel_type?: string;
+  page?: number;
+  per_page?: number;
+  limit?: number;
+}
 
 /** Newest first, page-number pagination; `limit` wins over `per_page`, default 20, cap 100. */
 export async function listMessages(rc: RequestContext, q: MessageListQuery) {
   const { page, perPage, offset } = pageOf(q);
   const where = ['account_id = ?'];
   const params: unknown[] = [rc.account.id];
-  if (q.status) { where.push('status = ?'); params.push(q.status); }
-  if (q.direction) { where.push('direction = ?'); params.push(q.direction); }
-  if (q.channel_type) { where.push('channel_type = ?'); params.push(q.channel_type); }
+  if (q.status) {
+    where.push('status = ?');
+    params.push(q.status);
+  }
+  if (q.direction) {
+    where.push('direction = ?');
+    params.push(q.direction);
+  }
+  if (q.channel_type) {
+    where.push('channel_type = ?');
+    params.push(q.channel_type);
+  }
   const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from messages where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<MessageRow>(rc.em, `select * from messages where ${where.join(' and ')} order by id desc limit ? offset ?`, [...params, perPage, offset]);
+  const rows = await many<MessageRow>(rc.em, `select * from messages where ${where.join(' and ')} order by id desc limit ? offset ?`, [
+    ...params,
+    perPage,
+    offset,
+  ]);
   return { messages: rows.map(messageView), pagination: paginationOf(page, perPage, total) };
 }
 
 /** Queued outbound messages whose workflow may never have started (a crash between insert and start). */
 export async function findUnstartedMessages(em: RequestContext['em'], olderThanSeconds: number, limit: number) {
-  return many<{ id: string; uid: string; account_id: number; channel_type: 'sms' | 'whatsapp' }>(em,
+  return many<{ id: string; uid: string; account_id: number; channel_type: 'sms' | 'whatsapp' }>(
+    em,
     `select id, uid, account_id, channel_type from messages
       where status = 'queued' and direction = 'outbound' and dispatch_mode = 'workflow' and created_at < now() - make_interval(secs => ?)
         and (scheduled_at is null or scheduled_at < now() - make_interval(secs => ?))
-      order by id limit ?`, [olderThanSeconds, olderThanSeconds, limit]);
+      order by id limit ?`,
+    [olderThanSeconds, olderThanSeconds, limit],
+  );
 }

@@ -11,7 +11,10 @@ import { firstOutcomeUpdate } from '../../workflows/messaging/message.js';
 import { requestsInFlight, rateMeter } from '../platform/load.js';
 import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/events.js';
 
-export interface MessageServiceDeps { temporal: Client; config: Config }
+export interface MessageServiceDeps {
+  temporal: Client;
+  config: Config;
+}
 
 /** One outbound record to create; `failure` stores it as failed at once (nothing to send). */
 export interface OutboundDraft {
@@ -54,24 +57,51 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
   for (const d of drafts) {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
     const lightLoad = !future && immediateSends() <= deps.config.firstOutcomePerSecond;
-    const fastPath = lightLoad && waitingForFirstOutcome < deps.config.firstOutcomeConcurrency && requestsInFlight() <= deps.config.firstOutcomeMaxInFlight
-      && deadline > Date.now();
+    const fastPath =
+      lightLoad &&
+      waitingForFirstOutcome < deps.config.firstOutcomeConcurrency &&
+      requestsInFlight() <= deps.config.firstOutcomeMaxInFlight &&
+      deadline > Date.now();
     const mode = future || fastPath ? 'workflow' : 'batch';
     // A record refused before any send (a malformed number) is final at once: its message.failed
     // callback commits with it, as every other status change does through moveStatus.
-    const insert = (em: RequestContext['em']) => one<MessageRow>(em,
-      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
+    const insert = (em: RequestContext['em']) =>
+      one<MessageRow>(
+        em,
+        `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
                              campaign_id, scheduled_at, dispatch_mode, created_at, updated_at)
        values (?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
-      [newUid('msg'), rc.account.id, d.channelType, d.channelId, d.channelCode, d.sender, d.recipient, d.body, d.failure ? 'failed' : 'queued',
-        d.mediaUrl ?? null, d.mediaType ?? null, d.failure ?? null, json(d.metadata), json(d.templateParams), json(d.providerRequest),
-        d.segments ?? 1, d.encoding ?? 'GSM-7', d.campaignId ?? null, future ? d.scheduledAt : null, mode]);
-    let row = !d.failure ? await insert(rc.em) : await rc.em.transactional(async (tx) => {
-      const inserted = await insert(tx);
-      await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(inserted as unknown as MessageEventRow));
-      return inserted;
-    });
+        [
+          newUid('msg'),
+          rc.account.id,
+          d.channelType,
+          d.channelId,
+          d.channelCode,
+          d.sender,
+          d.recipient,
+          d.body,
+          d.failure ? 'failed' : 'queued',
+          d.mediaUrl ?? null,
+          d.mediaType ?? null,
+          d.failure ?? null,
+          json(d.metadata),
+          json(d.templateParams),
+          json(d.providerRequest),
+          d.segments ?? 1,
+          d.encoding ?? 'GSM-7',
+          d.campaignId ?? null,
+          future ? d.scheduledAt : null,
+          mode,
+        ],
+      );
+    let row = !d.failure
+      ? await insert(rc.em)
+      : await rc.em.transactional(async (tx) => {
+          const inserted = await insert(tx);
+          await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(inserted as unknown as MessageEventRow));
+          return inserted;
+        });
     if (row && !d.failure && mode === 'workflow') {
       if (future) {
         await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);
@@ -97,10 +127,20 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
  * it also waits, inside the same call, until the provider answered or the time is up. Returns true
  * when the workflow reported a dispatch, i.e. the record changed.
  */
-export async function startMessageWorkflow(deps: MessageServiceDeps, accountId: number, row: { id: string | number; uid: string },
-  channelType: 'sms' | 'whatsapp', sendAt: string | null, waitMs = 0): Promise<boolean> {
+export async function startMessageWorkflow(
+  deps: MessageServiceDeps,
+  accountId: number,
+  row: { id: string | number; uid: string },
+  channelType: 'sms' | 'whatsapp',
+  sendAt: string | null,
+  waitMs = 0,
+): Promise<boolean> {
   const input: MessageWorkflowInput = {
-    accountId, messageId: Number(row.id), uid: row.uid, channelType, sendAt,
+    accountId,
+    messageId: Number(row.id),
+    uid: row.uid,
+    channelType,
+    sendAt,
     providerTaskQueue: providerTaskQueue(deps.config, channelType),
     receiptTimeoutSeconds: deps.config.receiptTimeoutSeconds,
     deliveryPollSeconds: deps.config.deliveryPollSeconds,
@@ -123,7 +163,10 @@ export async function startMessageWorkflow(deps: MessageServiceDeps, accountId: 
       await deps.temporal.workflow.start('messageWorkflow', { ...options, workflowIdConflictPolicy: 'FAIL' });
       return false;
     }
-    const startWorkflowOperation = new WithStartWorkflowOperation('messageWorkflow', { ...options, workflowIdConflictPolicy: 'USE_EXISTING' });
+    const startWorkflowOperation = new WithStartWorkflowOperation('messageWorkflow', {
+      ...options,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
     const state = await deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { args: [waitMs], startWorkflowOperation });
     return state.dispatched;
   } catch (err) {

@@ -6,7 +6,10 @@ import { groupCommit } from '../platform/group-commit.js';
 import { messageWorkflowId } from '../../temporal/ids.js';
 import { receiptSignal } from '../../workflows/messaging/message.js';
 
-interface ReceiptDeps { orm: MikroORM; temporal: Client }
+interface ReceiptDeps {
+  orm: MikroORM;
+  temporal: Client;
+}
 
 type SmsReceipt = Move & { key: string; by: 'uid' | 'gateway_message_id' };
 
@@ -25,7 +28,7 @@ function receiptWriter(deps: ReceiptDeps) {
       const moved: MoveResult[] = [];
       for (const by of ['uid', 'gateway_message_id'] as const) {
         const some = receipts.filter((r) => r.by === by);
-        if (some.length) moved.push(...await moveMessages(em, some, by));
+        if (some.length) moved.push(...(await moveMessages(em, some, by)));
       }
       // Batch-sent messages have no workflow of their own to tell. The signal only shortens the
       // workflow's wait (it polls the provider otherwise), so it does not hold up the next group.
@@ -54,7 +57,10 @@ export async function applySmsReceipt(deps: ReceiptDeps, uid: string, params: Re
   const to = mapSmsProviderStatus(params.MessageStatus ?? params.SmsStatus ?? '');
   if (!to || (!uid && !sid)) return;
   await receiptWriter(deps)({
-    key: uid || sid, by: uid ? 'uid' : 'gateway_message_id', to, gatewayMessageId: sid,
+    key: uid || sid,
+    by: uid ? 'uid' : 'gateway_message_id',
+    to,
+    gatewayMessageId: sid,
     errorMessage: to === 'failed' ? `Delivery failed (provider code ${params.ErrorCode ?? 'unknown'})` : undefined,
   });
 }

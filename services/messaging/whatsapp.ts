@@ -6,17 +6,25 @@ import type { RequestContext } from '../platform/context.js';
 import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
 import { parseScheduleTime } from './messages.js';
 
-interface WaNumber { id: number; number: string; channel_id: number | null; provider_phone_number_id: string; business_account_id: string | null }
+interface WaNumber {
+  id: number;
+  number: string;
+  channel_id: number | null;
+  provider_phone_number_id: string;
+  business_account_id: string | null;
+}
 
 /**
  * The business number a chat message goes out from: sender_id names a provider phone-number id (or
  * the number itself) of the account; without it the account's first WhatsApp number is used.
  */
 export async function resolveWhatsAppSender(rc: RequestContext, senderId: string | undefined): Promise<WaNumber> {
-  const numbers = await many<WaNumber>(rc.em,
+  const numbers = await many<WaNumber>(
+    rc.em,
     `select id, number, channel_id, provider_phone_number_id, business_account_id from phone_numbers
       where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb and provider_phone_number_id is not null order by id`,
-    [rc.account.id]);
+    [rc.account.id],
+  );
   if (senderId === undefined || senderId.trim() === '') {
     if (!numbers.length) throw validationFailed({ sender_id: ['No WhatsApp business number is configured for this account.'] });
     return numbers[0];
@@ -40,25 +48,42 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const from = await resolveWhatsAppSender(rc, input.sender_id);
   const replyTo = input.in_reply_to_gateway_id?.trim() || null;
-  return createOutboundMessages(rc, deps, recipients.map((raw) => {
-    const e164 = toE164(raw);
-    return {
-      channelType: 'whatsapp' as const, channelId: from.channel_id, channelCode: `whatsapp:${from.provider_phone_number_id}`,
-      sender: from.number, recipient: e164 ?? raw, body: prepared.previewBody,
-      mediaUrl: prepared.mediaUrl, mediaType: prepared.mediaType, metadata: prepared.metadata,
-      templateParams: prepared.templateParams as Record<string, unknown> | null,
-      providerRequest: e164 ? { phone_number_id: from.provider_phone_number_id, body: buildCloudApiPayload(prepared, e164, replyTo) } : null,
-      segments: 1, encoding: 'UCS-2', scheduledAt,
-      failure: e164 ? null : 'The recipient is not a valid phone number.',
-    };
-  }));
+  return createOutboundMessages(
+    rc,
+    deps,
+    recipients.map((raw) => {
+      const e164 = toE164(raw);
+      return {
+        channelType: 'whatsapp' as const,
+        channelId: from.channel_id,
+        channelCode: `whatsapp:${from.provider_phone_number_id}`,
+        sender: from.number,
+        recipient: e164 ?? raw,
+        body: prepared.previewBody,
+        mediaUrl: prepared.mediaUrl,
+        mediaType: prepared.mediaType,
+        metadata: prepared.metadata,
+        templateParams: prepared.templateParams as Record<string, unknown> | null,
+        providerRequest: e164
+          ? { phone_number_id: from.provider_phone_number_id, body: buildCloudApiPayload(prepared, e164, replyTo) }
+          : null,
+        segments: 1,
+        encoding: 'UCS-2',
+        scheduledAt,
+        failure: e164 ? null : 'The recipient is not a valid phone number.',
+      };
+    }),
+  );
 }
 
 /** GET /whatsapp/accounts: business accounts and the numbers a message can be sent from. */
 export async function listWhatsAppAccounts(rc: RequestContext) {
-  const numbers = await many<WaNumber>(rc.em,
+  const numbers = await many<WaNumber>(
+    rc.em,
     `select id, number, channel_id, provider_phone_number_id, business_account_id from phone_numbers
-      where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb order by id`, [rc.account.id]);
+      where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb order by id`,
+    [rc.account.id],
+  );
   const byAccount = new Map<string, WaNumber[]>();
   for (const n of numbers) {
     const key = n.business_account_id ?? 'default';
@@ -66,6 +91,12 @@ export async function listWhatsAppAccounts(rc: RequestContext) {
   }
   return [...byAccount].map(([businessAccountId, nums]) => ({
     business_account_id: businessAccountId === 'default' ? null : businessAccountId,
-    phone_numbers: nums.map((n) => ({ id: n.id, sender_id: n.provider_phone_number_id, phone_number_id: n.provider_phone_number_id, display_phone_number: n.number, can_send: n.provider_phone_number_id !== null })),
+    phone_numbers: nums.map((n) => ({
+      id: n.id,
+      sender_id: n.provider_phone_number_id,
+      phone_number_id: n.provider_phone_number_id,
+      display_phone_number: n.number,
+      can_send: n.provider_phone_number_id !== null,
+    })),
   }));
 }

@@ -1,9 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.js';
 
-export interface AccountRow { id: number; uid: string; name: string; status: string; wallet_balance: string; currency: string; billing_mode: string; created_at: Date }
-export interface KeyRow { id: number; kind: 'rest' | 'mcp'; name: string; user_id: number | null; expires_at: Date | null; revoked_at: Date | null }
-export interface UserRow { id: number; active: boolean; permissions: string[] }
+export interface AccountRow {
+  id: number;
+  uid: string;
+  name: string;
+  status: string;
+  wallet_balance: string;
+  currency: string;
+  billing_mode: string;
+  created_at: Date;
+}
+export interface KeyRow {
+  id: number;
+  kind: 'rest' | 'mcp';
+  name: string;
+  user_id: number | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+export interface UserRow {
+  id: number;
+  active: boolean;
+  permissions: string[];
+}
 
 /**
  * Who acts. A credential's actor carries the credential and its issuer (whose current permissions
@@ -28,9 +48,14 @@ export interface RequestContext {
 /** For logs and audit columns: `api_key:12`, `system:operation-run`. */
 export function actorLabel(actor: Actor): string {
   switch (actor.kind) {
-    case 'api_key': case 'mcp_credential': return `${actor.kind}:${actor.key.id}`;
-    case 'oauth_client': return `oauth_client:${actor.clientId}`;
-    case 'operator': return 'operator';
-    case 'system': return `system:${actor.process}`;
+    case 'api_key':
+    case 'mcp_credential':
+      return `${actor.kind}:${actor.key.id}`;
+    case 'oauth_client':
+      return `oauth_client:${actor.clientId}`;
+    case 'operator':
+      return 'operator';
+    case 'system':
+      return `system:${actor.process}`;
   }
 }

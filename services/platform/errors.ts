@@ -15,7 +15,13 @@ export type DomainErrorKind =
   | 'quota' // a wallet or plan limit
   | 'provider_failure'; // the provider refused or failed
 
-export interface DomainErrorDetail { errors?: FieldErrors; reason?: string; code?: string; details?: unknown; field?: string }
+export interface DomainErrorDetail {
+  errors?: FieldErrors;
+  reason?: string;
+  code?: string;
+  details?: unknown;
+  field?: string;
+}
 
 export class DomainError extends Error {
   constructor(

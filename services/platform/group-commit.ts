@@ -21,8 +21,9 @@ export function groupCommit<T>(write: (items: T[]) => Promise<void>, maxBatch = 
     }
     writing = false;
   };
-  return (item: T) => new Promise<void>((resolve, reject) => {
-    queue.push({ item, resolve, reject });
-    if (!writing) void run();
-  });
+  return (item: T) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!writing) void run();
+    });
 }

@@ -2,8 +2,12 @@
 // send is queued for the batch dispatcher instead of waiting for its provider's first answer.
 let inFlight = 0;
 
-export const requestStarted = () => { inFlight++; };
-export const requestEnded = () => { inFlight--; };
+export const requestStarted = () => {
+  inFlight++;
+};
+export const requestEnded = () => {
+  inFlight--;
+};
 export const requestsInFlight = () => inFlight;
 
 /**

@@ -2,8 +2,15 @@
 // and one pagination object, shared by every list.
 
 export const paginationSchema = {
-  type: 'object', required: ['current_page', 'per_page', 'last_page', 'total', 'has_more_pages'],
-  properties: { current_page: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, total: { type: 'integer' }, has_more_pages: { type: 'boolean' } },
+  type: 'object',
+  required: ['current_page', 'per_page', 'last_page', 'total', 'has_more_pages'],
+  properties: {
+    current_page: { type: 'integer' },
+    per_page: { type: 'integer' },
+    last_page: { type: 'integer' },
+    total: { type: 'integer' },
+    has_more_pages: { type: 'boolean' },
+  },
 } as const;
 
 /** The query properties every page-number list accepts (spread into each list's query schema). */

@@ -11,7 +11,10 @@ export const hashToken = (token: string) => crypto.createHash('sha256').update(t
 let pool = Buffer.alloc(0);
 let used = 0;
 function randomByte(): number {
-  if (used === pool.length) { pool = crypto.randomBytes(4096); used = 0; }
+  if (used === pool.length) {
+    pool = crypto.randomBytes(4096);
+    used = 0;
+  }
   return pool[used++];
 }
 

@@ -18,7 +18,8 @@ addFormats(queryAjv);
 function fieldOf(e: ErrorObject): string {
   const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (e.keyword === 'required') return [base, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.');
-  if (e.keyword === 'additionalProperties') return [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
+  if (e.keyword === 'additionalProperties')
+    return [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
   return base || 'body';
 }
 
@@ -27,19 +28,32 @@ function messageOf(field: string, e: ErrorObject): string {
   const name = field.split('.').pop()!.replace(/_/g, ' ');
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'required': return `The ${name} field is required.`;
-    case 'maxLength': return `The ${name} may not be greater than ${p.limit} characters.`;
-    case 'minLength': return Number(p.limit) <= 1 ? `The ${name} field is required.` : `The ${name} must be at least ${p.limit} characters.`;
-    case 'maxItems': return `The ${name} may not have more than ${p.limit} items.`;
-    case 'minItems': return `The ${name} must have at least ${p.limit} items.`;
-    case 'maximum': return `The ${name} may not be greater than ${p.limit}.`;
-    case 'minimum': return `The ${name} must be at least ${p.limit}.`;
-    case 'type': return `The ${name} must be ${p.type === 'array' ? 'an array' : p.type === 'integer' ? 'an integer' : `a ${p.type}`}.`;
-    case 'enum': return `The selected ${name} is invalid.`;
-    case 'format': return `The ${name} format is invalid.`;
-    case 'additionalProperties': return `The ${name} field is not allowed.`;
-    case 'pattern': return `The ${name} format is invalid.`;
-    default: return `The ${name} is invalid.`;
+    case 'required':
+      return `The ${name} field is required.`;
+    case 'maxLength':
+      return `The ${name} may not be greater than ${p.limit} characters.`;
+    case 'minLength':
+      return Number(p.limit) <= 1 ? `The ${name} field is required.` : `The ${name} must be at least ${p.limit} characters.`;
+    case 'maxItems':
+      return `The ${name} may not have more than ${p.limit} items.`;
+    case 'minItems':
+      return `The ${name} must have at least ${p.limit} items.`;
+    case 'maximum':
+      return `The ${name} may not be greater than ${p.limit}.`;
+    case 'minimum':
+      return `The ${name} must be at least ${p.limit}.`;
+    case 'type':
+      return `The ${name} must be ${p.type === 'array' ? 'an array' : p.type === 'integer' ? 'an integer' : `a ${p.type}`}.`;
+    case 'enum':
+      return `The selected ${name} is invalid.`;
+    case 'format':
+      return `The ${name} format is invalid.`;
+    case 'additionalProperties':
+      return `The ${name} field is not allowed.`;
+    case 'pattern':
+      return `The ${name} format is invalid.`;
+    default:
+      return `The ${name} is invalid.`;
   }
 }
 
@@ -57,7 +71,10 @@ const cache = new WeakMap<object, ValidateFunction>();
 
 function compile(ajv: typeof bodyAjv, schema: JsonSchema): ValidateFunction {
   let fn = cache.get(schema);
-  if (!fn) { fn = ajv.compile(schema); cache.set(schema, fn); }
+  if (!fn) {
+    fn = ajv.compile(schema);
+    cache.set(schema, fn);
+  }
   return fn;
 }
 

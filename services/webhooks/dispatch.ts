@@ -6,15 +6,22 @@ import { webhookDeliveryWorkflowId, automationCallbackWorkflowId } from '../../t
 import type { WebhookDeliveryInput } from '../../workflows/webhooks/webhook-delivery.js';
 import { matchesFilter } from './events.js';
 
-export interface DispatchDeps { temporal: Client; config: { webhookTaskQueue: string } }
+export interface DispatchDeps {
+  temporal: Client;
+  config: { webhookTaskQueue: string };
+}
 
 /** Starts one delivery workflow; a repeated start of the same id is a no-op (REJECT_DUPLICATE). */
 export async function startDelivery(deps: DispatchDeps, workflowId: string, input: WebhookDeliveryInput): Promise<boolean> {
   try {
     await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
-      taskQueue: deps.config.webhookTaskQueue, workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [input],
+      taskQueue: deps.config.webhookTaskQueue,
+      workflowId,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [input],
       typedSearchAttributes: [
-        { key: AccountId, value: String(input.accountId) }, { key: ResourceId, value: input.eventId },
+        { key: AccountId, value: String(input.accountId) },
+        { key: ResourceId, value: input.eventId },
         { key: ResourceType, value: input.target.type === 'endpoint' ? 'webhook_delivery' : 'automation_callback' },
       ],
     });
@@ -28,9 +35,11 @@ export async function startDelivery(deps: DispatchDeps, workflowId: string, inpu
 /** Runs `fn` over `items` with at most `width` in flight; the first failure rejects the whole pass. */
 export async function inPool<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
@@ -43,16 +52,31 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
  */
 export async function relayEvents(em: EntityManager, deps: DispatchDeps, limit = 500): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await many<{ id: string; event_id: string; account_id: number; kind: string }>(tx,
-      'select id, event_id, account_id, kind from events where dispatched_at is null order by id limit ? for update skip locked', [limit]);
+    const rows = await many<{ id: string; event_id: string; account_id: number; kind: string }>(
+      tx,
+      'select id, event_id, account_id, kind from events where dispatched_at is null order by id limit ? for update skip locked',
+      [limit],
+    );
     if (!rows.length) return 0;
     const accounts = [...new Set(rows.map((r) => r.account_id))];
-    const endpoints = await many<{ id: number; account_id: number; events: string[] }>(tx,
-      `select id, account_id, events from webhook_endpoints where status = 'active' and account_id in (${marks(accounts.length)})`, accounts);
-    const starts = rows.flatMap((r) => endpoints.filter((e) => e.account_id === r.account_id && matchesFilter(e.events, r.kind))
-      .map((e) => ({ id: webhookDeliveryWorkflowId(r.account_id, r.event_id, e.id), input: { accountId: r.account_id, eventId: r.event_id, target: { type: 'endpoint' as const, id: e.id } } })));
+    const endpoints = await many<{ id: number; account_id: number; events: string[] }>(
+      tx,
+      `select id, account_id, events from webhook_endpoints where status = 'active' and account_id in (${marks(accounts.length)})`,
+      accounts,
+    );
+    const starts = rows.flatMap((r) =>
+      endpoints
+        .filter((e) => e.account_id === r.account_id && matchesFilter(e.events, r.kind))
+        .map((e) => ({
+          id: webhookDeliveryWorkflowId(r.account_id, r.event_id, e.id),
+          input: { accountId: r.account_id, eventId: r.event_id, target: { type: 'endpoint' as const, id: e.id } },
+        })),
+    );
     await inPool(starts, 32, (s) => startDelivery(deps, s.id, s.input));
-    await tx.execute(`update events set dispatched_at = now() where id in (${marks(rows.length)})`, rows.map((r) => r.id));
+    await tx.execute(
+      `update events set dispatched_at = now() where id in (${marks(rows.length)})`,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   });
 }
@@ -60,16 +84,31 @@ export async function relayEvents(em: EntityManager, deps: DispatchDeps, limit =
 /** The same for business events and automation subscriptions (`*`, `prefix.*` or an exact type). */
 export async function relayBusinessEvents(em: EntityManager, deps: DispatchDeps, limit = 500): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await many<{ id: string; account_id: number; type: string }>(tx,
-      'select id, account_id, type from business_events where dispatched_at is null order by seq limit ? for update skip locked', [limit]);
+    const rows = await many<{ id: string; account_id: number; type: string }>(
+      tx,
+      'select id, account_id, type from business_events where dispatched_at is null order by seq limit ? for update skip locked',
+      [limit],
+    );
     if (!rows.length) return 0;
     const accounts = [...new Set(rows.map((r) => r.account_id))];
-    const subs = await many<{ id: number; account_id: number; event_type: string }>(tx,
-      `select id, account_id, event_type from automation_subscriptions where active and account_id in (${marks(accounts.length)})`, accounts);
-    const starts = rows.flatMap((r) => subs.filter((s) => s.account_id === r.account_id && matchesFilter([s.event_type], r.type))
-      .map((s) => ({ id: automationCallbackWorkflowId(r.account_id, r.id, s.id), input: { accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } } })));
+    const subs = await many<{ id: number; account_id: number; event_type: string }>(
+      tx,
+      `select id, account_id, event_type from automation_subscriptions where active and account_id in (${marks(accounts.length)})`,
+      accounts,
+    );
+    const starts = rows.flatMap((r) =>
+      subs
+        .filter((s) => s.account_id === r.account_id && matchesFilter([s.event_type], r.type))
+        .map((s) => ({
+          id: automationCallbackWorkflowId(r.account_id, r.id, s.id),
+          input: { accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } },
+        })),
+    );
     await inPool(starts, 32, (s) => startDelivery(deps, s.id, s.input));
-    await tx.execute(`update business_events set dispatched_at = now() where id in (${marks(rows.length)})`, rows.map((r) => r.id));
+    await tx.execute(
+      `update business_events set dispatched_at = now() where id in (${marks(rows.length)})`,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   });
 }

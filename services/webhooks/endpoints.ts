@@ -12,24 +12,37 @@ type Row = Record<string, any>;
 const iso = (d: unknown) => (d ? new Date(d as string).toISOString() : null);
 
 export const endpointView = (r: Row) => ({
-  id: r.id, account_id: r.account_id, url: r.url, description: r.description, events: r.events, status: r.status,
-  secret_hint: `${String(r.secret).slice(0, 10)}…`, previous_secret_expires_at: iso(r.previous_secret_expires_at),
-  consecutive_failures: r.consecutive_failures, failing_since: iso(r.failing_since), disabled_reason: r.disabled_reason, disabled_at: iso(r.disabled_at),
-  created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  id: r.id,
+  account_id: r.account_id,
+  url: r.url,
+  description: r.description,
+  events: r.events,
+  status: r.status,
+  secret_hint: `${String(r.secret).slice(0, 10)}…`,
+  previous_secret_expires_at: iso(r.previous_secret_expires_at),
+  consecutive_failures: r.consecutive_failures,
+  failing_since: iso(r.failing_since),
+  disabled_reason: r.disabled_reason,
+  disabled_at: iso(r.disabled_at),
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
 });
 
 function checkFilters(events: string[] | undefined) {
   const bad = (events ?? []).filter((e) => !isEventFilter(e));
-  if (bad.length) throw validationFailed({ events: [`Unknown event kinds: ${bad.join(', ')}. Use a kind, a prefix such as message.*, or *.`] });
+  if (bad.length)
+    throw validationFailed({ events: [`Unknown event kinds: ${bad.join(', ')}. Use a kind, a prefix such as message.*, or *.`] });
 }
 
 export async function createEndpoint(em: EntityManager, accountId: number, b: { url: string; events?: string[]; description?: string }) {
   checkFilters(b.events);
   const secret = newWebhookSecret();
-  const row = await one<Row>(em,
+  const row = await one<Row>(
+    em,
     `insert into webhook_endpoints (account_id, url, description, events, secret, status, consecutive_failures, created_at, updated_at)
      values (?, ?, ?, ?, ?, 'active', 0, now(), now()) returning *`,
-    [accountId, b.url, b.description ?? null, JSON.stringify(b.events ?? ['*']), secret]);
+    [accountId, b.url, b.description ?? null, JSON.stringify(b.events ?? ['*']), secret],
+  );
   return { ...endpointView(row!), secret };
 }
 
@@ -40,17 +53,39 @@ export async function getEndpoint(em: EntityManager, accountId: number, id: numb
 }
 
 /** Re-enabling clears the failure history, so the endpoint starts with a clean slate. */
-export async function updateEndpoint(em: EntityManager, accountId: number, id: number, b: { url?: string; events?: string[]; description?: string | null; status?: 'active' | 'disabled' }) {
+export async function updateEndpoint(
+  em: EntityManager,
+  accountId: number,
+  id: number,
+  b: { url?: string; events?: string[]; description?: string | null; status?: 'active' | 'disabled' },
+) {
   checkFilters(b.events);
   await getEndpoint(em, accountId, id);
   const sets: string[] = [];
   const params: unknown[] = [];
-  if (b.url !== undefined) { sets.push('url = ?'); params.push(b.url); }
-  if (b.events !== undefined) { sets.push('events = ?'); params.push(JSON.stringify(b.events)); }
-  if (b.description !== undefined) { sets.push('description = ?'); params.push(b.description); }
-  if (b.status === 'active') sets.push(`status = 'active', consecutive_failures = 0, failing_since = null, disabled_reason = null, disabled_at = null`);
-  if (b.status === 'disabled') sets.push(`status = 'disabled', disabled_reason = coalesce(disabled_reason, 'Disabled by the operator.'), disabled_at = coalesce(disabled_at, now())`);
-  const row = await one<Row>(em, `update webhook_endpoints set ${[...sets, 'updated_at = now()'].join(', ')} where id = ? and account_id = ? returning *`, [...params, id, accountId]);
+  if (b.url !== undefined) {
+    sets.push('url = ?');
+    params.push(b.url);
+  }
+  if (b.events !== undefined) {
+    sets.push('events = ?');
+    params.push(JSON.stringify(b.events));
+  }
+  if (b.description !== undefined) {
+    sets.push('description = ?');
+    params.push(b.description);
+  }
+  if (b.status === 'active')
+    sets.push(`status = 'active', consecutive_failures = 0, failing_since = null, disabled_reason = null, disabled_at = null`);
+  if (b.status === 'disabled')
+    sets.push(
+      `status = 'disabled', disabled_reason = coalesce(disabled_reason, 'Disabled by the operator.'), disabled_at = coalesce(disabled_at, now())`,
+    );
+  const row = await one<Row>(
+    em,
+    `update webhook_endpoints set ${[...sets, 'updated_at = now()'].join(', ')} where id = ? and account_id = ? returning *`,
+    [...params, id, accountId],
+  );
   return endpointView(row!);
 }
 
@@ -58,27 +93,54 @@ export async function updateEndpoint(em: EntityManager, accountId: number, id: n
 export async function rotateSecret(em: EntityManager, accountId: number, id: number, overlapHours: number) {
   await getEndpoint(em, accountId, id);
   const secret = newWebhookSecret();
-  const row = await one<Row>(em,
+  const row = await one<Row>(
+    em,
     `update webhook_endpoints set previous_secret = case when ? > 0 then secret else null end, previous_secret_expires_at = case when ? > 0 then now() + make_interval(secs => ?) else null end,
             secret = ?, updated_at = now() where id = ? and account_id = ? returning *`,
-    [overlapHours, overlapHours, overlapHours * 3600, secret, id, accountId]);
+    [overlapHours, overlapHours, overlapHours * 3600, secret, id, accountId],
+  );
   return { ...endpointView(row!), secret };
 }
 
-export async function listDeliveries(em: EntityManager, accountId: number, q: { event_id?: string; endpoint_id?: number; status?: string; limit?: number }) {
+export async function listDeliveries(
+  em: EntityManager,
+  accountId: number,
+  q: { event_id?: string; endpoint_id?: number; status?: string; limit?: number },
+) {
   const where = [`d.account_id = ?`, `d.target_type = 'endpoint'`];
   const params: unknown[] = [accountId];
-  if (q.event_id) { where.push('d.event_id = ?'); params.push(q.event_id); }
-  if (q.endpoint_id) { where.push('d.target_id = ?'); params.push(q.endpoint_id); }
-  if (q.status) { where.push('d.status = ?'); params.push(q.status); }
-  const rows = await many<Row>(em,
+  if (q.event_id) {
+    where.push('d.event_id = ?');
+    params.push(q.event_id);
+  }
+  if (q.endpoint_id) {
+    where.push('d.target_id = ?');
+    params.push(q.endpoint_id);
+  }
+  if (q.status) {
+    where.push('d.status = ?');
+    params.push(q.status);
+  }
+  const rows = await many<Row>(
+    em,
     `select d.*, coalesce((select json_agg(json_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms,
                                                              'error', a.error, 'response_excerpt', a.response_excerpt) order by a.attempt)
                             from delivery_attempts a where a.delivery_id = d.id), '[]') as attempt_log
-       from webhook_deliveries d where ${where.join(' and ')} order by d.id desc limit ?`, [...params, q.limit ?? 20]);
+       from webhook_deliveries d where ${where.join(' and ')} order by d.id desc limit ?`,
+    [...params, q.limit ?? 20],
+  );
   return rows.map((d) => ({
-    id: Number(d.id), event_id: d.event_id, endpoint_id: d.target_id, workflow_id: d.workflow_id, status: d.status, attempts: d.attempts,
-    last_status_code: d.last_status_code, last_error: d.last_error, created_at: iso(d.created_at), completed_at: iso(d.completed_at), attempt_log: d.attempt_log,
+    id: Number(d.id),
+    event_id: d.event_id,
+    endpoint_id: d.target_id,
+    workflow_id: d.workflow_id,
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    created_at: iso(d.created_at),
+    completed_at: iso(d.completed_at),
+    attempt_log: d.attempt_log,
   }));
 }
 
@@ -89,15 +151,28 @@ export async function listDeliveries(em: EntityManager, accountId: number, q: { 
 export async function redeliver(em: EntityManager, deps: DispatchDeps, accountId: number, eventId: string, endpointId?: number) {
   const ev = await one<{ kind: string }>(em, 'select kind from events where event_id = ? and account_id = ?', [eventId, accountId]);
   if (!ev) throw notFound('Event');
-  const targets = endpointId !== undefined ? [await getEndpoint(em, accountId, endpointId)] : (await many<Row>(em, `select * from webhook_endpoints where account_id = ? and status = 'active'`, [accountId])).filter((t) => matchesFilter(t.events, ev.kind));
-  if (endpointId !== undefined && targets[0].status !== 'active') throw conflict('The endpoint is disabled; enable it before redelivering.');
+  const targets =
+    endpointId !== undefined
+      ? [await getEndpoint(em, accountId, endpointId)]
+      : (await many<Row>(em, `select * from webhook_endpoints where account_id = ? and status = 'active'`, [accountId])).filter((t) =>
+          matchesFilter(t.events, ev.kind),
+        );
+  if (endpointId !== undefined && targets[0].status !== 'active')
+    throw conflict('The endpoint is disabled; enable it before redelivering.');
   const out = [];
   for (const t of targets) {
-    const done = await one<{ n: string }>(em, `select count(*) as n from webhook_deliveries where account_id = ? and event_id = ? and target_type = 'endpoint' and target_id = ?`, [accountId, eventId, t.id]);
+    const done = await one<{ n: string }>(
+      em,
+      `select count(*) as n from webhook_deliveries where account_id = ? and event_id = ? and target_type = 'endpoint' and target_id = ?`,
+      [accountId, eventId, t.id],
+    );
     // A redelivery not yet logged holds its number already: step past ids Temporal has seen.
     for (let n = Math.max(1, Number(done!.n)); n < Number(done!.n) + 50; n++) {
       const workflowId = webhookDeliveryWorkflowId(accountId, eventId, t.id, n);
-      if (await startDelivery(deps, workflowId, { accountId, eventId, target: { type: 'endpoint', id: t.id } })) { out.push({ endpoint_id: t.id, workflow_id: workflowId }); break; }
+      if (await startDelivery(deps, workflowId, { accountId, eventId, target: { type: 'endpoint', id: t.id } })) {
+        out.push({ endpoint_id: t.id, workflow_id: workflowId });
+        break;
+      }
     }
   }
   return { event_id: eventId, deliveries: out };

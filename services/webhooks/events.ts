@@ -8,11 +8,34 @@ import { newUid } from '../platform/ids.js';
  */
 export const EVENT_KINDS = [
   // messages: the statuses a receiver acts on (processing and checking_delivery are internal steps)
-  'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.received',
-  'group.created', 'group.updated', 'group.participant_joined', 'group.participant_left', 'group.participant_removed',
-  'template.status_changed', 'form.submitted', 'cart.submitted', 'cart.abandoned', 'order.received', 'order.paid', 'product.drifted',
-  'lead.created', 'lead.updated', 'lead.stage_changed', 'lead.label_added', 'lead.label_removed', 'lead.note_added', 'lead.assigned', 'lead.merged', 'lead.deleted',
-  'flow.session.started', 'flow.session.ended',
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'message.received',
+  'group.created',
+  'group.updated',
+  'group.participant_joined',
+  'group.participant_left',
+  'group.participant_removed',
+  'template.status_changed',
+  'form.submitted',
+  'cart.submitted',
+  'cart.abandoned',
+  'order.received',
+  'order.paid',
+  'product.drifted',
+  'lead.created',
+  'lead.updated',
+  'lead.stage_changed',
+  'lead.label_added',
+  'lead.label_removed',
+  'lead.note_added',
+  'lead.assigned',
+  'lead.merged',
+  'lead.deleted',
+  'flow.session.started',
+  'flow.session.ended',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -45,13 +68,21 @@ export const dispatchedAtOnRecord = (account: string, kind: string) => `case whe
  * the event reports: both commit or neither does, and the relay delivers whatever committed.
  * The payload is flat: event_id, event and occurred_at first, then the kind's own fields.
  */
-export async function emitEvent(tx: EntityManager, accountId: number, kind: EventKind, fields: Record<string, unknown>, occurredAt = new Date()): Promise<string> {
+export async function emitEvent(
+  tx: EntityManager,
+  accountId: number,
+  kind: EventKind,
+  fields: Record<string, unknown>,
+  occurredAt = new Date(),
+): Promise<string> {
   const eventId = newUid('evt');
   const payload = { event_id: eventId, event: kind, occurred_at: occurredAt.toISOString(), account_id: accountId, ...fields };
-  await tx.execute(`insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
+  await tx.execute(
+    `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
     select e.id, e.account, e.kind, e.payload, e.at, ${dispatchedAtOnRecord('e.account', 'e.kind')}
       from (select ?::text as id, ?::int as account, ?::text as kind, ?::jsonb as payload, ?::timestamptz as at) e`,
-    [eventId, accountId, kind, JSON.stringify(payload), occurredAt]);
+    [eventId, accountId, kind, JSON.stringify(payload), occurredAt],
+  );
   return eventId;
 }
 
@@ -62,17 +93,36 @@ export function orderedPayload(p: Record<string, unknown>): Record<string, unkno
 }
 
 export interface MessageEventRow {
-  id: string | number; uid: string; account_id: number; status: string; direction: string; channel_type: string;
-  sender: string | null; recipient: string; gateway_message_id: string | null; error_message: string | null;
+  id: string | number;
+  uid: string;
+  account_id: number;
+  status: string;
+  direction: string;
+  channel_type: string;
+  sender: string | null;
+  recipient: string;
+  gateway_message_id: string | null;
+  error_message: string | null;
 }
 
 /** The flat message payload; message_id is the numeric local id receivers look records up by. */
 export const messageEventFields = (m: MessageEventRow) => ({
-  message_id: Number(m.id), uid: m.uid, status: m.status, direction: m.direction, channel_type: m.channel_type,
-  sender: m.sender, recipient: m.recipient, gateway_message_id: m.gateway_message_id, error_message: m.error_message,
+  message_id: Number(m.id),
+  uid: m.uid,
+  status: m.status,
+  direction: m.direction,
+  channel_type: m.channel_type,
+  sender: m.sender,
+  recipient: m.recipient,
+  gateway_message_id: m.gateway_message_id,
+  error_message: m.error_message,
 });
 
 /** Statuses that produce a callback, and under which kind. */
 export const MESSAGE_STATUS_EVENTS: Record<string, EventKind> = {
-  sent: 'message.sent', delivered: 'message.delivered', read: 'message.read', failed: 'message.failed', received: 'message.received',
+  sent: 'message.sent',
+  delivered: 'message.delivered',
+  read: 'message.read',
+  failed: 'message.failed',
+  received: 'message.received',
 };

@@ -50,5 +50,11 @@ export function verifySvcSignature(secret: string, body: string, header: string,
 }
 
 export function automationHeaders(secret: string, eventId: string, type: string, body: string, now = new Date()): Record<string, string> {
-  return { 'content-type': 'application/json', 'user-agent': 'svc-automations/1', 'x-svc-signature': svcSignature(secret, body, now), 'x-svc-event-id': eventId, 'x-svc-event-type': type };
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'svc-automations/1',
+    'x-svc-signature': svcSignature(secret, body, now),
+    'x-svc-event-id': eventId,
+    'x-svc-event-type': type,
+  };
 }

@@ -7,7 +7,9 @@ import { api, admin, http, newTenant, API_URL, OPERATOR_TOKEN } from '../support
 const run = promisify(execFile);
 async function cli(...args: string[]): Promise<{ code: number; json: any }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+      env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN },
+    });
     return { code: 0, json: JSON.parse(stdout) };
   } catch (err: any) {
     return { code: err.code, json: err.stdout ? JSON.parse(err.stdout) : null };
@@ -19,7 +21,17 @@ test('the operator CLI creates an account, a user, a key shown once, identities 
   assert.equal(acc.code, 0);
   assert.equal(acc.json.data.currency, 'TZS');
   const id = String(acc.json.data.id);
-  const user = await cli('users:create', '--account', id, '--email', `ops${Date.now()}@shop.test`, '--name', 'Ops', '--permissions', 'contacts.view,api-keys.view');
+  const user = await cli(
+    'users:create',
+    '--account',
+    id,
+    '--email',
+    `ops${Date.now()}@shop.test`,
+    '--name',
+    'Ops',
+    '--permissions',
+    'contacts.view,api-keys.view',
+  );
   assert.deepEqual(user.json.data.permissions, ['contacts.view', 'api-keys.view']);
   const key = await cli('keys:create', '--account', id, '--name', 'backend', '--user', String(user.json.data.id));
   assert.match(key.json.data.token, /^[A-Za-z0-9]{64}$/);
@@ -29,7 +41,22 @@ test('the operator CLI creates an account, a user, a key shown once, identities 
   assert.equal((await api('GET', '/api/v3/me', key.json.data.token)).body.data.name, 'CLI Shop');
 
   assert.equal((await cli('senders:add', '--account', id, '--value', 'SHOP', '--status', 'approved')).code, 0);
-  assert.equal((await cli('numbers:add', '--account', id, '--number', '+255 700 123 456', '--capabilities', 'sms,whatsapp', '--phone-number-id', '1234567')).json.data.number, '+255700123456');
+  assert.equal(
+    (
+      await cli(
+        'numbers:add',
+        '--account',
+        id,
+        '--number',
+        '+255 700 123 456',
+        '--capabilities',
+        'sms,whatsapp',
+        '--phone-number-id',
+        '1234567',
+      )
+    ).json.data.number,
+    '+255700123456',
+  );
   assert.equal((await cli('short-codes:add', '--account', id, '--code', '15500')).code, 0);
   assert.equal((await cli('blacklist:add', '--account', id, '--phone', '+255700000009')).json.data.phone, '+255700000009');
   const senders = await api('GET', '/api/v3/sms/senders', key.json.data.token);

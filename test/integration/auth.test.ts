@@ -12,7 +12,10 @@ test('a valid key reads /me, /balance and /_auth of its own account', async () =
   assert.equal(typeof me.body.data.name, 'string');
   const bal = await api('GET', '/api/v3/balance', t.token);
   assert.equal(bal.status, 200);
-  assert.deepEqual({ balance: bal.body.data.balance, currency: bal.body.data.currency, billing_mode: bal.body.data.billing_mode }, { balance: 100, currency: 'USD', billing_mode: 'prepaid' });
+  assert.deepEqual(
+    { balance: bal.body.data.balance, currency: bal.body.data.currency, billing_mode: bal.body.data.billing_mode },
+    { balance: 100, currency: 'USD', billing_mode: 'prepaid' },
+  );
   const auth = await api('GET', '/api/v3/_auth', t.token);
   assert.equal(auth.status, 200);
   assert.equal(auth.body.data.account_id, t.accountId);
@@ -20,7 +23,12 @@ test('a valid key reads /me, /balance and /_auth of its own account', async () =
 
 test('missing, malformed, unknown and query-string credentials are 401 in the v3 envelope', async () => {
   const t = await newTenant();
-  for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: `Bearer ${'x'.repeat(64)}` }, { authorization: 'Bearer' }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { authorization: 'Basic abc' },
+    { authorization: `Bearer ${'x'.repeat(64)}` },
+    { authorization: 'Bearer' },
+  ]) {
     const r = await http('GET', '/api/v3/me', { headers });
     assert.equal(r.status, 401, JSON.stringify(headers));
     assert.equal(r.body.status, 'error');
@@ -46,7 +54,11 @@ test('a revoked key is refused with the contract message, and revocation is perm
 
 test('an expired key is 401; an MCP credential is refused on REST', async () => {
   const t = await newTenant();
-  const expired = await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'old', user_id: t.userId, expires_at: new Date(Date.now() - 1000).toISOString() });
+  const expired = await admin('POST', `/accounts/${t.accountId}/keys`, {
+    name: 'old',
+    user_id: t.userId,
+    expires_at: new Date(Date.now() - 1000).toISOString(),
+  });
   assert.equal(expired.body.data.token.length, 64);
   assert.equal((await api('GET', '/api/v3/me', expired.body.data.token)).status, 401);
   const mcp = await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'assistant', user_id: t.userId });
@@ -75,7 +87,12 @@ test('a key with no issuer works on the original endpoints', async () => {
 test('the tenant comes from the key: tenant_id and account ids in a request change nothing', async () => {
   const a = await newTenant();
   const b = await newTenant();
-  const sent = await api('POST', '/api/v3/sms/send', a.token, { recipient: '+255700000102', message: 'mine', tenant_id: b.accountId, account_id: b.accountId });
+  const sent = await api('POST', '/api/v3/sms/send', a.token, {
+    recipient: '+255700000102',
+    message: 'mine',
+    tenant_id: b.accountId,
+    account_id: b.accountId,
+  });
   assert.equal(sent.status, 201);
   const uid = sent.body.data.messages[0].uid;
   assert.equal((await api('GET', `/api/v3/sms/${uid}`, a.token)).status, 200);
@@ -92,10 +109,16 @@ async function freshMinute(needMs = 15_000) {
   if (intoMinute > 60_000 - needMs) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
 }
 
-test('a refused credential counts against nobody\'s rate-limit window (401s and the 403 of a suspended account)', async () => {
+test("a refused credential counts against nobody's rate-limit window (401s and the 403 of a suspended account)", async () => {
   const t = await newTenant();
   const revoked = (await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'to revoke', user_id: t.userId })).body.data;
-  const expired = (await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'old', user_id: t.userId, expires_at: new Date(Date.now() - 1000).toISOString() })).body.data;
+  const expired = (
+    await admin('POST', `/accounts/${t.accountId}/keys`, {
+      name: 'old',
+      user_id: t.userId,
+      expires_at: new Date(Date.now() - 1000).toISOString(),
+    })
+  ).body.data;
   const mcp = (await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'assistant', user_id: t.userId })).body.data;
   await freshMinute();
   // The key's own window: 1 counted request, refusals while suspended, then 1 more.
@@ -111,15 +134,20 @@ test('a refused credential counts against nobody\'s rate-limit window (401s and 
   // Refused keys: no window is opened for them at all.
   assert.equal((await admin('DELETE', `/accounts/${t.accountId}/keys/${revoked.id}`)).status, 200);
   for (const token of [revoked.token, expired.token, mcp.token]) {
-    for (let i = 0; i < 3; i++) assert.equal((await api('POST', '/api/v3/sms/send', token, { recipient: '+255700000103', message: 'x' })).status, 401);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await api('POST', '/api/v3/sms/send', token, { recipient: '+255700000103', message: 'x' })).status, 401);
   }
   const ownId = (await admin('GET', `/accounts/${t.accountId}/keys`)).body.data.find((k: any) => k.name === 'test key').id;
   const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await db.connect();
   try {
-    const windows = await db.query('select bucket, count from rate_limit_windows where bucket = any($1)', [[revoked.id, expired.id, mcp.id].map((id) => `key:${id}`)]);
+    const windows = await db.query('select bucket, count from rate_limit_windows where bucket = any($1)', [
+      [revoked.id, expired.id, mcp.id].map((id) => `key:${id}`),
+    ]);
     assert.deepEqual(windows.rows, []);
-    const own = await db.query('select count from rate_limit_windows where bucket = $1 order by window_start desc limit 1', [`key:${ownId}`]);
+    const own = await db.query('select count from rate_limit_windows where bucket = $1 order by window_start desc limit 1', [
+      `key:${ownId}`,
+    ]);
     assert.equal(own.rows[0]?.count, 2);
   } finally {
     await db.end();
@@ -141,7 +169,11 @@ test('last_used_at is set on first use and written at most once a minute', async
 test('a deactivated default SMS channel is not used by the very next send', async () => {
   // The default channel is read by the authentication statement of each request: no cache.
   const t = await newTenant();
-  const ch = await admin('POST', `/accounts/${t.accountId}/channels`, { channel_type: 'sms', code: `own-${t.accountId}`, is_default: true });
+  const ch = await admin('POST', `/accounts/${t.accountId}/channels`, {
+    channel_type: 'sms',
+    code: `own-${t.accountId}`,
+    is_default: true,
+  });
   const own = await api('POST', '/api/v3/sms/send', t.token, { recipient: '+255700000104', message: 'x' });
   assert.equal(own.body.data.messages[0].channel_code, `own-${t.accountId}`);
   assert.equal((await admin('PATCH', `/accounts/${t.accountId}/channels/${ch.body.data.id}`, { active: false })).status, 200);

@@ -14,10 +14,16 @@ const store = async (t: Tenant, group: number, body: Record<string, unknown>) =>
   assert.equal(r.status, 201, r.text);
   return r.body.data;
 };
-const create = (t: Tenant, body: Record<string, unknown>, base = '') => http('POST', `${base}/api/v3/sms/campaign`, { token: t.legacyToken, body });
+const create = (t: Tenant, body: Record<string, unknown>, base = '') =>
+  http('POST', `${base}/api/v3/sms/campaign`, { token: t.legacyToken, body });
 const view = (t: Tenant, ref: string | number, base = '') => http('GET', `${base}/api/v3/campaign/${ref}/view`, { token: t.legacyToken });
 const finished = (t: Tenant, uid: string, base = '', timeoutMs = 30_000) =>
-  eventually(() => view(t, uid, base), (r) => ['completed', 'paused', 'cancelled'].includes(r.body.data?.status), timeoutMs, base ? 100 : 400); // 120 requests a minute per key on the shared stack
+  eventually(
+    () => view(t, uid, base),
+    (r) => ['completed', 'paused', 'cancelled'].includes(r.body.data?.status),
+    timeoutMs,
+    base ? 100 : 400,
+  ); // 120 requests a minute per key on the shared stack
 
 async function allMessages(t: Tenant, base = '') {
   const out: any[] = [];
@@ -34,16 +40,31 @@ test('creation: split and collapse, one campaign per group found, derived name, 
   const [a, b] = [await newGroup(t, 'Alpha'), await newGroup(t, 'Beta')];
   const foreign = await newGroup(await newTenant(), 'Foreign');
 
-  const r = await create(t, { contact_list_id: ` ${a.id}, ${a.uid.toUpperCase()};${b.uid}\n${a.id} 999999 ${foreign.id} not-a-group`, message: 'Hello {{name}}' });
+  const r = await create(t, {
+    contact_list_id: ` ${a.id}, ${a.uid.toUpperCase()};${b.uid}\n${a.id} 999999 ${foreign.id} not-a-group`,
+    message: 'Hello {{name}}',
+  });
   assert.equal(r.status, 201, r.text);
   const campaigns = r.body.data.campaigns;
   assert.ok(Array.isArray(campaigns));
-  assert.deepEqual(campaigns.map((c: any) => c.contact_group), [{ id: a.id, uid: a.uid, name: 'Alpha' }, { id: b.id, uid: b.uid, name: 'Beta' }]);
-  assert.deepEqual(campaigns.map((c: any) => c.name), ['Alpha campaign', 'Beta campaign']);
+  assert.deepEqual(
+    campaigns.map((c: any) => c.contact_group),
+    [
+      { id: a.id, uid: a.uid, name: 'Alpha' },
+      { id: b.id, uid: b.uid, name: 'Beta' },
+    ],
+  );
+  assert.deepEqual(
+    campaigns.map((c: any) => c.name),
+    ['Alpha campaign', 'Beta campaign'],
+  );
   for (const c of campaigns) {
     assert.match(c.uid, /^cmp_/);
     assert.equal(typeof c.id, 'number');
-    assert.deepEqual([c.channel_type, c.message, c.scheduled_at, c.total_recipients, c.sent_count, c.failed_count], ['sms', 'Hello {{name}}', null, 0, 0, 0]);
+    assert.deepEqual(
+      [c.channel_type, c.message, c.scheduled_at, c.total_recipients, c.sent_count, c.failed_count],
+      ['sms', 'Hello {{name}}', null, 0, 0, 0],
+    );
     assert.ok(['draft', 'running', 'completed'].includes(c.status), c.status);
   }
 
@@ -73,9 +94,13 @@ test('creation limits and malformed schedules answer 422 keyed by field', async 
   const t = await newTenant();
   const g = await newGroup(t);
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ message: 'x' }, 'contact_list_id'], [{ contact_list_id: String(g.id) }, 'message'], [{ contact_list_id: String(g.id), message: '' }, 'message'],
-    [{ contact_list_id: '1'.repeat(2001), message: 'x' }, 'contact_list_id'], [{ contact_list_id: String(g.id), message: 'm'.repeat(4097) }, 'message'],
-    [{ contact_list_id: String(g.id), message: 'x', name: 'n'.repeat(161) }, 'name'], [{ contact_list_id: String(g.id), message: 'x', sender_id: 's'.repeat(65) }, 'sender_id'],
+    [{ message: 'x' }, 'contact_list_id'],
+    [{ contact_list_id: String(g.id) }, 'message'],
+    [{ contact_list_id: String(g.id), message: '' }, 'message'],
+    [{ contact_list_id: '1'.repeat(2001), message: 'x' }, 'contact_list_id'],
+    [{ contact_list_id: String(g.id), message: 'm'.repeat(4097) }, 'message'],
+    [{ contact_list_id: String(g.id), message: 'x', name: 'n'.repeat(161) }, 'name'],
+    [{ contact_list_id: String(g.id), message: 'x', sender_id: 's'.repeat(65) }, 'sender_id'],
     [{ contact_list_id: String(g.id), message: 'x', schedule_time: '2'.repeat(101) }, 'schedule_time'],
     [{ contact_list_id: String(g.id), message: 'x', schedule_time: 'tomorrow' }, 'schedule_time'],
     [{ contact_list_id: String(g.id), message: 'x', schedule_time: '2026-12-01T09:00:00' }, 'schedule_time'],
@@ -88,7 +113,11 @@ test('creation limits and malformed schedules answer 422 keyed by field', async 
     assert.equal(r.status, 422, `${JSON.stringify(body).slice(0, 80)} → ${r.text.slice(0, 200)}`);
     assert.ok(r.body.errors?.[field], `${field}: ${r.text.slice(0, 200)}`);
   }
-  const edge = await create(t, { contact_list_id: `${g.id}${' '.repeat(2000 - String(g.id).length)}`, message: 'm'.repeat(4096), name: 'n'.repeat(160) });
+  const edge = await create(t, {
+    contact_list_id: `${g.id}${' '.repeat(2000 - String(g.id).length)}`,
+    message: 'm'.repeat(4096),
+    name: 'n'.repeat(160),
+  });
   assert.equal(edge.status, 201, 'values at the limits are accepted');
 });
 
@@ -96,7 +125,13 @@ test('dispatch: personalization, blacklist and no-phone skips, unsubscribed stil
   const t = await newTenant();
   const g = await newGroup(t, 'Dispatch');
   const channel = (await api('GET', '/api/v3/sms/senders', t.token)).body.data.default_channel.tenant_channel_id;
-  const [annPhone, bobPhone, blockedAll, blockedChannel, otherChannel] = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
+  const [annPhone, bobPhone, blockedAll, blockedChannel, otherChannel] = [
+    uniquePhone(),
+    uniquePhone(),
+    uniquePhone(),
+    uniquePhone(),
+    uniquePhone(),
+  ];
   const ann = await store(t, g.id, { PHONE: annPhone, country_code: annPhone.slice(1, 4), name: 'Ann', city: 'Dar', is_subscribed: false });
   await store(t, g.id, { PHONE: bobPhone, name: 'Bob' });
   await store(t, g.id, { PHONE: blockedAll, name: 'Blocked everywhere' });
@@ -105,24 +140,45 @@ test('dispatch: personalization, blacklist and no-phone skips, unsubscribed stil
   await store(t, g.id, { PHONE: 'n/a', name: 'No phone' });
   assert.equal((await admin('POST', `/accounts/${t.accountId}/blacklist`, { phone: blockedAll })).status, 201);
   assert.equal((await admin('POST', `/accounts/${t.accountId}/blacklist`, { phone: blockedChannel, channel_id: channel })).status, 201);
-  assert.equal((await admin('POST', `/accounts/${t.accountId}/blacklist`, { phone: otherChannel, channel_id: channel + 100000 })).status, 201);
+  assert.equal(
+    (await admin('POST', `/accounts/${t.accountId}/blacklist`, { phone: otherChannel, channel_id: channel + 100000 })).status,
+    201,
+  );
 
-  const r = await create(t, { contact_list_id: String(g.id), message: 'Hi {{name}} ({{country_code}}/{{phone_number}}/{{phone}}) {{cf:city}}{{cf:missing}}{{unknown}}!' });
+  const r = await create(t, {
+    contact_list_id: String(g.id),
+    message: 'Hi {{name}} ({{country_code}}/{{phone_number}}/{{phone}}) {{cf:city}}{{cf:missing}}{{unknown}}!',
+  });
   assert.equal(r.status, 201, r.text);
   const c = r.body.data.campaigns[0];
   assert.equal((await finished(t, c.uid)).body.data.status, 'completed');
 
-  const done = await eventually(() => view(t, c.uid), (v) => v.body.data.sent_count === 3, 30_000, 500);
+  const done = await eventually(
+    () => view(t, c.uid),
+    (v) => v.body.data.sent_count === 3,
+    30_000,
+    500,
+  );
   assert.deepEqual([done.body.data.total_recipients, done.body.data.sent_count, done.body.data.failed_count], [3, 3, 0]);
-  const delivered = await eventually(() => allMessages(t), (ms) => ms.length === 3 && ms.every((m) => m.status === 'delivered'), 30_000, 500);
+  const delivered = await eventually(
+    () => allMessages(t),
+    (ms) => ms.length === 3 && ms.every((m) => m.status === 'delivered'),
+    30_000,
+    500,
+  );
   const byTo = new Map(delivered.map((m) => [m.recipient, m]));
-  assert.deepEqual([...byTo.keys()].sort(), [annPhone, bobPhone, otherChannel].sort(), 'blacklisted and phoneless contacts skipped; unsubscribed sent');
+  assert.deepEqual(
+    [...byTo.keys()].sort(),
+    [annPhone, bobPhone, otherChannel].sort(),
+    'blacklisted and phoneless contacts skipped; unsubscribed sent',
+  );
   assert.equal(byTo.get(annPhone).body, `Hi Ann (${ann.country_code}/${ann.phone_number}/${annPhone}) Dar!`);
   assert.equal(byTo.get(bobPhone).body, `Hi Bob (/${bobPhone.slice(1)}/${bobPhone}) !`);
   for (const to of [annPhone, bobPhone, otherChannel]) {
     assert.equal((await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`)).body.count, 1, `${to} received once`);
   }
-  for (const to of [blockedAll, blockedChannel]) assert.equal((await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`)).body.count, 0);
+  for (const to of [blockedAll, blockedChannel])
+    assert.equal((await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`)).body.count, 0);
   const balance = (await api('GET', '/api/v3/balance', t.token)).body.data.balance;
   assert.ok(Math.abs(balance - (100 - 3 * 0.01)) < 1e-9, `debited one segment per recipient: ${balance}`);
 });
@@ -142,7 +198,12 @@ test('a scheduled campaign waits (scheduled), then runs to completed', async () 
   assert.equal((await view(t, c.uid)).body.data.status, 'scheduled');
   assert.equal((await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`)).body.count, 0, 'nothing sent before the time');
   assert.equal((await finished(t, c.uid, '', 30_000)).body.data.status, 'completed');
-  const [m] = await eventually(() => allMessages(t), (ms) => ms.length === 1 && ms[0].status === 'delivered', 30_000, 500);
+  const [m] = await eventually(
+    () => allMessages(t),
+    (ms) => ms.length === 1 && ms[0].status === 'delivered',
+    30_000,
+    500,
+  );
   assert.equal(m.body, 'Later Lee');
   assert.ok(new Date(m.created_at).getTime() >= at.getTime() - 50, 'the audience is read at the scheduled time');
 
@@ -173,95 +234,133 @@ test('cancelled when the route is no longer usable at run time', async () => {
   const t = await newTenant();
   const g = await newGroup(t, 'No route');
   await store(t, g.id, { PHONE: uniquePhone() });
-  const ch = await admin('POST', `/accounts/${t.accountId}/channels`, { channel_type: 'sms', code: `own-${t.accountId}`, is_default: true });
+  const ch = await admin('POST', `/accounts/${t.accountId}/channels`, {
+    channel_type: 'sms',
+    code: `own-${t.accountId}`,
+    is_default: true,
+  });
   assert.equal(ch.status, 201, ch.text);
-  const c = (await create(t, { contact_list_id: String(g.id), message: 'x', schedule_time: new Date(Date.now() + 2000).toISOString() })).body.data.campaigns[0];
+  const c = (await create(t, { contact_list_id: String(g.id), message: 'x', schedule_time: new Date(Date.now() + 2000).toISOString() }))
+    .body.data.campaigns[0];
   assert.equal(c.tenant_channel_id, ch.body.data.id);
   assert.equal((await admin('PATCH', `/accounts/${t.accountId}/channels/${ch.body.data.id}`, { active: false })).status, 200);
   const v = (await finished(t, c.uid)).body.data;
   assert.deepEqual([v.status, v.total_recipients], ['cancelled', 0]);
 });
 
-test('a campaign survives a worker killed in the middle: every recipient gets exactly one record and one send', { timeout: 600_000 }, async () => {
-  const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '250', CAMPAIGN_PAGES_PER_RUN: '10', RATE_LIMIT_PER_MINUTE: '100000' });
-  try {
-    const base = stack.apiUrl;
-    const t = await newTenant();
-    const g = await newGroup(t, 'Crowd', base);
-    const total = 10_000;
-    const phones = Array.from({ length: total }, () => uniquePhone());
-    const imp = await http('POST', `${base}/api/v3/contact-groups/${g.id}/imports`, { token: t.token, body: { contacts: phones.map((PHONE, i) => ({ PHONE, name: `N${i}` })) } });
-    assert.equal(imp.status, 202, imp.text);
-    const imported = await eventually(() => http('GET', `${base}/api/v3/contact-groups/${g.id}/imports/${imp.body.data.import.id}`, { token: t.token }),
-      (r) => r.body.data.import.status === 'completed', 240_000, 500);
-    assert.equal(imported.body.data.import.created, total);
+test(
+  'a campaign survives a worker killed in the middle: every recipient gets exactly one record and one send',
+  { timeout: 600_000 },
+  async () => {
+    const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '250', CAMPAIGN_PAGES_PER_RUN: '10', RATE_LIMIT_PER_MINUTE: '100000' });
+    try {
+      const base = stack.apiUrl;
+      const t = await newTenant();
+      const g = await newGroup(t, 'Crowd', base);
+      const total = 10_000;
+      const phones = Array.from({ length: total }, () => uniquePhone());
+      const imp = await http('POST', `${base}/api/v3/contact-groups/${g.id}/imports`, {
+        token: t.token,
+        body: { contacts: phones.map((PHONE, i) => ({ PHONE, name: `N${i}` })) },
+      });
+      assert.equal(imp.status, 202, imp.text);
+      const imported = await eventually(
+        () => http('GET', `${base}/api/v3/contact-groups/${g.id}/imports/${imp.body.data.import.id}`, { token: t.token }),
+        (r) => r.body.data.import.status === 'completed',
+        240_000,
+        500,
+      );
+      assert.equal(imported.body.data.import.created, total);
 
-    const c = (await create(t, { contact_list_id: String(g.id), message: 'Hello {{name}}' }, base)).body.data.campaigns[0];
-    const started = await eventually(() => view(t, c.uid, base), (r) => r.body.data.total_recipients >= 1000, 120_000, 20);
-    assert.ok(started.body.data.total_recipients >= 1000);
-    await stack.killWorker();
-    const atKill = (await view(t, c.uid, base)).body.data;
-    assert.ok(atKill.total_recipients < total, `killed mid-campaign (${atKill.total_recipients} written)`);
-    stack.startWorker();
-    assert.equal((await finished(t, c.uid, base, 240_000)).body.data.status, 'completed');
-    const counted = await eventually(() => view(t, c.uid, base), (r) => r.body.data.sent_count === total, 300_000, 1000);
-    assert.deepEqual([counted.body.data.total_recipients, counted.body.data.sent_count, counted.body.data.failed_count], [total, total, 0]);
+      const c = (await create(t, { contact_list_id: String(g.id), message: 'Hello {{name}}' }, base)).body.data.campaigns[0];
+      const started = await eventually(
+        () => view(t, c.uid, base),
+        (r) => r.body.data.total_recipients >= 1000,
+        120_000,
+        20,
+      );
+      assert.ok(started.body.data.total_recipients >= 1000);
+      await stack.killWorker();
+      const atKill = (await view(t, c.uid, base)).body.data;
+      assert.ok(atKill.total_recipients < total, `killed mid-campaign (${atKill.total_recipients} written)`);
+      stack.startWorker();
+      assert.equal((await finished(t, c.uid, base, 240_000)).body.data.status, 'completed');
+      const counted = await eventually(
+        () => view(t, c.uid, base),
+        (r) => r.body.data.sent_count === total,
+        300_000,
+        1000,
+      );
+      assert.deepEqual(
+        [counted.body.data.total_recipients, counted.body.data.sent_count, counted.body.data.failed_count],
+        [total, total, 0],
+      );
 
-    const messages = await allMessages(t, base);
-    assert.equal(messages.length, total, 'one record per recipient');
-    assert.deepEqual(messages.map((m) => m.recipient).sort(), [...phones].sort());
-    const seen = (await sim('GET', '/_sim/sms/messages')).body.messages as Array<{ to: string }>;
-    const wanted = new Set(phones);
-    const counts = new Map<string, number>();
-    for (const m of seen) if (wanted.has(m.to)) counts.set(m.to, (counts.get(m.to) ?? 0) + 1);
-    assert.equal(counts.size, total, 'every recipient reached the provider');
-    assert.deepEqual([...new Set(counts.values())], [1], 'no recipient sent twice');
-  } finally {
-    await stack.stop();
-  }
-});
-
-test('a paused campaign resumes from where it stopped once the wallet is topped up; only a paused one can be resumed', { timeout: 120_000 }, async () => {
-  // Pages of two contacts, so a wallet that covers one page pauses the campaign half-way.
-  const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '2' });
-  try {
-    const base = stack.apiUrl;
-    const t = await newTenant();
-    const g = await newGroup(t, 'Top-up', base);
-    const phones = Array.from({ length: 5 }, () => uniquePhone());
-    for (const PHONE of phones) {
-      const r = await http('POST', `${base}/api/v3/contacts/${g.id}/store`, { token: t.legacyToken, body: { PHONE } });
-      assert.equal(r.status, 201, r.text);
+      const messages = await allMessages(t, base);
+      assert.equal(messages.length, total, 'one record per recipient');
+      assert.deepEqual(messages.map((m) => m.recipient).sort(), [...phones].sort());
+      const seen = (await sim('GET', '/_sim/sms/messages')).body.messages as Array<{ to: string }>;
+      const wanted = new Set(phones);
+      const counts = new Map<string, number>();
+      for (const m of seen) if (wanted.has(m.to)) counts.set(m.to, (counts.get(m.to) ?? 0) + 1);
+      assert.equal(counts.size, total, 'every recipient reached the provider');
+      assert.deepEqual([...new Set(counts.values())], [1], 'no recipient sent twice');
+    } finally {
+      await stack.stop();
     }
-    assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 0.02 })).status, 200); // one page of two one-segment messages
-    const c = (await create(t, { contact_list_id: g.uid, message: 'hello again' }, base)).body.data.campaigns[0];
-    const paused = (await finished(t, c.uid, base)).body.data;
-    assert.deepEqual([paused.status, paused.total_recipients], ['paused', 2]);
+  },
+);
 
-    const resume = (ref: string | number, token = t.legacyToken) => http('POST', `${base}/api/v3/campaign/${ref}/resume`, { token });
-    // Still broke: it runs again and pauses again at the same place.
-    assert.equal((await resume(c.uid)).status, 200);
-    const again = (await finished(t, c.uid, base)).body.data;
-    assert.deepEqual([again.status, again.total_recipients], ['paused', 2]);
+test(
+  'a paused campaign resumes from where it stopped once the wallet is topped up; only a paused one can be resumed',
+  { timeout: 120_000 },
+  async () => {
+    // Pages of two contacts, so a wallet that covers one page pauses the campaign half-way.
+    const stack = await privateStack({ CAMPAIGN_PAGE_SIZE: '2' });
+    try {
+      const base = stack.apiUrl;
+      const t = await newTenant();
+      const g = await newGroup(t, 'Top-up', base);
+      const phones = Array.from({ length: 5 }, () => uniquePhone());
+      for (const PHONE of phones) {
+        const r = await http('POST', `${base}/api/v3/contacts/${g.id}/store`, { token: t.legacyToken, body: { PHONE } });
+        assert.equal(r.status, 201, r.text);
+      }
+      assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 0.02 })).status, 200); // one page of two one-segment messages
+      const c = (await create(t, { contact_list_id: g.uid, message: 'hello again' }, base)).body.data.campaigns[0];
+      const paused = (await finished(t, c.uid, base)).body.data;
+      assert.deepEqual([paused.status, paused.total_recipients], ['paused', 2]);
 
-    assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 10 })).status, 200);
-    const r = await resume(c.id);
-    assert.equal(r.status, 200, r.text);
-    assert.ok(['running', 'completed'].includes(r.body.data.status), r.body.data.status);
-    const done = (await finished(t, c.uid, base)).body.data;
-    assert.deepEqual([done.status, done.total_recipients], ['completed', 5]);
+      const resume = (ref: string | number, token = t.legacyToken) => http('POST', `${base}/api/v3/campaign/${ref}/resume`, { token });
+      // Still broke: it runs again and pauses again at the same place.
+      assert.equal((await resume(c.uid)).status, 200);
+      const again = (await finished(t, c.uid, base)).body.data;
+      assert.deepEqual([again.status, again.total_recipients], ['paused', 2]);
 
-    const received = (to: string) => sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}&limit=0`).then((r) => r.body.count as number);
-    await eventually(async () => (await Promise.all(phones.map(received))).reduce((a, b) => a + b, 0), (n) => n >= 5, 20_000);
-    await new Promise((res) => setTimeout(res, 1000));
-    for (const to of phones) assert.equal(await received(to), 1, `${to} received once`);
+      assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 10 })).status, 200);
+      const r = await resume(c.id);
+      assert.equal(r.status, 200, r.text);
+      assert.ok(['running', 'completed'].includes(r.body.data.status), r.body.data.status);
+      const done = (await finished(t, c.uid, base)).body.data;
+      assert.deepEqual([done.status, done.total_recipients], ['completed', 5]);
 
-    const twice = await resume(c.uid);
-    assert.equal(twice.status, 409);
-    assert.match(twice.body.message, /only a paused campaign/i);
-    assert.equal((await resume('cmp_unknown')).status, 404);
-    assert.equal((await resume(c.uid, (await newTenant()).legacyToken)).status, 404, 'another account never sees it');
-  } finally {
-    await stack.stop();
-  }
-});
+      const received = (to: string) =>
+        sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}&limit=0`).then((r) => r.body.count as number);
+      await eventually(
+        async () => (await Promise.all(phones.map(received))).reduce((a, b) => a + b, 0),
+        (n) => n >= 5,
+        20_000,
+      );
+      await new Promise((res) => setTimeout(res, 1000));
+      for (const to of phones) assert.equal(await received(to), 1, `${to} received once`);
+
+      const twice = await resume(c.uid);
+      assert.equal(twice.status, 409);
+      assert.match(twice.body.message, /only a paused campaign/i);
+      assert.equal((await resume('cmp_unknown')).status, 404);
+      assert.equal((await resume(c.uid, (await newTenant()).legacyToken)).status, 404, 'another account never sees it');
+    } finally {
+      await stack.stop();
+    }
+  },
+);

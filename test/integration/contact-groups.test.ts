@@ -24,7 +24,15 @@ test('groups: create, read by id and UUID, rename, list newest first with the pa
   const list = await api('GET', '/api/v3/contact-groups', t.token);
   assert.equal(list.status, 200);
   assert.deepEqual(list.body.data.pagination, { current_page: 1, per_page: 20, last_page: 2, total: 23, has_more_pages: true });
-  assert.deepEqual(list.body.data.groups.map((x: any) => x.id), made.slice().reverse().slice(0, 20).map((x) => x.id), 'newest first');
+  assert.deepEqual(
+    list.body.data.groups.map((x: any) => x.id),
+    made
+      .slice()
+      .reverse()
+      .slice(0, 20)
+      .map((x) => x.id),
+    'newest first',
+  );
   const page2 = await api('GET', '/api/v3/contact-groups?page=2&per_page=20', t.token);
   assert.deepEqual([page2.body.data.groups.length, page2.body.data.pagination.has_more_pages], [3, false]);
   const limited = await api('GET', '/api/v3/contact-groups?per_page=2&limit=5', t.token);

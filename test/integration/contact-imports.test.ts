@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 import { api, http, eventually, newTenant, type Tenant } from '../support/stack.js';
 import { privateStack } from '../support/private-stack.js';
 
-const newGroup = async (t: Tenant, base = '') => (await http('POST', `${base}/api/v3/contact-groups`, { token: t.token, body: { name: 'Imported' } })).body.data;
-const finished = (t: Tenant, group: number, id: number, base = '', timeoutMs = 30_000) => eventually(
-  () => http('GET', `${base}/api/v3/contact-groups/${group}/imports/${id}`, { token: t.token }),
-  (r) => ['completed', 'failed'].includes(r.body?.data?.import?.status), timeoutMs, 500);
+const newGroup = async (t: Tenant, base = '') =>
+  (await http('POST', `${base}/api/v3/contact-groups`, { token: t.token, body: { name: 'Imported' } })).body.data;
+const finished = (t: Tenant, group: number, id: number, base = '', timeoutMs = 30_000) =>
+  eventually(
+    () => http('GET', `${base}/api/v3/contact-groups/${group}/imports/${id}`, { token: t.token }),
+    (r) => ['completed', 'failed'].includes(r.body?.data?.import?.status),
+    timeoutMs,
+    500,
+  );
 const allContacts = async (t: Tenant, group: number, base = '') => {
   const out = [];
   for (let page = 1; ; page++) {
@@ -19,16 +24,26 @@ const allContacts = async (t: Tenant, group: number, base = '') => {
 test('JSON import: 202 with an import id, rows judged like a create, matches by number update, per-row problems', async () => {
   const t = await newTenant();
   const g = await newGroup(t);
-  const existing = (await api('POST', `/api/v3/contacts/${g.id}/store`, t.token, { PHONE: '0712000001', country_code: '255', name: 'Old', is_subscribed: false, old: 1 })).body.data;
-  const r = await api('POST', `/api/v3/contact-groups/${g.uid}/imports`, t.token, { contacts: [
-    { PHONE: '+255 712 000 001', country_code: '255', FIRST_NAME: 'Ann', city: 'Dar' },
-    { phone_number: '0712000002', country_code: '255', name: 'Bob', is_subscribed: 'false' },
-    { name: 'no phone' },
-    'not an object',
-    { PHONE: '0712000003', name: 'x'.repeat(161), is_subscribed: 'maybe' },
-    { PHONE: '0712000002', country_code: '255', name: 'Bob again', custom_field_values: { tier: 'gold' } },
-    { PHONE: 'unknown' },
-  ] });
+  const existing = (
+    await api('POST', `/api/v3/contacts/${g.id}/store`, t.token, {
+      PHONE: '0712000001',
+      country_code: '255',
+      name: 'Old',
+      is_subscribed: false,
+      old: 1,
+    })
+  ).body.data;
+  const r = await api('POST', `/api/v3/contact-groups/${g.uid}/imports`, t.token, {
+    contacts: [
+      { PHONE: '+255 712 000 001', country_code: '255', FIRST_NAME: 'Ann', city: 'Dar' },
+      { phone_number: '0712000002', country_code: '255', name: 'Bob', is_subscribed: 'false' },
+      { name: 'no phone' },
+      'not an object',
+      { PHONE: '0712000003', name: 'x'.repeat(161), is_subscribed: 'maybe' },
+      { PHONE: '0712000002', country_code: '255', name: 'Bob again', custom_field_values: { tier: 'gold' } },
+      { PHONE: 'unknown' },
+    ],
+  });
   assert.equal(r.status, 202, r.text);
   const imp = r.body.data.import;
   assert.equal(typeof imp.id, 'number');
@@ -50,21 +65,33 @@ test('JSON import: 202 with an import id, rows judged like a create, matches by 
   const contacts = await allContacts(t, g.id);
   assert.equal(contacts.length, 3);
   const ann = contacts.find((c: any) => c.uid === existing.uid);
-  assert.deepEqual([ann.name, ann.is_subscribed, ann.custom_field_values], ['Ann', false, { city: 'Dar' }], 'the existing contact was replaced, is_subscribed kept');
+  assert.deepEqual(
+    [ann.name, ann.is_subscribed, ann.custom_field_values],
+    ['Ann', false, { city: 'Dar' }],
+    'the existing contact was replaced, is_subscribed kept',
+  );
   const bob = contacts.find((c: any) => c.phone_number === '712000002');
-  assert.deepEqual([bob.name, bob.is_subscribed, bob.custom_field_values], ['Bob again', false, { custom_field_values: { tier: 'gold' } }], 'a later row replaces an earlier one');
-  assert.ok(contacts.some((c: any) => c.phone_number === '' && c.name === ''), 'a phone without digits is kept empty');
+  assert.deepEqual(
+    [bob.name, bob.is_subscribed, bob.custom_field_values],
+    ['Bob again', false, { custom_field_values: { tier: 'gold' } }],
+    'a later row replaces an earlier one',
+  );
+  assert.ok(
+    contacts.some((c: any) => c.phone_number === '' && c.name === ''),
+    'a phone without digits is kept empty',
+  );
 });
 
 test('CSV import: header names the fields, quoting, custom columns, row and line numbers in problems', async () => {
   const t = await newTenant();
   const g = await newGroup(t);
-  const csv = '\ufeffPHONE,NAME,country_code,is_subscribed,city\r\n'
-    + '0712 100 001,"Lee, Ann",255,0,"Dar ""es"" Salaam"\r\n'
-    + '\r\n'
-    + ',No phone,255,,Moshi\r\n'
-    + '0712100002,Too,255,1,Arusha,unexpected\r\n'
-    + '"0712100003","Multi\nline",255,yes,\r\n';
+  const csv =
+    '\ufeffPHONE,NAME,country_code,is_subscribed,city\r\n' +
+    '0712 100 001,"Lee, Ann",255,0,"Dar ""es"" Salaam"\r\n' +
+    '\r\n' +
+    ',No phone,255,,Moshi\r\n' +
+    '0712100002,Too,255,1,Arusha,unexpected\r\n' +
+    '"0712100003","Multi\nline",255,yes,\r\n';
   const r = await api('POST', `/api/v3/contact-groups/${g.id}/imports`, t.token, { format: 'csv', csv });
   assert.equal(r.status, 202, r.text);
   const done = (await finished(t, g.id, r.body.data.import.id)).body.data.import;
@@ -75,7 +102,10 @@ test('CSV import: header names the fields, quoting, custom columns, row and line
   ]);
   const contacts = await allContacts(t, g.id);
   const ann = contacts.find((c: any) => c.phone_number === '712100001');
-  assert.deepEqual([ann.name, ann.full_phone_number, ann.is_subscribed, ann.custom_field_values], ['Lee, Ann', '255712100001', false, { city: 'Dar "es" Salaam' }]);
+  assert.deepEqual(
+    [ann.name, ann.full_phone_number, ann.is_subscribed, ann.custom_field_values],
+    ['Lee, Ann', '255712100001', false, { city: 'Dar "es" Salaam' }],
+  );
   const multi = contacts.find((c: any) => c.phone_number === '712100003');
   assert.deepEqual([multi.name, multi.is_subscribed, multi.custom_field_values], ['Multi\nline', true, { city: '' }]);
 });
@@ -85,8 +115,15 @@ test('import requests are validated before anything runs', async () => {
   const g = await newGroup(t);
   const post = (body: unknown, token = t.token) => api('POST', `/api/v3/contact-groups/${g.id}/imports`, token, body);
   const cases: Array<[unknown, string]> = [
-    [{}, 'contacts'], [{ contacts: [] }, 'contacts'], [{ contacts: Array(10_001).fill({}) }, 'contacts'], [{ contacts: [{ PHONE: '1' }], csv: 'PHONE\n1' }, 'contacts'],
-    [{ format: 'csv' }, 'csv'], [{ csv: 'name,city\nAnn,Dar' }, 'csv'], [{ csv: 'PHONE\n"unterminated' }, 'csv'], [{ csv: 'PHONE\n' }, 'csv'], [{ format: 'xml', csv: 'PHONE\n1' }, 'format'],
+    [{}, 'contacts'],
+    [{ contacts: [] }, 'contacts'],
+    [{ contacts: Array(10_001).fill({}) }, 'contacts'],
+    [{ contacts: [{ PHONE: '1' }], csv: 'PHONE\n1' }, 'contacts'],
+    [{ format: 'csv' }, 'csv'],
+    [{ csv: 'name,city\nAnn,Dar' }, 'csv'],
+    [{ csv: 'PHONE\n"unterminated' }, 'csv'],
+    [{ csv: 'PHONE\n' }, 'csv'],
+    [{ format: 'xml', csv: 'PHONE\n1' }, 'format'],
   ];
   for (const [body, field] of cases) {
     const r = await post(body);
@@ -100,9 +137,14 @@ test('import requests are validated before anything runs', async () => {
 test('problems are capped at 200 and flagged as truncated', async () => {
   const t = await newTenant();
   const g = await newGroup(t);
-  const r = await api('POST', `/api/v3/contact-groups/${g.id}/imports`, t.token, { contacts: [...Array(250).fill({ name: 'no phone' }), { PHONE: '0712999000' }] });
+  const r = await api('POST', `/api/v3/contact-groups/${g.id}/imports`, t.token, {
+    contacts: [...Array(250).fill({ name: 'no phone' }), { PHONE: '0712999000' }],
+  });
   const done = (await finished(t, g.id, r.body.data.import.id)).body.data.import;
-  assert.deepEqual([done.status, done.failed, done.created, done.problems.length, done.problems_truncated], ['completed', 250, 1, 200, true]);
+  assert.deepEqual(
+    [done.status, done.failed, done.created, done.problems.length, done.problems_truncated],
+    ['completed', 250, 1, 200, true],
+  );
   assert.deepEqual(done.problems.at(-1), { row: 200, field: 'PHONE', message: 'The PHONE field is required.' });
 });
 
@@ -113,7 +155,12 @@ test('an import survives a worker killed in the middle: every row written exactl
     const t = await newTenant();
     const base = stack.apiUrl;
     const g = await newGroup(t, base);
-    const rows = Array.from({ length: 2000 }, (_, i) => ({ PHONE: `07${String(i).padStart(8, '0')}`, country_code: '255', name: `Row ${i}`, n: i }));
+    const rows = Array.from({ length: 2000 }, (_, i) => ({
+      PHONE: `07${String(i).padStart(8, '0')}`,
+      country_code: '255',
+      name: `Row ${i}`,
+      n: i,
+    }));
     const r = await http('POST', `${base}/api/v3/contact-groups/${g.id}/imports`, { token: t.token, body: { contacts: rows } });
     assert.equal(r.status, 202, r.text);
     const id = r.body.data.import.id;
@@ -131,7 +178,10 @@ test('an import survives a worker killed in the middle: every row written exactl
     const contacts = await allContacts(t, g.id, base);
     assert.equal(contacts.length, 2000);
     assert.equal(new Set(contacts.map((c: any) => c.phone_number)).size, 2000, 'no row written twice');
-    assert.deepEqual(contacts.map((c: any) => c.custom_field_values.n).sort((a: number, b: number) => a - b), rows.map((x) => x.n));
+    assert.deepEqual(
+      contacts.map((c: any) => c.custom_field_values.n).sort((a: number, b: number) => a - b),
+      rows.map((x) => x.n),
+    );
   } finally {
     await stack.stop();
   }

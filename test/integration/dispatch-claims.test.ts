@@ -9,16 +9,25 @@ import { newTenant, api, eventually, uniquePhone } from '../support/stack.js';
 const orm = await openOrm(process.env.DATABASE_URL!, 2);
 after(() => orm.close());
 
-const claimed = async (accountId: number, minutesAgo: number) => (await one<{ uid: string }>(orm.em.fork(),
-  `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, dispatch_claim, segments, encoding, created_at, updated_at)
+const claimed = async (accountId: number, minutesAgo: number) =>
+  (await one<{ uid: string }>(
+    orm.em.fork(),
+    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, dispatch_claim, segments, encoding, created_at, updated_at)
    values (?, ?, 'outbound', 'sms', ?, 'left behind', 'processing', 'batch', 'outbound-dispatcher/sms-terminated:7', 1, 'GSM-7', now(), now() - make_interval(mins => ?))
-   returning uid`, [`msg_stale_${Date.now()}_${minutesAgo}`, accountId, uniquePhone(), minutesAgo]))!.uid;
+   returning uid`,
+    [`msg_stale_${Date.now()}_${minutesAgo}`, accountId, uniquePhone(), minutesAgo],
+  ))!.uid;
 
 test('a stale claim is released and sent by the running dispatcher; a recent one is not touched', { timeout: 60_000 }, async () => {
   const t = await newTenant();
   const stale = await claimed(t.accountId, 20);
   const recent = await claimed(t.accountId, 1);
-  const sent = await eventually(() => api('GET', `/api/v3/sms/${stale}`, t.token), (r) => r.body.data?.gateway_message_id != null, 40_000, 500);
+  const sent = await eventually(
+    () => api('GET', `/api/v3/sms/${stale}`, t.token),
+    (r) => r.body.data?.gateway_message_id != null,
+    40_000,
+    500,
+  );
   assert.match(sent.body.data.gateway_message_id ?? JSON.stringify(sent.body), /^SM/);
   assert.ok(['sent', 'delivered'].includes(sent.body.data.status));
   const untouched = await api('GET', `/api/v3/sms/${recent}`, t.token);

@@ -26,20 +26,33 @@ test('unknown paths are 404 and wrong methods 405, both in the v3 envelope', asy
 
 test('malformed JSON is 400, a non-object body 400, an oversized body 413, never a 500', async () => {
   const t = await newTenant();
-  const bad = await http('POST', '/api/v3/sms/send', { token: t.token, raw: '{"recipient": ', headers: { 'content-type': 'application/json' } });
+  const bad = await http('POST', '/api/v3/sms/send', {
+    token: t.token,
+    raw: '{"recipient": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.status, 'error');
   noLeak(bad.text);
   const arr = await http('POST', '/api/v3/sms/send', { token: t.token, raw: '[1,2]', headers: { 'content-type': 'application/json' } });
   assert.equal(arr.status, 400);
-  const big = await http('POST', '/api/v3/sms/send', { token: t.token, raw: JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+  const big = await http('POST', '/api/v3/sms/send', {
+    token: t.token,
+    raw: JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) }),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(big.status, 413);
   assert.equal(big.body.status, 'error');
 });
 
 test('validation errors are 422 with errors keyed by field', async () => {
   const t = await newTenant();
-  const r = await api('POST', '/api/v3/sms/send', t.token, { recipient: 'x'.repeat(4001), message: 'y'.repeat(4097), sender_id: 'z'.repeat(65), recipients: ['1'.repeat(192)] });
+  const r = await api('POST', '/api/v3/sms/send', t.token, {
+    recipient: 'x'.repeat(4001),
+    message: 'y'.repeat(4097),
+    sender_id: 'z'.repeat(65),
+    recipients: ['1'.repeat(192)],
+  });
   assert.equal(r.status, 422);
   assert.equal(r.body.status, 'error');
   assert.ok(r.body.errors.recipient);
@@ -56,13 +69,19 @@ test('validation errors are 422 with errors keyed by field', async () => {
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
   });
 }
 
 test('120 requests per minute per token, counted across two API processes', async () => {
   const port = await freePort();
-  const second = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], { env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error' }, stdio: 'ignore' });
+  const second = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error' },
+    stdio: 'ignore',
+  });
   try {
     await waitForPort(port, 30_000, second);
     const other = `http://127.0.0.1:${port}`;

@@ -10,15 +10,30 @@ import { freePort } from '../../scripts/embedded-pg.js';
 async function start(dataDir: string, ports: Record<string, number>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
     env: {
-      ...process.env, SVC_DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui),
-      SIM_PORT: String(ports.sim), LOG_LEVEL: 'warn', DATABASE_URL: '', TEMPORAL_ADDRESS: '', SMS_GATEWAY_URL: '', WHATSAPP_API_URL: '',
-      PUBLIC_BASE_URL: '', SIM_SMS_INBOUND_URL: '', SIM_WA_WEBHOOK_URL: '',
+      ...process.env,
+      SVC_DATA_DIR: dataDir,
+      PORT: String(ports.api),
+      TEMPORAL_PORT: String(ports.temporal),
+      TEMPORAL_UI_PORT: String(ports.ui),
+      SIM_PORT: String(ports.sim),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      SMS_GATEWAY_URL: '',
+      WHATSAPP_API_URL: '',
+      PUBLIC_BASE_URL: '',
+      SIM_SMS_INBOUND_URL: '',
+      SIM_WA_WEBHOOK_URL: '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (b) => { out += b; });
-  child.stderr.on('data', (b) => { out += b; });
+  child.stdout.on('data', (b) => {
+    out += b;
+  });
+  child.stderr.on('data', (b) => {
+    out += b;
+  });
   const deadline = Date.now() + 120_000;
   while (!/Dev API key\s+(\S+)/.test(out)) {
     if (child.exitCode !== null) throw new Error(`launcher exited: ${out}`);
@@ -29,15 +44,28 @@ async function start(dataDir: string, ports: Record<string, number>) {
 }
 
 const descendants = (pid: number): number[] => {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number));
   const out: number[] = [];
-  const walk = (p: number) => { for (const [c, pp] of rows) if (pp === p) { out.push(c); walk(c); } };
+  const walk = (p: number) => {
+    for (const [c, pp] of rows)
+      if (pp === p) {
+        out.push(c);
+        walk(c);
+      }
+  };
   walk(pid);
   return out;
 };
 // A zombie has exited; it only waits for a parent to collect it (PID 1 in a container may never do so).
 const alive = (pid: number) => {
-  try { return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 };
 
 async function stop(child: ReturnType<typeof spawn>) {
@@ -49,32 +77,36 @@ async function stop(child: ReturnType<typeof spawn>) {
   return family;
 }
 
-test('npm start brings up everything, prints a working key, and Ctrl-C leaves no process behind; data survives a restart', { timeout: 300_000 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-launch-'));
-  const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), sim: await freePort() };
-  const running: Array<ReturnType<typeof spawn>> = [];
-  try {
-    const first = await start(dataDir, ports);
-    running.push(first.child);
-    assert.match(first.out(), new RegExp(`Temporal UI\\s+http://127.0.0.1:${ports.ui}`));
-    assert.match(first.out(), new RegExp(`API\\s+http://127.0.0.1:${ports.api}`));
-    const me = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${first.key}` } });
-    assert.equal(me.status, 200);
-    const account = (await me.json()).data.id;
-    const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
-    assert.equal(ui.status, 200, 'the Temporal web UI answers');
-    const family = await stop(first.child);
-    assert.ok(family.length >= 5, `children seen: ${family.length}`);
-    assert.deepEqual(family.filter(alive), [], 'no orphan processes');
+test(
+  'npm start brings up everything, prints a working key, and Ctrl-C leaves no process behind; data survives a restart',
+  { timeout: 300_000 },
+  async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-launch-'));
+    const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), sim: await freePort() };
+    const running: Array<ReturnType<typeof spawn>> = [];
+    try {
+      const first = await start(dataDir, ports);
+      running.push(first.child);
+      assert.match(first.out(), new RegExp(`Temporal UI\\s+http://127.0.0.1:${ports.ui}`));
+      assert.match(first.out(), new RegExp(`API\\s+http://127.0.0.1:${ports.api}`));
+      const me = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${first.key}` } });
+      assert.equal(me.status, 200);
+      const account = (await me.json()).data.id;
+      const ui = await fetch(`http://127.0.0.1:${ports.ui}/`);
+      assert.equal(ui.status, 200, 'the Temporal web UI answers');
+      const family = await stop(first.child);
+      assert.ok(family.length >= 5, `children seen: ${family.length}`);
+      assert.deepEqual(family.filter(alive), [], 'no orphan processes');
 
-    const second = await start(dataDir, ports);
-    running.push(second.child);
-    assert.equal(second.key, first.key, 'the same dev key after a restart');
-    const again = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${second.key}` } });
-    assert.equal((await again.json()).data.id, account, 'the same account: PostgreSQL data survived');
-    assert.deepEqual((await stop(second.child)).filter(alive), []);
-  } finally {
-    for (const c of running) if (c.exitCode === null) await stop(c);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+      const second = await start(dataDir, ports);
+      running.push(second.child);
+      assert.equal(second.key, first.key, 'the same dev key after a restart');
+      const again = await fetch(`http://127.0.0.1:${ports.api}/api/v3/me`, { headers: { authorization: `Bearer ${second.key}` } });
+      assert.equal((await again.json()).data.id, account, 'the same account: PostgreSQL data survived');
+      assert.deepEqual((await stop(second.child)).filter(alive), []);
+    } finally {
+      for (const c of running) if (c.exitCode === null) await stop(c);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);

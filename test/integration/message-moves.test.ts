@@ -13,15 +13,19 @@ const orm = await openOrm(process.env.DATABASE_URL!, 2);
 after(() => orm.close());
 
 async function message(accountId: number, status: string) {
-  const row = await one<{ id: string; uid: string }>(orm.em.fork(),
+  const row = await one<{ id: string; uid: string }>(
+    orm.em.fork(),
     `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
      values (?, ?, 'outbound', 'sms', '+255700000009', 'hi', ?, 'batch', now(), now()) returning id, uid`,
-    [`msg_moves_${Date.now()}_${Math.random().toString(36).slice(2)}`, accountId, status]);
+    [`msg_moves_${Date.now()}_${Math.random().toString(36).slice(2)}`, accountId, status],
+  );
   return { id: Number(row!.id), uid: row!.uid };
 }
 
-const eventsOf = (accountId: number) => many<{ kind: string; payload: Record<string, any> }>(orm.em.fork(),
-  'select kind, payload from events where account_id = ? order by id', [accountId]);
+const eventsOf = (accountId: number) =>
+  many<{ kind: string; payload: Record<string, any> }>(orm.em.fork(), 'select kind, payload from events where account_id = ? order by id', [
+    accountId,
+  ]);
 
 test('moveMessages applies many moves in one call, forward only, one event per real change', async () => {
   const t = await newTenant();
@@ -35,9 +39,20 @@ test('moveMessages applies many moves in one call, forward only, one event per r
     { id: c.id, to: 'failed', errorMessage: 'late failure' }, // never overwrites delivered
     { id: a.id, to: 'processing' }, // backwards: ignored
   ]);
-  assert.deepEqual(moved.map((m) => [m.id, m.status]).sort(), [[a.id, 'sent'], [b.id, 'delivered'], [b.id, 'read']].sort());
+  assert.deepEqual(
+    moved.map((m) => [m.id, m.status]).sort(),
+    [
+      [a.id, 'sent'],
+      [b.id, 'delivered'],
+      [b.id, 'read'],
+    ].sort(),
+  );
 
-  const rows = await many<Record<string, any>>(orm.em.fork(), 'select id, status, gateway_message_id, error_message, sent_at, delivered_at, read_at from messages where id in (?, ?, ?) order by id', [a.id, b.id, c.id]);
+  const rows = await many<Record<string, any>>(
+    orm.em.fork(),
+    'select id, status, gateway_message_id, error_message, sent_at, delivered_at, read_at from messages where id in (?, ?, ?) order by id',
+    [a.id, b.id, c.id],
+  );
   const [ra, rb, rcRow] = rows;
   assert.equal(ra.status, 'sent');
   assert.equal(ra.gateway_message_id, 'SMa');
@@ -48,9 +63,29 @@ test('moveMessages applies many moves in one call, forward only, one event per r
   assert.equal(rcRow.error_message, null);
 
   const events = await eventsOf(t.accountId);
-  assert.deepEqual(events.map((e) => e.kind), ['message.sent', 'message.delivered', 'message.read']);
+  assert.deepEqual(
+    events.map((e) => e.kind),
+    ['message.sent', 'message.delivered', 'message.read'],
+  );
   const sent = events[0].payload;
-  assert.deepEqual(Object.keys(sent).sort(), ['account_id', 'channel_type', 'direction', 'error_message', 'event', 'event_id', 'gateway_message_id', 'message_id', 'occurred_at', 'recipient', 'sender', 'status', 'uid'].sort());
+  assert.deepEqual(
+    Object.keys(sent).sort(),
+    [
+      'account_id',
+      'channel_type',
+      'direction',
+      'error_message',
+      'event',
+      'event_id',
+      'gateway_message_id',
+      'message_id',
+      'occurred_at',
+      'recipient',
+      'sender',
+      'status',
+      'uid',
+    ].sort(),
+  );
   assert.equal(sent.message_id, a.id);
   assert.equal(typeof sent.message_id, 'number');
   assert.equal(sent.uid, a.uid);
@@ -71,39 +106,67 @@ test('moveMessage finds a message by uid or provider id and reports where it sta
   const failed = await moveMessage(orm.em.fork(), { id: m.id }, { to: 'failed', errorMessage: 'Delivery failed (provider code 30003)' });
   assert.deepEqual([failed?.status, failed?.moved], ['failed', true]);
   const events = await eventsOf(t.accountId);
-  assert.deepEqual(events.map((e) => [e.kind, e.payload.error_message]), [['message.sent', null], ['message.failed', 'Delivery failed (provider code 30003)']]);
+  assert.deepEqual(
+    events.map((e) => [e.kind, e.payload.error_message]),
+    [
+      ['message.sent', null],
+      ['message.failed', 'Delivery failed (provider code 30003)'],
+    ],
+  );
 });
 
 test('an event nobody subscribes to is recorded settled; one an active endpoint subscribes to waits for the relay', async () => {
   const t = await newTenant();
   const em = orm.em.fork();
-  const endpoint = async (events: string[], status = 'active') => (await one<{ id: number }>(em,
-    `insert into webhook_endpoints (account_id, url, events, secret, status, created_at, updated_at)
-     values (?, 'http://127.0.0.1:9/unused', ?::jsonb, 'whsec_test', ?, now(), now()) returning id`, [t.accountId, JSON.stringify(events), status]))!.id;
+  const endpoint = async (events: string[], status = 'active') =>
+    (await one<{ id: number }>(
+      em,
+      `insert into webhook_endpoints (account_id, url, events, secret, status, created_at, updated_at)
+     values (?, 'http://127.0.0.1:9/unused', ?::jsonb, 'whsec_test', ?, now(), now()) returning id`,
+      [t.accountId, JSON.stringify(events), status],
+    ))!.id;
   // Each round runs in one transaction the relay cannot see, so it can't mark anything first.
-  const round = (work: (tx: typeof em) => Promise<unknown>, kinds: string[]) => em.transactional(async (tx) => {
-    await work(tx);
-    const rows = await many<{ kind: string; settled: boolean }>(tx,
-      'select kind, dispatched_at is not null as settled from events where account_id = ? order by id', [t.accountId]);
-    await tx.execute('delete from events where account_id = ?', [t.accountId]);
-    return Object.fromEntries(rows.filter((r) => kinds.includes(r.kind)).map((r) => [r.kind, r.settled]));
-  });
+  const round = (work: (tx: typeof em) => Promise<unknown>, kinds: string[]) =>
+    em.transactional(async (tx) => {
+      await work(tx);
+      const rows = await many<{ kind: string; settled: boolean }>(
+        tx,
+        'select kind, dispatched_at is not null as settled from events where account_id = ? order by id',
+        [t.accountId],
+      );
+      await tx.execute('delete from events where account_id = ?', [t.accountId]);
+      return Object.fromEntries(rows.filter((r) => kinds.includes(r.kind)).map((r) => [r.kind, r.settled]));
+    });
   const sentAndDelivered = async (tx: typeof em) => {
     const m = await message(t.accountId, 'processing');
     await moveMessage(tx, { id: m.id }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
     await moveMessage(tx, { gatewayMessageId: `SM${m.id}` }, { to: 'delivered' });
   };
-  assert.deepEqual(await round(sentAndDelivered, ['message.sent', 'message.delivered']), { 'message.sent': true, 'message.delivered': true }, 'no endpoint at all');
+  assert.deepEqual(
+    await round(sentAndDelivered, ['message.sent', 'message.delivered']),
+    { 'message.sent': true, 'message.delivered': true },
+    'no endpoint at all',
+  );
 
   const disabled = await endpoint(['*'], 'disabled');
   const exact = await endpoint(['message.delivered']);
-  assert.deepEqual(await round(sentAndDelivered, ['message.sent', 'message.delivered']), { 'message.sent': true, 'message.delivered': false }, 'exact kind; a disabled endpoint does not count');
+  assert.deepEqual(
+    await round(sentAndDelivered, ['message.sent', 'message.delivered']),
+    { 'message.sent': true, 'message.delivered': false },
+    'exact kind; a disabled endpoint does not count',
+  );
 
   await em.execute('delete from webhook_endpoints where id in (?, ?)', [disabled, exact]);
   const prefix = await endpoint(['group.*', 'message.*']);
-  const all = async (tx: typeof em) => { await emitEvent(tx, t.accountId, 'lead.created', { lead_id: 1 }); await sentAndDelivered(tx); };
-  assert.deepEqual(await round(all, ['message.sent', 'message.delivered', 'lead.created']),
-    { 'message.sent': false, 'message.delivered': false, 'lead.created': true }, 'prefix filters, through emitEvent too');
+  const all = async (tx: typeof em) => {
+    await emitEvent(tx, t.accountId, 'lead.created', { lead_id: 1 });
+    await sentAndDelivered(tx);
+  };
+  assert.deepEqual(
+    await round(all, ['message.sent', 'message.delivered', 'lead.created']),
+    { 'message.sent': false, 'message.delivered': false, 'lead.created': true },
+    'prefix filters, through emitEvent too',
+  );
   await em.execute('delete from webhook_endpoints where id = ?', [prefix]);
 });
 
@@ -112,11 +175,17 @@ test('a status parked before its message carries the provider id is applied by w
   const em = orm.em.fork();
   const wamid = `wamid.parked_${Date.now()}_${Math.random().toString(36).slice(2)}`;
   const m = await message(t.accountId, 'processing');
-  await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, null, now())', [wamid, 'delivered']);
+  await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, null, now())', [
+    wamid,
+    'delivered',
+  ]);
 
   // No message carries the id yet: nothing applied, the status stays parked.
   assert.equal(await applyParkedStatuses(em, wamid), null);
-  assert.equal((await one<{ n: number }>(em, 'select count(*)::int as n from pending_receipts where provider_message_id = ?', [wamid]))!.n, 1);
+  assert.equal(
+    (await one<{ n: number }>(em, 'select count(*)::int as n from pending_receipts where provider_message_id = ?', [wamid]))!.n,
+    1,
+  );
 
   // The send's outcome stores the id; the next caller (either side) applies the parked status once.
   await moveMessage(em, { id: m.id }, { to: 'sent', gatewayMessageId: wamid });
@@ -124,5 +193,8 @@ test('a status parked before its message carries the provider id is applied by w
   assert.equal(applied?.status, 'delivered');
   assert.equal(await applyParkedStatuses(em, wamid), null, 'the other side finds nothing left');
   assert.equal((await one<{ status: string }>(em, 'select status from messages where id = ?', [m.id]))!.status, 'delivered');
-  assert.equal((await one<{ n: number }>(em, 'select count(*)::int as n from pending_receipts where provider_message_id = ?', [wamid]))!.n, 0);
+  assert.equal(
+    (await one<{ n: number }>(em, 'select count(*)::int as n from pending_receipts where provider_message_id = ?', [wamid]))!.n,
+    0,
+  );
 });

@@ -8,9 +8,14 @@ import { loadConfig } from '../../config.js';
 const routes = allRoutes({ config: loadConfig() } as AppDeps);
 
 test('every route declares its request and response schemas', () => {
-  const missing = routes.filter((r) =>
-    !r.response?.schema || (['POST', 'PUT', 'PATCH'].includes(r.method) && !r.body && !r.rawBody) || (r.method === 'GET' && !r.query));
-  assert.deepEqual(missing.map((r) => `${r.method} ${r.path}`), []);
+  const missing = routes.filter(
+    (r) =>
+      !r.response?.schema || (['POST', 'PUT', 'PATCH'].includes(r.method) && !r.body && !r.rawBody) || (r.method === 'GET' && !r.query),
+  );
+  assert.deepEqual(
+    missing.map((r) => `${r.method} ${r.path}`),
+    [],
+  );
 });
 
 test('GET /api-docs/openapi.json is OpenAPI 3.1.0, version 3.6.0, built from the validation schemas', async () => {
@@ -23,7 +28,8 @@ test('GET /api-docs/openapi.json is OpenAPI 3.1.0, version 3.6.0, built from the
   assert.equal(schema.properties.recipient.maxLength, 4000);
   const def = routes.find((x) => x.path === '/api/v3/sms/send')!;
   assert.deepEqual(schema, JSON.parse(JSON.stringify(def.body)));
-  for (const route of routes.filter((x) => x.tag !== 'Documentation')) assert.ok(r.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
+  for (const route of routes.filter((x) => x.tag !== 'Documentation'))
+    assert.ok(r.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
 });
 
 test('GET /api-docs is a readable reference page', async () => {

@@ -19,7 +19,10 @@ test('receipts: unsigned or tampered receipts are refused; duplicates and late o
   const t = await newTenant();
   const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: num(), message: 'r' });
   const m = sent.body.data.messages[0];
-  const delivered = await eventually(() => read(t, m.uid), (r) => r.body.data.status === 'delivered');
+  const delivered = await eventually(
+    () => read(t, m.uid),
+    (r) => r.body.data.status === 'delivered',
+  );
   assert.equal(delivered.body.data.status, 'delivered');
   const params = { MessageSid: delivered.body.data.gateway_message_id, MessageStatus: 'sent' };
   const unsigned = await postReceipt(m.uid, { ...params, MessageStatus: 'failed' }, false);
@@ -40,7 +43,10 @@ test('an undeliverable number ends failed with the provider error', async () => 
   const t = await newTenant();
   const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: `${num().slice(0, -4)}0000`, message: 'x' });
   const m = sent.body.data.messages[0];
-  const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'failed');
+  const r = await eventually(
+    () => read(t, m.uid),
+    (x) => x.body.data.status === 'failed',
+  );
   assert.equal(r.body.data.status, 'failed');
   assert.match(r.body.data.error_message, /30003/);
 });
@@ -51,9 +57,16 @@ test('no receipt: the message goes to checking_delivery and the workflow polls t
   await sim('POST', '/_sim/faults', { provider: 'sms', kind: 'no_receipt', to });
   const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: to, message: 'quiet' });
   const m = sent.body.data.messages[0];
-  const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'checking_delivery', 30_000);
+  const r = await eventually(
+    () => read(t, m.uid),
+    (x) => x.body.data.status === 'checking_delivery',
+    30_000,
+  );
   assert.equal(r.body.data.status, 'checking_delivery');
-  const polls = await eventually(async () => (await sim('GET', `/_sim/callbacks?provider=sms`)).body, () => true);
+  const polls = await eventually(
+    async () => (await sim('GET', `/_sim/callbacks?provider=sms`)).body,
+    () => true,
+  );
   assert.ok(polls);
 });
 
@@ -63,7 +76,11 @@ test('transient provider errors are retried with backoff and the message goes ou
   await sim('POST', '/_sim/faults', { provider: 'sms', kind: 'http_500', to, count: 2 });
   const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: to, message: 'retry me' });
   const m = sent.body.data.messages[0];
-  const r = await eventually(() => read(t, m.uid), (x) => x.body.data.status === 'delivered', 30_000);
+  const r = await eventually(
+    () => read(t, m.uid),
+    (x) => x.body.data.status === 'delivered',
+    30_000,
+  );
   assert.equal(r.body.data.status, 'delivered');
   const seen = await sim('GET', `/_sim/sms/messages?to=${encodeURIComponent(to)}`);
   assert.equal(seen.body.messages.length, 1);

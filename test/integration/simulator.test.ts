@@ -119,7 +119,10 @@ describe('SMS gateway', () => {
     await sim.idle();
     const receipts = receiver.on('/sms/status');
     // Exactly two: Twilio sends no callback for the initial queued status.
-    assert.deepEqual(receipts.map((c) => form(c).MessageStatus), ['sent', 'delivered']);
+    assert.deepEqual(
+      receipts.map((c) => form(c).MessageStatus),
+      ['sent', 'delivered'],
+    );
     for (const r of receipts) {
       const params = form(r);
       assert.equal(params.MessageSid, res.value.providerMessageId);
@@ -153,7 +156,10 @@ describe('SMS gateway', () => {
     const last = form(receiver.captured[1]!);
     assert.equal(last.MessageStatus, 'undelivered');
     assert.equal(last.ErrorCode, '30003');
-    assert.deepEqual(await sms.fetchStatus(res.value.providerMessageId), { ok: true, value: { status: 'undelivered', errorCode: '30003' } });
+    assert.deepEqual(await sms.fetchStatus(res.value.providerMessageId), {
+      ok: true,
+      value: { status: 'undelivered', errorCode: '30003' },
+    });
   });
 
   test('invalid number, opt-out and bad credentials are permanent failures', async () => {
@@ -215,12 +221,24 @@ describe('SMS gateway', () => {
 
   test('receipts are retried while the receiver answers 5xx', async () => {
     receiver.answer = (n) => (n === 1 ? 503 : 200);
-    const res = await sms.send({ to: '+255700111228', from: 'ACME', body: 'x', statusCallback: `${receiver.base}/s`, idempotencyKey: 'cb' });
+    const res = await sms.send({
+      to: '+255700111228',
+      from: 'ACME',
+      body: 'x',
+      statusCallback: `${receiver.base}/s`,
+      idempotencyKey: 'cb',
+    });
     assert.ok(res.ok);
     await receiver.waitFor((c) => c.length === 3);
     await sim.idle();
     const { callbacks } = await control(`/callbacks?messageId=${res.value.providerMessageId}`);
-    assert.deepEqual(callbacks.map((c: any) => [c.body.MessageStatus, c.attempts.length, c.delivered]), [['sent', 2, true], ['delivered', 1, true]]);
+    assert.deepEqual(
+      callbacks.map((c: any) => [c.body.MessageStatus, c.attempts.length, c.delivered]),
+      [
+        ['sent', 2, true],
+        ['delivered', 1, true],
+      ],
+    );
   });
 
   test('inbound SMS is signed; STOP opts the sender out', async () => {
@@ -298,19 +316,30 @@ describe('WhatsApp Cloud API', () => {
     assert.ok(res.ok);
     await receiver.waitFor((c) => c.length === 4);
     const statuses = waStatuses(receiver.captured.slice(1));
-    assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
+    assert.deepEqual(
+      statuses.map((s) => s.status),
+      ['sent', 'delivered', 'read'],
+    );
     assert.ok(statuses.every((s) => s.id === res.value.providerMessageId));
   });
 
   test('templates are allowed outside the window', async () => {
     const res = await wa.send(
       PHONE_ID,
-      { messaging_product: 'whatsapp', to: '255700222003', type: 'template', template: { name: 'order_update', language: { code: 'en_US' } } },
+      {
+        messaging_product: 'whatsapp',
+        to: '255700222003',
+        type: 'template',
+        template: { name: 'order_update', language: { code: 'en_US' } },
+      },
       'w-3',
     );
     assert.ok(res.ok);
     await receiver.waitFor((c) => c.length === 3);
-    assert.deepEqual(waStatuses(receiver.captured).map((s) => s.status), ['sent', 'delivered', 'read']);
+    assert.deepEqual(
+      waStatuses(receiver.captured).map((s) => s.status),
+      ['sent', 'delivered', 'read'],
+    );
   });
 
   test('invalid bodies are rejected synchronously with Graph codes', async () => {
@@ -390,12 +419,26 @@ describe('WhatsApp Cloud API', () => {
   });
 
   test('a repeated idempotency key is flagged as a real second send', async () => {
-    const a = await wa.send(PHONE_ID, { messaging_product: 'whatsapp', to: '255700222008', type: 'template', template: { name: 'x', language: { code: 'en' } } }, 'dup');
-    const b = await wa.send(PHONE_ID, { messaging_product: 'whatsapp', to: '255700222008', type: 'template', template: { name: 'x', language: { code: 'en' } } }, 'dup');
+    const a = await wa.send(
+      PHONE_ID,
+      { messaging_product: 'whatsapp', to: '255700222008', type: 'template', template: { name: 'x', language: { code: 'en' } } },
+      'dup',
+    );
+    const b = await wa.send(
+      PHONE_ID,
+      { messaging_product: 'whatsapp', to: '255700222008', type: 'template', template: { name: 'x', language: { code: 'en' } } },
+      'dup',
+    );
     assert.ok(a.ok && b.ok);
     assert.notEqual(a.value.providerMessageId, b.value.providerMessageId);
     const { messages } = await control('/whatsapp/messages');
-    assert.deepEqual(messages.map((m: any) => [m.duplicates, m.duplicateOf]), [[1, null], [0, a.value.providerMessageId]]);
+    assert.deepEqual(
+      messages.map((m: any) => [m.duplicates, m.duplicateOf]),
+      [
+        [1, null],
+        [0, a.value.providerMessageId],
+      ],
+    );
   });
 
   test('reset cancels receipts still pending', async () => {
@@ -412,7 +455,10 @@ describe('WhatsApp Cloud API', () => {
     const res = await wa.send(PHONE_ID, text('255700222010'), 'o');
     assert.ok(res.ok);
     await receiver.waitFor((c) => c.length === 3);
-    assert.deepEqual(waStatuses(receiver.captured).map((s) => s.status), ['sent', 'read', 'delivered']);
+    assert.deepEqual(
+      waStatuses(receiver.captured).map((s) => s.status),
+      ['sent', 'read', 'delivered'],
+    );
     const { messages } = await control('/whatsapp/messages?to=255700222010');
     assert.equal(messages[0].status, 'read');
   });
@@ -426,7 +472,8 @@ describe('WhatsApp Cloud API', () => {
 
 describe('inspection and background work', () => {
   test('?limit caps the listed records while count stays the total; a bad limit is a 400', async () => {
-    for (const i of [1, 2, 3]) assert.ok((await sms.send({ to: `+25570011130${i}`, from: 'ACME', body: 'x', idempotencyKey: `l-${i}` })).ok);
+    for (const i of [1, 2, 3])
+      assert.ok((await sms.send({ to: `+25570011130${i}`, from: 'ACME', body: 'x', idempotencyKey: `l-${i}` })).ok);
     const all = await control('/sms/messages');
     assert.equal(all.count, 3);
     assert.equal(all.messages.length, 3);
@@ -445,7 +492,17 @@ describe('inspection and background work', () => {
     try {
       const client = new SmsGatewayClient({ baseUrl: `${up.url}/sms`, accountSid: SMS_SID, authToken: SMS_TOKEN, timeoutMs: 2000 });
       for (const i of [1, 2, 3, 4, 5, 6]) {
-        assert.ok((await client.send({ to: `+25570011140${i}`, from: 'ACME', body: 'x', statusCallback: `${receiver.base}/sms/status?n=${i}`, idempotencyKey: `cap-${i}` })).ok);
+        assert.ok(
+          (
+            await client.send({
+              to: `+25570011140${i}`,
+              from: 'ACME',
+              body: 'x',
+              statusCallback: `${receiver.base}/sms/status?n=${i}`,
+              idempotencyKey: `cap-${i}`,
+            })
+          ).ok,
+        );
       }
       await small.idle();
       const log = small.state.callbacks;
@@ -477,7 +534,10 @@ describe('inspection and background work', () => {
       for (const cb of [sent!, delivered!]) {
         assert.equal(cb.delivered, false);
         assert.equal(cb.attempts.length, 1);
-        assert.ok(cb.attempts.every((a) => a.statusCode === null && /timeout/i.test(a.error ?? '')), JSON.stringify(cb.attempts));
+        assert.ok(
+          cb.attempts.every((a) => a.statusCode === null && /timeout/i.test(a.error ?? '')),
+          JSON.stringify(cb.attempts),
+        );
       }
       assert.ok(Date.now() - started >= 2 * 150, 'each attempt waited for its timeout');
 
@@ -500,7 +560,13 @@ describe('inspection and background work', () => {
   });
 
   test('a receiver that is down is retried with backoff and the refusal recorded', async () => {
-    const res = await sms.send({ to: '+255700111312', from: 'ACME', body: 'x', statusCallback: 'http://127.0.0.1:9/s', idempotencyKey: 'down' });
+    const res = await sms.send({
+      to: '+255700111312',
+      from: 'ACME',
+      body: 'x',
+      statusCallback: 'http://127.0.0.1:9/s',
+      idempotencyKey: 'down',
+    });
     assert.ok(res.ok);
     await sim.idle();
     const { callbacks } = await control(`/callbacks?messageId=${res.value.providerMessageId}`);
@@ -508,7 +574,10 @@ describe('inspection and background work', () => {
     for (const cb of callbacks) {
       assert.equal(cb.delivered, false);
       assert.equal(cb.attempts.length, 4, 'first try plus callbackRetries (3)');
-      assert.ok(cb.attempts.every((a: any) => a.statusCode === null && a.error === 'ECONNREFUSED'), JSON.stringify(cb.attempts));
+      assert.ok(
+        cb.attempts.every((a: any) => a.statusCode === null && a.error === 'ECONNREFUSED'),
+        JSON.stringify(cb.attempts),
+      );
     }
   });
 });

@@ -28,7 +28,10 @@ test('one SMS travels end to end: record, workflow, gateway, signed receipt, del
   assert.deepEqual(desc.typedSearchAttributes.get(AccountId), String(t.accountId));
   assert.deepEqual(desc.typedSearchAttributes.get(ResourceId), msg.uid);
 
-  const delivered = await eventually(() => api('GET', `/api/v3/sms/${msg.uid}`, t.token), (r) => r.body.data?.status === 'delivered');
+  const delivered = await eventually(
+    () => api('GET', `/api/v3/sms/${msg.uid}`, t.token),
+    (r) => r.body.data?.status === 'delivered',
+  );
   assert.equal(delivered.body.data.status, 'delivered');
   assert.match(delivered.body.data.gateway_message_id, /^SM[0-9a-f]{32}$/);
   assert.ok(delivered.body.data.sent_at);

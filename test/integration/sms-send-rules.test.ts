@@ -11,7 +11,10 @@ test('rule 1: recipient and recipients merge, exact duplicates dropped, one reco
   const r = await api('POST', '/api/v3/sms/send', t.token, { recipient: `${a}, ${b};${a}`, recipients: [`${c} ${b}`], message: 'hi' });
   assert.equal(r.status, 201);
   const msgs = r.body.data.messages;
-  assert.deepEqual(msgs.map((m: any) => m.recipient), [a, b, c]);
+  assert.deepEqual(
+    msgs.map((m: any) => m.recipient),
+    [a, b, c],
+  );
   assert.ok(msgs[0].id < msgs[1].id && msgs[1].id < msgs[2].id, 'processed sequentially');
   assert.equal(new Set(msgs.map((m: any) => m.uid)).size, 3);
 });
@@ -31,7 +34,13 @@ test('rule 3: 201 even when some records failed; rule 4: an empty message gets a
 
 test('message wins over body; message_type wins over type; unknown types are 422', async () => {
   const t = await newTenant();
-  const r = await api('POST', '/api/v3/sms/send', t.token, { recipient: num(), message: 'from message', body: 'from body', message_type: 'sms', type: 'whatsapp' });
+  const r = await api('POST', '/api/v3/sms/send', t.token, {
+    recipient: num(),
+    message: 'from message',
+    body: 'from body',
+    message_type: 'sms',
+    type: 'whatsapp',
+  });
   assert.equal(r.status, 201);
   assert.equal(r.body.data.messages[0].body, 'from message');
   assert.equal(r.body.data.messages[0].channel_type, 'sms');
@@ -47,23 +56,39 @@ test('message wins over body; message_type wins over type; unknown types are 422
 test('rule 5 and 7: tenant_channel_id is ignored and Idempotency-Key has no effect', async () => {
   const t = await newTenant();
   const to = num();
-  const send = () => http('POST', '/api/v3/sms/send', { token: t.token, body: { recipient: to, message: 'twice', tenant_channel_id: 999999 }, headers: { 'idempotency-key': 'same-key' } });
+  const send = () =>
+    http('POST', '/api/v3/sms/send', {
+      token: t.token,
+      body: { recipient: to, message: 'twice', tenant_channel_id: 999999 },
+      headers: { 'idempotency-key': 'same-key' },
+    });
   const [one, two] = [await send(), await send()];
   assert.equal(one.status, 201);
   assert.equal(two.status, 201);
   assert.notEqual(one.body.data.messages[0].uid, two.body.data.messages[0].uid);
   assert.notEqual(one.body.data.messages[0].tenant_channel_id, 999999);
-  const seen = await eventually(() => simSeen(to), (l) => l.length === 2);
+  const seen = await eventually(
+    () => simSeen(to),
+    (l) => l.length === 2,
+  );
   assert.equal(seen.length, 2);
 });
 
 test('every field limit answers 422 keyed by field', async () => {
   const t = await newTenant();
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ recipient: 'x'.repeat(4001) }, 'recipient'], [{ recipients: ['1'.repeat(192)] }, 'recipients.0'], [{ sender_id: 's'.repeat(65) }, 'sender_id'],
-    [{ message: 'm'.repeat(4097) }, 'message'], [{ body: 'b'.repeat(4097) }, 'body'], [{ message_type: 't'.repeat(61) }, 'message_type'],
-    [{ type: 't'.repeat(61) }, 'type'], [{ schedule_time: '2'.repeat(101) }, 'schedule_time'], [{ media_url: 'u'.repeat(2049) }, 'media_url'],
-    [{ media_type: 'm'.repeat(33) }, 'media_type'], [{ schedule_time: 'tomorrow at nine' }, 'schedule_time'], [{ schedule_time: '2026-12-01T09:00:00' }, 'schedule_time'],
+    [{ recipient: 'x'.repeat(4001) }, 'recipient'],
+    [{ recipients: ['1'.repeat(192)] }, 'recipients.0'],
+    [{ sender_id: 's'.repeat(65) }, 'sender_id'],
+    [{ message: 'm'.repeat(4097) }, 'message'],
+    [{ body: 'b'.repeat(4097) }, 'body'],
+    [{ message_type: 't'.repeat(61) }, 'message_type'],
+    [{ type: 't'.repeat(61) }, 'type'],
+    [{ schedule_time: '2'.repeat(101) }, 'schedule_time'],
+    [{ media_url: 'u'.repeat(2049) }, 'media_url'],
+    [{ media_type: 'm'.repeat(33) }, 'media_type'],
+    [{ schedule_time: 'tomorrow at nine' }, 'schedule_time'],
+    [{ schedule_time: '2026-12-01T09:00:00' }, 'schedule_time'],
   ];
   for (const [extra, field] of cases) {
     const r = await api('POST', '/api/v3/sms/send', t.token, { recipient: num(), message: 'ok', ...extra });
@@ -75,12 +100,20 @@ test('every field limit answers 422 keyed by field', async () => {
 test('segments are estimated per record; media_url asks the gateway for an MMS-style send', async () => {
   const t = await newTenant();
   const to = num();
-  const r = await api('POST', '/api/v3/sms/send', t.token, { recipients: [to, num()], message: 'ж'.repeat(71), media_url: 'https://example.com/cat.jpg', media_type: 'image/jpeg' });
+  const r = await api('POST', '/api/v3/sms/send', t.token, {
+    recipients: [to, num()],
+    message: 'ж'.repeat(71),
+    media_url: 'https://example.com/cat.jpg',
+    media_type: 'image/jpeg',
+  });
   const m = r.body.data.messages[0];
   assert.equal(m.segments, 2);
   assert.equal(m.encoding, 'UCS-2');
   assert.equal(m.media_url, 'https://example.com/cat.jpg');
-  const seen = await eventually(() => simSeen(to), (l) => l.length === 1);
+  const seen = await eventually(
+    () => simSeen(to),
+    (l) => l.length === 1,
+  );
   assert.deepEqual(seen[0].mediaUrls, ['https://example.com/cat.jpg']);
 });
 

@@ -3,25 +3,47 @@ export const API_URL = process.env.API_URL ?? 'http://127.0.0.1:8080';
 export const SIM_URL = process.env.SIM_URL ?? 'http://127.0.0.1:4010';
 export const OPERATOR_TOKEN = process.env.OPERATOR_TOKEN ?? 'dev-operator-token';
 
-export interface Reply<T = any> { status: number; headers: Headers; body: T; text: string }
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
 
-export async function http<T = any>(method: string, url: string, opts: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+export async function http<T = any>(
+  method: string,
+  url: string,
+  opts: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let payload: string | undefined;
   if (opts.raw !== undefined) payload = opts.raw;
-  else if (opts.body !== undefined) { payload = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json'; }
+  else if (opts.body !== undefined) {
+    payload = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
   const res = await fetch(url.startsWith('http') ? url : `${API_URL}${url}`, { method, headers, body: payload });
   const text = await res.text();
   let body: any = null;
-  try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
   return { status: res.status, headers: res.headers, body, text };
 }
 
 export const api = <T = any>(method: string, path: string, token: string | null, body?: unknown) => http<T>(method, path, { token, body });
-export const admin = <T = any>(method: string, path: string, body?: unknown) => http<T>(method, `/admin/v1${path}`, { token: OPERATOR_TOKEN, body });
+export const admin = <T = any>(method: string, path: string, body?: unknown) =>
+  http<T>(method, `/admin/v1${path}`, { token: OPERATOR_TOKEN, body });
 
-export interface Tenant { accountId: number; userId: number; token: string; legacyToken: string }
+export interface Tenant {
+  accountId: number;
+  userId: number;
+  token: string;
+  legacyToken: string;
+}
 
 let counter = 0;
 /** A fresh account with a full-permission user, a key issued by that user and a legacy key with no issuer. */
@@ -30,7 +52,11 @@ export async function newTenant(opts: { permissions?: string[]; name?: string } 
   const acc = await admin('POST', '/accounts', { name, wallet_balance: 100, currency: 'USD' });
   if (acc.status !== 201) throw new Error(`account create failed: ${acc.text}`);
   const accountId = acc.body.data.id;
-  const user = await admin('POST', `/accounts/${accountId}/users`, { email: `u${counter}-${Date.now()}@example.com`, name: 'Tester', permissions: opts.permissions ?? ['*'] });
+  const user = await admin('POST', `/accounts/${accountId}/users`, {
+    email: `u${counter}-${Date.now()}@example.com`,
+    name: 'Tester',
+    permissions: opts.permissions ?? ['*'],
+  });
   const key = await admin('POST', `/accounts/${accountId}/keys`, { name: 'test key', user_id: user.body.data.id });
   const legacy = await admin('POST', `/accounts/${accountId}/keys`, { name: 'legacy key' });
   return { accountId, userId: user.body.data.id, token: key.body.data.token, legacyToken: legacy.body.data.token };
@@ -53,6 +79,8 @@ let phoneSeq = Date.now() % 900_000;
 /** A phone number unique within this run (process id + counter); never ending in 0000 (the simulator's undeliverable numbers). */
 export function uniquePhone(prefix = '2557'): string {
   let n: number;
-  do { n = ++phoneSeq % 1_000_000; } while (n % 10_000 === 0);
+  do {
+    n = ++phoneSeq % 1_000_000;
+  } while (n % 10_000 === 0);
   return `+${prefix}${String(process.pid % 1000).padStart(3, '0')}${String(n).padStart(6, '0')}`;
 }

@@ -15,8 +15,11 @@ export async function createEndpoint(accountId: number, url: string, events: str
 export async function deliveredEvent(t: Tenant, recipient: string) {
   const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient, message: 'hook me' });
   const m = sent.body.data.messages[0];
-  const found = await eventually(() => admin('GET', `/accounts/${t.accountId}/events?kind=message.delivered`),
-    (r) => r.body.data.some((e: any) => e.uid === m.uid), 30_000);
+  const found = await eventually(
+    () => admin('GET', `/accounts/${t.accountId}/events?kind=message.delivered`),
+    (r) => r.body.data.some((e: any) => e.uid === m.uid),
+    30_000,
+  );
   return { message: m, event: found.body.data.find((e: any) => e.uid === m.uid) };
 }
 
@@ -25,10 +28,17 @@ export async function temporal(): Promise<Client> {
   client ??= new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }) });
   return client;
 }
-export const closeTemporal = async () => { await client?.connection.close(); client = null; };
+export const closeTemporal = async () => {
+  await client?.connection.close();
+  client = null;
+};
 
 let n = 0;
 export async function runDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const c = await temporal();
-  return c.workflow.execute('webhookDeliveryWorkflow', { taskQueue: loadConfig().webhookTaskQueue, workflowId: `test-delivery/${process.pid}/${Date.now()}/${++n}`, args: [input] });
+  return c.workflow.execute('webhookDeliveryWorkflow', {
+    taskQueue: loadConfig().webhookTaskQueue,
+    workflowId: `test-delivery/${process.pid}/${Date.now()}/${++n}`,
+    args: [input],
+  });
 }

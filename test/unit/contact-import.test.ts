@@ -2,16 +2,28 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planBatch, numbersToMatch, capProblems, PROBLEM_CAP, type StagedRow } from '../../domain/contacts/contact-import.js';
 
-const row = (rowNo: number, data: unknown, extra: Partial<StagedRow> = {}): StagedRow => ({ rowNo, line: null, data, note: null, ...extra });
+const row = (rowNo: number, data: unknown, extra: Partial<StagedRow> = {}): StagedRow => ({
+  rowNo,
+  line: null,
+  data,
+  note: null,
+  ...extra,
+});
 
 test('valid rows become inserts; invalid rows become problems keyed by row, line and field', () => {
-  const plan = planBatch([
-    row(1, { PHONE: '0712000001', country_code: '255', name: 'Ann' }),
-    row(2, { name: 'x'.repeat(161) }, { line: 3 }),
-    row(3, 'text'),
-    row(4, { PHONE: '1' }, { note: 'The row has more cells than the header.', line: 5 }),
-  ], new Map());
-  assert.deepEqual(plan.inserts.map((w) => [w.rowNo, w.fullPhoneNumber, w.name]), [[1, '255712000001', 'Ann']]);
+  const plan = planBatch(
+    [
+      row(1, { PHONE: '0712000001', country_code: '255', name: 'Ann' }),
+      row(2, { name: 'x'.repeat(161) }, { line: 3 }),
+      row(3, 'text'),
+      row(4, { PHONE: '1' }, { note: 'The row has more cells than the header.', line: 5 }),
+    ],
+    new Map(),
+  );
+  assert.deepEqual(
+    plan.inserts.map((w) => [w.rowNo, w.fullPhoneNumber, w.name]),
+    [[1, '255712000001', 'Ann']],
+  );
   assert.deepEqual([plan.created, plan.updated, plan.failed], [1, 0, 3]);
   assert.deepEqual(plan.problems, [
     { row: 2, line: 3, field: 'name', message: 'The name may not be greater than 160 characters.' },
@@ -22,10 +34,13 @@ test('valid rows become inserts; invalid rows become problems keyed by row, line
 });
 
 test('a row matching a contact of the group by full number replaces it; is_subscribed is kept when omitted', () => {
-  const plan = planBatch([
-    row(1, { PHONE: '+255712000001', country_code: '255', name: 'First', is_subscribed: false }),
-    row(2, { PHONE: '0712000001', country_code: '255', name: 'Second', city: 'Dar' }),
-  ], new Map([['255712000001', 42]]));
+  const plan = planBatch(
+    [
+      row(1, { PHONE: '+255712000001', country_code: '255', name: 'First', is_subscribed: false }),
+      row(2, { PHONE: '0712000001', country_code: '255', name: 'Second', city: 'Dar' }),
+    ],
+    new Map([['255712000001', 42]]),
+  );
   assert.equal(plan.inserts.length, 0);
   assert.deepEqual([plan.created, plan.updated], [0, 2]);
   const w = plan.updates.get(42)!;
@@ -33,18 +48,37 @@ test('a row matching a contact of the group by full number replaces it; is_subsc
 });
 
 test('repeated numbers within a batch collapse into one insert; numberless rows never match', () => {
-  const plan = planBatch([
-    row(1, { PHONE: '0712', name: 'A' }),
-    row(2, { PHONE: 'none', name: 'B' }),
-    row(3, { PHONE: '0712', name: 'C', is_subscribed: '0' }),
-    row(4, { PHONE: 'n/a', name: 'D' }),
-  ], new Map([['', 7]]));
-  assert.deepEqual(plan.inserts.map((w) => [w.name, w.isSubscribed]), [['C', false], ['B', undefined], ['D', undefined]]);
+  const plan = planBatch(
+    [
+      row(1, { PHONE: '0712', name: 'A' }),
+      row(2, { PHONE: 'none', name: 'B' }),
+      row(3, { PHONE: '0712', name: 'C', is_subscribed: '0' }),
+      row(4, { PHONE: 'n/a', name: 'D' }),
+    ],
+    new Map([['', 7]]),
+  );
+  assert.deepEqual(
+    plan.inserts.map((w) => [w.name, w.isSubscribed]),
+    [
+      ['C', false],
+      ['B', undefined],
+      ['D', undefined],
+    ],
+  );
   assert.deepEqual([plan.created, plan.updated, plan.updates.size], [3, 1, 0]);
 });
 
 test('numbers to look up exclude invalid and numberless rows', () => {
-  assert.deepEqual(numbersToMatch([row(1, { PHONE: '0712', country_code: '255' }), row(2, { PHONE: 'x' }), row(3, {}), row(4, { PHONE: '5' }, { note: 'bad' }), row(5, { PHONE: '0712', country_code: '255' })]), ['255712']);
+  assert.deepEqual(
+    numbersToMatch([
+      row(1, { PHONE: '0712', country_code: '255' }),
+      row(2, { PHONE: 'x' }),
+      row(3, {}),
+      row(4, { PHONE: '5' }, { note: 'bad' }),
+      row(5, { PHONE: '0712', country_code: '255' }),
+    ]),
+    ['255712'],
+  );
 });
 
 test('problems are capped at 200 stored entries', () => {

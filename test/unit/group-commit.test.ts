@@ -7,7 +7,10 @@ test('items arriving during a write go together in the next one; each settles af
   let release!: () => void;
   const add = groupCommit<number>(async (items) => {
     writes.push(items);
-    if (writes.length === 1) await new Promise<void>((r) => { release = r; });
+    if (writes.length === 1)
+      await new Promise<void>((r) => {
+        release = r;
+      });
   });
   const settled: number[] = [];
   const first = add(1).then(() => settled.push(1));
@@ -23,8 +26,13 @@ test('items arriving during a write go together in the next one; each settles af
 
 test('a failed write rejects the items it held and the next group still goes', async () => {
   let calls = 0;
-  const add = groupCommit<string>(async () => { if (calls++ === 0) throw new Error('database away'); }, 2);
+  const add = groupCommit<string>(async () => {
+    if (calls++ === 0) throw new Error('database away');
+  }, 2);
   const results = await Promise.allSettled(['a', 'b', 'c'].map((x) => add(x)));
   assert.equal(results[0].status, 'rejected');
-  assert.deepEqual(results.slice(1).map((r) => r.status), ['fulfilled', 'fulfilled']);
+  assert.deepEqual(
+    results.slice(1).map((r) => r.status),
+    ['fulfilled', 'fulfilled'],
+  );
 });

@@ -5,7 +5,16 @@ import { authorizeIssuer, bearerToken, type Principal } from '../../api/http/aut
 import { HttpError, asHttpError, dataErrorBody, v3ErrorBody } from '../../api/http/errors.js';
 
 const principal = (user: Principal['user']): Principal => ({
-  account: { id: 1, uid: 'acc', name: 'A', status: 'active', wallet_balance: '0', currency: 'USD', billing_mode: 'prepaid', created_at: new Date() },
+  account: {
+    id: 1,
+    uid: 'acc',
+    name: 'A',
+    status: 'active',
+    wallet_balance: '0',
+    currency: 'USD',
+    billing_mode: 'prepaid',
+    created_at: new Date(),
+  },
   key: { id: 1, kind: 'rest', name: 'k', user_id: user?.id ?? null, expires_at: null, revoked_at: null },
   user,
 });
@@ -18,7 +27,11 @@ test('wildcard grants cover their family only', () => {
 });
 
 test('issuer checks: no issuer, a deactivated issuer or a missing permission are refused with 403', () => {
-  const refuse = (p: Principal, perm?: string) => assert.throws(() => authorizeIssuer(p, perm), (e: unknown) => asHttpError(e)?.status === 403);
+  const refuse = (p: Principal, perm?: string) =>
+    assert.throws(
+      () => authorizeIssuer(p, perm),
+      (e: unknown) => asHttpError(e)?.status === 403,
+    );
   refuse(principal(null));
   refuse(principal({ id: 2, active: false, permissions: ['*'] }));
   refuse(principal({ id: 2, active: true, permissions: ['contacts.view'] }), 'contacts.delete');
@@ -35,10 +48,16 @@ test('only a Bearer header yields a token', () => {
 
 test('both error envelopes', () => {
   const e = new HttpError(422, 'The name field is required.', { errors: { name: ['The name field is required.'] } });
-  assert.deepEqual(v3ErrorBody(e), { status: 'error', message: 'The name field is required.', errors: { name: ['The name field is required.'] } });
+  assert.deepEqual(v3ErrorBody(e), {
+    status: 'error',
+    message: 'The name field is required.',
+    errors: { name: ['The name field is required.'] },
+  });
   assert.deepEqual(dataErrorBody(e), {
     error: { code: 'validation_error', message: 'The name field is required.', retryable: false },
-    message: 'The name field is required.', code: 'validation_error', errors: { name: ['The name field is required.'] },
+    message: 'The name field is required.',
+    code: 'validation_error',
+    errors: { name: ['The name field is required.'] },
   });
   const limited = dataErrorBody(new HttpError(429, 'Slow down.', { details: { retry_after_seconds: 30 } }));
   assert.equal(limited.error.code, 'rate_limited');

@@ -2,10 +2,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { personalize, hasPlaceholders, type PersonalizeContact } from '../../domain/campaigns/personalize.js';
 
-const ann: PersonalizeContact = { name: 'Ann Lee', countryCode: '255', phoneNumber: '712345678', fullPhoneNumber: '255712345678', customFieldValues: { city: 'Dar', 'plan type': 'gold', n: 7, vip: true, nil: null, obj: { a: 1 } } };
+const ann: PersonalizeContact = {
+  name: 'Ann Lee',
+  countryCode: '255',
+  phoneNumber: '712345678',
+  fullPhoneNumber: '255712345678',
+  customFieldValues: { city: 'Dar', 'plan type': 'gold', n: 7, vip: true, nil: null, obj: { a: 1 } },
+};
 
 test('standard variables', () => {
-  assert.equal(personalize('Hi {{name}}, {{phone}} / {{phone_number}} / {{country_code}}', ann), 'Hi Ann Lee, +255712345678 / 712345678 / 255');
+  assert.equal(
+    personalize('Hi {{name}}, {{phone}} / {{phone_number}} / {{country_code}}', ann),
+    'Hi Ann Lee, +255712345678 / 712345678 / 255',
+  );
   assert.equal(personalize('{{ name }}{{NAME}}', ann), 'Ann LeeAnn Lee', 'spaces inside braces and case are tolerated');
 });
 

@@ -6,14 +6,26 @@ import { httpRequest } from '../../activities/providers/http.js';
 
 // The provider transport on a local socket: every way a call goes wrong becomes a retryable failure.
 const server = http.createServer((req, res) => {
-  if (req.url === '/json') { res.writeHead(429, { 'content-type': 'application/json', 'Retry-After': '7' }); res.end('{"code":20429}'); return; }
+  if (req.url === '/json') {
+    res.writeHead(429, { 'content-type': 'application/json', 'Retry-After': '7' });
+    res.end('{"code":20429}');
+    return;
+  }
   if (req.url === '/stall-headers') return; // never answers
-  if (req.url === '/stall-body') { res.writeHead(200); res.write('{"partial":'); return; } // never finishes
-  res.writeHead(200); res.end('plain');
+  if (req.url === '/stall-body') {
+    res.writeHead(200);
+    res.write('{"partial":');
+    return;
+  } // never finishes
+  res.writeHead(200);
+  res.end('plain');
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-after(() => { server.closeAllConnections(); server.close(); });
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 test('a reply carries status, headers read case-insensitively and the parsed body', async () => {
   const r = await httpRequest(`${base}/json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

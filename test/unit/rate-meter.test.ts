@@ -18,6 +18,9 @@ test('a steady 300 per second reads as about 300', () => {
   let now = 2_000_000;
   const mark = rateMeter(() => now);
   let last = 0;
-  for (let i = 0; i < 900; i++) { now += 1000 / 300; last = mark(); }
+  for (let i = 0; i < 900; i++) {
+    now += 1000 / 300;
+    last = mark();
+  }
   assert.ok(last >= 290 && last <= 310, String(last));
 });

@@ -4,7 +4,11 @@ import { mergeRecipients, splitList, toE164 } from '../../domain/messaging/recip
 
 test('recipient and recipients merge, split on comma, semicolon and whitespace, drop exact duplicates in order', () => {
   assert.deepEqual(splitList(' 1,2;3 4\n5\t6 ,, '), ['1', '2', '3', '4', '5', '6']);
-  assert.deepEqual(mergeRecipients('+255700000001, +255700000002', ['+255700000002;+255700000003', '+255700000001']), ['+255700000001', '+255700000002', '+255700000003']);
+  assert.deepEqual(mergeRecipients('+255700000001, +255700000002', ['+255700000002;+255700000003', '+255700000001']), [
+    '+255700000001',
+    '+255700000002',
+    '+255700000003',
+  ]);
   assert.deepEqual(mergeRecipients(undefined, undefined), []);
   assert.deepEqual(mergeRecipients(' ; ', [' ']), []);
   assert.deepEqual(mergeRecipients('255700000001', ['+255700000001']), ['255700000001', '+255700000001'], 'only exact duplicates collapse');

@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { communicationHeaders, newWebhookSecret, signV1, signV2, svcSignature, verifySvcSignature } from '../../services/webhooks/signing.js';
+import {
+  communicationHeaders,
+  newWebhookSecret,
+  signV1,
+  signV2,
+  svcSignature,
+  verifySvcSignature,
+} from '../../services/webhooks/signing.js';
 
 const body = JSON.stringify({ event_id: 'evt_abc', event: 'message.delivered', occurred_at: '2026-11-22T00:00:00.000Z', message_id: 42 });
 

@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  buildCloudApiPayload, prepareWhatsAppMessage, type PreparedWhatsAppMessage, type WhatsAppSendInput,
+  buildCloudApiPayload,
+  prepareWhatsAppMessage,
+  type PreparedWhatsAppMessage,
+  type WhatsAppSendInput,
 } from '../../domain/messaging/whatsapp-message.js';
 
 const s = (n: number, ch = 'a') => ch.repeat(n);
@@ -19,7 +22,11 @@ function fails(input: WhatsAppSendInput, key: string, pattern?: RegExp): Record<
   const { errors, prepared } = prepareWhatsAppMessage(input);
   assert.equal(prepared, null);
   assert.ok(errors[key], `expected an error on ${key}, got ${JSON.stringify(errors)}`);
-  if (pattern) assert.ok(errors[key].some((m) => pattern.test(m)), `${key}: ${JSON.stringify(errors[key])} !~ ${pattern}`);
+  if (pattern)
+    assert.ok(
+      errors[key].some((m) => pattern.test(m)),
+      `${key}: ${JSON.stringify(errors[key])} !~ ${pattern}`,
+    );
   return errors;
 }
 
@@ -103,8 +110,12 @@ describe('text', () => {
     const p = ok({ message: 'Hello', in_reply_to_gateway_id: WAMID });
     assert.deepEqual(p.metadata, { source: 'api', in_reply_to: WAMID });
     assert.deepEqual(buildCloudApiPayload(p, '+255 712 345 678', WAMID), {
-      messaging_product: 'whatsapp', recipient_type: 'individual', to: '255712345678', type: 'text',
-      text: { body: 'Hello', preview_url: false }, context: { message_id: WAMID },
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '255712345678',
+      type: 'text',
+      text: { body: 'Hello', preview_url: false },
+      context: { message_id: WAMID },
     });
   });
   it('omits context without a reply target', () => {
@@ -141,7 +152,13 @@ describe('template', () => {
   it('forwards components as given', () => {
     const components = [
       { type: 'header', parameters: [{ type: 'image', image: { link: URL_IMG } }] },
-      { type: 'body', parameters: [{ type: 'text', text: 'Jane' }, { type: 'currency', currency: { fallback_value: '$10', code: 'USD', amount_1000: 10000 } }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Jane' },
+          { type: 'currency', currency: { fallback_value: '$10', code: 'USD', amount_1000: 10000 } },
+        ],
+      },
       { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'YES' }] },
     ];
     const p = ok({ template: { name: 'order_update', language: 'en_US', components } });
@@ -152,8 +169,16 @@ describe('template', () => {
     fails({ template: { name: 't', components: ['x'] } }, 'template.components.0', /object/);
     fails({ template: { name: 't', components: [{ parameters: [] }] } }, 'template.components.0.type', /required/);
     fails({ template: { name: 't', components: [{ type: 'body' }] } }, 'template.components.0.parameters', /required/);
-    fails({ template: { name: 't', components: [{ type: 'body', parameters: [{ text: 'x' }] }] } }, 'template.components.0.parameters.0.type', /required/);
-    fails({ template: { name: 't', components: [{ type: 'body', parameters: [{ type: 'text' }] }] } }, 'template.components.0.parameters.0.text', /required/);
+    fails(
+      { template: { name: 't', components: [{ type: 'body', parameters: [{ text: 'x' }] }] } },
+      'template.components.0.parameters.0.type',
+      /required/,
+    );
+    fails(
+      { template: { name: 't', components: [{ type: 'body', parameters: [{ type: 'text' }] }] } },
+      'template.components.0.parameters.0.text',
+      /required/,
+    );
   });
   it('Rule 2: a message alongside a template is the local preview only', () => {
     const p = ok({ template: { name: 'promo', language: 'sw' }, message: 'Promo sent' });
@@ -173,7 +198,10 @@ describe('template', () => {
     const components = [{ type: 'body', parameters: [{ type: 'text', text: 'Jane' }] }];
     const p = ok({ template: { name: 'hello', language: 'en_US', components } });
     assert.deepEqual(buildCloudApiPayload(p, '255712345678', null), {
-      messaging_product: 'whatsapp', recipient_type: 'individual', to: '255712345678', type: 'template',
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '255712345678',
+      type: 'template',
       template: { name: 'hello', language: { code: 'en_US' }, components },
     });
   });
@@ -220,21 +248,29 @@ describe('media', () => {
   it('builds an image payload with caption and reply context', () => {
     const p = ok({ message_type: 'image', media_url: URL_IMG, media_type: 'image', message: 'Look', in_reply_to_gateway_id: WAMID });
     assert.deepEqual(buildCloudApiPayload(p, '255712345678', WAMID), {
-      messaging_product: 'whatsapp', recipient_type: 'individual', to: '255712345678', type: 'image',
-      image: { link: URL_IMG, caption: 'Look' }, context: { message_id: WAMID },
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '255712345678',
+      type: 'image',
+      image: { link: URL_IMG, caption: 'Look' },
+      context: { message_id: WAMID },
     });
   });
   it('builds an audio payload without caption', () => {
     const p = ok({ media_url: 'https://cdn.example.com/a.ogg', media_type: 'audio', message: 'Listen' });
     assert.deepEqual(buildCloudApiPayload(p, '255712345678', null), {
-      messaging_product: 'whatsapp', recipient_type: 'individual', to: '255712345678', type: 'audio',
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '255712345678',
+      type: 'audio',
       audio: { link: 'https://cdn.example.com/a.ogg' },
     });
   });
   it('names a document after the last segment of its link', () => {
     const p = ok({ media_url: 'https://cdn.example.com/docs/Invoice%20May.pdf?sig=1', media_type: 'document' });
     assert.deepEqual(buildCloudApiPayload(p, '255712345678', null).document, {
-      link: 'https://cdn.example.com/docs/Invoice%20May.pdf?sig=1', filename: 'Invoice May.pdf',
+      link: 'https://cdn.example.com/docs/Invoice%20May.pdf?sig=1',
+      filename: 'Invoice May.pdf',
     });
   });
   it('Rule 1: interactive and top-level media cannot be combined', () => {
@@ -259,7 +295,11 @@ describe('interactive', () => {
   describe('button', () => {
     it('allows 1 to 3 reply buttons', () => {
       ok(buttonMsg([button('1', 'A'), button('2', 'B'), button('3', 'C')]));
-      fails(buttonMsg([button('1', 'A'), button('2', 'B'), button('3', 'C'), button('4', 'D')]), 'interactive.action.buttons', /more than 3/);
+      fails(
+        buttonMsg([button('1', 'A'), button('2', 'B'), button('3', 'C'), button('4', 'D')]),
+        'interactive.action.buttons',
+        /more than 3/,
+      );
       fails(buttonMsg([]), 'interactive.action.buttons', /at least 1/);
       fails({ interactive: { type: 'button', body: { text: 'x' }, action: {} } }, 'interactive.action.buttons', /required/);
       fails({ interactive: { type: 'button', body: { text: 'x' } } }, 'interactive.action', /required/);
@@ -287,7 +327,10 @@ describe('interactive', () => {
       const input = buttonMsg([button('yes', 'Yes'), button('no', 'No')], 'Confirm?');
       const p = ok(input);
       assert.deepEqual(buildCloudApiPayload(p, '255712345678', null), {
-        messaging_product: 'whatsapp', recipient_type: 'individual', to: '255712345678', type: 'interactive',
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: '255712345678',
+        type: 'interactive',
         interactive: input.interactive,
       });
     });
@@ -302,9 +345,17 @@ describe('interactive', () => {
       fails(listMsg([{ id: 'r1' }]), 'interactive.action.sections.0.rows.0.title', /required/);
     });
     it('needs action.button, sections and rows', () => {
-      fails({ interactive: { type: 'list', body: { text: 'x' }, action: { sections: [{ rows: [{ id: '1', title: 'a' }] }] } } }, 'interactive.action.button', /required/);
+      fails(
+        { interactive: { type: 'list', body: { text: 'x' }, action: { sections: [{ rows: [{ id: '1', title: 'a' }] }] } } },
+        'interactive.action.button',
+        /required/,
+      );
       fails({ interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open' } } }, 'interactive.action.sections', /required/);
-      fails({ interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open', sections: [] } } }, 'interactive.action.sections', /non-empty/);
+      fails(
+        { interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open', sections: [] } } },
+        'interactive.action.sections',
+        /non-empty/,
+      );
       fails(listMsg([]), 'interactive.action.sections.0.rows', /non-empty/);
     });
     it('body limited to 1024', () => {
@@ -354,7 +405,10 @@ describe('reaction', () => {
   it('builds a reaction payload without context even when a reply target is passed', () => {
     const p = ok({ reaction: { message_id: WAMID, emoji: '👍' } });
     assert.deepEqual(buildCloudApiPayload(p, '255712345678', WAMID), {
-      messaging_product: 'whatsapp', recipient_type: 'individual', to: '255712345678', type: 'reaction',
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: '255712345678',
+      type: 'reaction',
       reaction: { message_id: WAMID, emoji: '👍' },
     });
   });
@@ -364,7 +418,13 @@ describe('prepared shape', () => {
   it('fills the nullable fields per kind', () => {
     const text = ok({ message: 'hi' });
     assert.deepEqual(text, {
-      kind: 'text', previewBody: 'hi', caption: null, mediaUrl: null, mediaType: null, templateParams: null, metadata: { source: 'api' },
+      kind: 'text',
+      previewBody: 'hi',
+      caption: null,
+      mediaUrl: null,
+      mediaType: null,
+      templateParams: null,
+      metadata: { source: 'api' },
     });
   });
   it('survives a JSON round trip, as workflow arguments do', () => {

@@ -13,9 +13,10 @@ test('workflow files import only @temporalio/workflow, domain code, other workfl
     const src = fs.readFileSync(path.join(dir, file), 'utf8');
     for (const m of src.matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
       const [, , typeOnly, spec] = m;
-      const layer = spec.startsWith('.') ? path.relative(path.dirname(dir), path.resolve(dir, path.dirname(file), spec)).split(path.sep)[0] : null;
-      const ok = spec === '@temporalio/workflow' || layer === 'domain' || layer === 'workflows'
-        || (typeOnly && layer === 'activities');
+      const layer = spec.startsWith('.')
+        ? path.relative(path.dirname(dir), path.resolve(dir, path.dirname(file), spec)).split(path.sep)[0]
+        : null;
+      const ok = spec === '@temporalio/workflow' || layer === 'domain' || layer === 'workflows' || (typeOnly && layer === 'activities');
       if (!ok) problems.push(`${file}: ${m[0].trim()}`);
     }
     if (/\brequire\(|import\(/.test(src)) problems.push(`${file}: dynamic import or require`);

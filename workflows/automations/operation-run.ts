@@ -18,13 +18,25 @@ const act = proxyActivities<OperationActivities>({
 /** One run of an operator-defined operation: record it, do it, record the outcome. */
 export async function operationRunWorkflow(input: OperationRunInput): Promise<{ runId: string; status: 'succeeded' | 'failed' }> {
   const runId = input.runId ?? uuid4();
-  const begun = await act.beginOperationRun({ runId, accountId: input.accountId, operationName: input.operationName, input: input.input, source: input.source });
+  const begun = await act.beginOperationRun({
+    runId,
+    accountId: input.accountId,
+    operationName: input.operationName,
+    input: input.input,
+    source: input.source,
+  });
   if (!begun.ok) {
     await act.finishOperationRun({ runId, status: 'failed', error: begun.error });
     return { runId, status: 'failed' };
   }
   try {
-    const result = await act.executeOperation({ runId, accountId: input.accountId, kind: begun.kind, config: begun.config, input: input.input });
+    const result = await act.executeOperation({
+      runId,
+      accountId: input.accountId,
+      kind: begun.kind,
+      config: begun.config,
+      input: input.input,
+    });
     await act.finishOperationRun({ runId, status: 'succeeded', result });
     return { runId, status: 'succeeded' };
   } catch (err) {

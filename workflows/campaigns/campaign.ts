@@ -40,13 +40,21 @@ const begin = proxyActivities<CampaignActivities>({
  * row (the API reads it there, with the counts of the messages); the query mirrors it for operators.
  */
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignState> {
-  const state: CampaignState = { status: input.cursor === undefined ? 'starting' : 'running', cursor: input.cursor ?? 0, totalRecipients: 0, pages: 0 };
+  const state: CampaignState = {
+    status: input.cursor === undefined ? 'starting' : 'running',
+    cursor: input.cursor ?? 0,
+    totalRecipients: 0,
+    pages: 0,
+  };
   setHandler(campaignStateQuery, () => state);
 
   if (input.cursor === undefined) {
     if (input.scheduledAt !== null) {
       const wait = new Date(input.scheduledAt).getTime() - Date.now();
-      if (wait > 0) { state.status = 'scheduled'; await sleep(wait); }
+      if (wait > 0) {
+        state.status = 'scheduled';
+        await sleep(wait);
+      }
     }
     try {
       state.status = await begin.beginCampaign({ campaignId: input.campaignId });

@@ -1,7 +1,11 @@
 import { proxyActivities, continueAsNew, workflowInfo, defineQuery, setHandler, ActivityFailure, log } from '@temporalio/workflow';
 import type { ContactActivities } from '../../activities/contacts/contact-import.js';
 
-export interface ContactImportInput { accountId: number; importId: number; batchSize: number }
+export interface ContactImportInput {
+  accountId: number;
+  importId: number;
+  batchSize: number;
+}
 
 export interface ContactImportState {
   phase: 'starting' | 'importing' | 'completed' | 'failed' | 'abandoned';
@@ -59,12 +63,16 @@ export async function contactImportWorkflow(input: ContactImportInput): Promise<
         return state;
       }
       if (out.state === 'done') break;
-      if (state.batches >= BATCHES_PER_RUN || workflowInfo().continueAsNewSuggested) await continueAsNew<typeof contactImportWorkflow>(input);
+      if (state.batches >= BATCHES_PER_RUN || workflowInfo().continueAsNewSuggested)
+        await continueAsNew<typeof contactImportWorkflow>(input);
     }
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     log.error('contact import failed', { importId: input.importId, reason: err.cause?.message ?? err.message });
-    await db.failContactImport({ importId: input.importId, message: 'The import stopped before the end; rows after the processed count were not imported.' });
+    await db.failContactImport({
+      importId: input.importId,
+      message: 'The import stopped before the end; rows after the processed count were not imported.',
+    });
     state.phase = 'failed';
     return state;
   }

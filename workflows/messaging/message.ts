@@ -1,4 +1,15 @@
-import { proxyActivities, defineSignal, defineQuery, defineUpdate, setHandler, condition, sleep, allHandlersFinished, ActivityFailure, log } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  defineSignal,
+  defineQuery,
+  defineUpdate,
+  setHandler,
+  condition,
+  sleep,
+  allHandlersFinished,
+  ActivityFailure,
+  log,
+} from '@temporalio/workflow';
 import type { MessageActivities } from '../../activities/messaging/messages.js';
 import { FINAL_STATUSES, type MessageStatus } from '../../domain/messaging/message-status.js';
 
@@ -16,7 +27,12 @@ export interface MessageWorkflowInput {
   deliveryPollAttempts: number;
 }
 
-export interface MessageWorkflowState { status: MessageStatus; gatewayMessageId: string | null; dispatched: boolean; pollsLeft: number }
+export interface MessageWorkflowState {
+  status: MessageStatus;
+  gatewayMessageId: string | null;
+  dispatched: boolean;
+  pollsLeft: number;
+}
 
 /** A provider receipt seen by the API ingress (already written to the record). */
 export const receiptSignal = defineSignal<[MessageStatus]>('receipt');
@@ -31,7 +47,12 @@ const db = proxyActivities<MessageActivities>({
 
 /** One outbound message: wait until due, hand it to the provider, then follow it to a final status. */
 export async function messageWorkflow(input: MessageWorkflowInput): Promise<MessageWorkflowState> {
-  const state: MessageWorkflowState = { status: 'queued', gatewayMessageId: null, dispatched: false, pollsLeft: input.deliveryPollAttempts };
+  const state: MessageWorkflowState = {
+    status: 'queued',
+    gatewayMessageId: null,
+    dispatched: false,
+    pollsLeft: input.deliveryPollAttempts,
+  };
   const provider = proxyActivities<MessageActivities>({
     taskQueue: input.providerTaskQueue,
     // A send waiting for a rate-limited provider slot is admission control, not a failure: allow it time.
@@ -40,7 +61,9 @@ export async function messageWorkflow(input: MessageWorkflowInput): Promise<Mess
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 12 },
   });
   setHandler(stateQuery, () => state);
-  setHandler(receiptSignal, (status) => { state.status = status; });
+  setHandler(receiptSignal, (status) => {
+    state.status = status;
+  });
   setHandler(firstOutcomeUpdate, async (waitMs) => {
     if (waitMs > 0) await condition(() => state.dispatched, waitMs);
     return state;

@@ -15,7 +15,13 @@ export interface DispatcherInput {
   lastSweepAt?: number;
 }
 
-export interface DispatcherState { iteration: number; sent: number; lastBatch: number; retrying: number; lastError: string | null }
+export interface DispatcherState {
+  iteration: number;
+  sent: number;
+  lastBatch: number;
+  retrying: number;
+  lastError: string | null;
+}
 export const dispatcherStateQuery = defineQuery<DispatcherState>('state');
 
 const RETRY_DELAYS_MS = [1000, 5000, 15000, 60000, 120000];
@@ -33,15 +39,21 @@ export async function outboundDispatcherWorkflow(input: DispatcherInput): Promis
   const state: DispatcherState = { iteration: input.iteration ?? 0, sent: input.sent ?? 0, lastBatch: 0, retrying: 0, lastError: null };
   setHandler(dispatcherStateQuery, () => state);
   const claimActs = proxyActivities<DispatchActivities>({
-    taskQueue: input.providerTaskQueue, startToCloseTimeout: `${Math.ceil(input.idleWaitMs / 1000) + 30} seconds`, heartbeatTimeout: '20 seconds',
+    taskQueue: input.providerTaskQueue,
+    startToCloseTimeout: `${Math.ceil(input.idleWaitMs / 1000) + 30} seconds`,
+    heartbeatTimeout: '20 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const sendActs = proxyActivities<DispatchActivities>({
-    taskQueue: input.providerTaskQueue, startToCloseTimeout: '10 minutes', heartbeatTimeout: '60 seconds',
+    taskQueue: input.providerTaskQueue,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '60 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const streamActs = proxyActivities<DispatchActivities>({
-    taskQueue: input.providerTaskQueue, startToCloseTimeout: `${STREAM_SECONDS + Math.ceil(input.idleWaitMs / 1000) + 120} seconds`, heartbeatTimeout: '30 seconds',
+    taskQueue: input.providerTaskQueue,
+    startToCloseTimeout: `${STREAM_SECONDS + Math.ceil(input.idleWaitMs / 1000) + 120} seconds`,
+    heartbeatTimeout: '30 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   let lastSweepAt = input.lastSweepAt ?? 0;
@@ -53,30 +65,44 @@ export async function outboundDispatcherWorkflow(input: DispatcherInput): Promis
     let pending: number[];
     if (streaming) {
       const r = await streamActs.dispatchQueuedMessages({
-        channelType: input.channelType, claim, sliceSize: input.batchSize, concurrency: input.concurrency,
-        maxSeconds: STREAM_SECONDS, idleWaitMs: input.idleWaitMs, maxRetry: input.batchSize,
+        channelType: input.channelType,
+        claim,
+        sliceSize: input.batchSize,
+        concurrency: input.concurrency,
+        maxSeconds: STREAM_SECONDS,
+        idleWaitMs: input.idleWaitMs,
+        maxRetry: input.batchSize,
       });
       state.sent += r.sent;
       state.lastBatch = r.sent + r.retry.length;
       state.lastError = r.lastError;
       pending = r.retry;
     } else {
-      const ids = await claimActs.claimQueuedMessages({ channelType: input.channelType, limit: input.batchSize, waitMs: input.idleWaitMs, claim });
+      const ids = await claimActs.claimQueuedMessages({
+        channelType: input.channelType,
+        limit: input.batchSize,
+        waitMs: input.idleWaitMs,
+        claim,
+      });
       state.lastBatch = ids.length;
       pending = ids;
     }
     // Transient failures: the same messages again, with growing pauses, then failed.
     for (let attempt = streaming ? 1 : 0; pending.length && attempt <= RETRY_DELAYS_MS.length; attempt++) {
-      if (attempt > 0) { state.retrying = pending.length; await sleep(RETRY_DELAYS_MS[attempt - 1]); }
+      if (attempt > 0) {
+        state.retrying = pending.length;
+        await sleep(RETRY_DELAYS_MS[attempt - 1]);
+      }
       const r = await sendActs.sendMessageBatch({ ids: pending, concurrency: input.concurrency, channelType: input.channelType });
       state.sent += r.sent;
       state.lastError = r.lastError;
       pending = r.retry;
     }
     state.retrying = 0;
-    if (pending.length) await sendActs.failMessages({ ids: pending, errorMessage: `Provider unavailable: ${state.lastError ?? 'retries exhausted'}` });
+    if (pending.length)
+      await sendActs.failMessages({ ids: pending, errorMessage: `Provider unavailable: ${state.lastError ?? 'retries exhausted'}` });
 
-    if (input.channelType === 'sms' && Date.now() - lastSweepAt > input.receiptTimeoutSeconds * 1000 / 2) {
+    if (input.channelType === 'sms' && Date.now() - lastSweepAt > (input.receiptTimeoutSeconds * 1000) / 2) {
       lastSweepAt = Date.now();
       await sendActs.sweepSilentMessages({ olderThanSeconds: input.receiptTimeoutSeconds, limit: 500 });
       await sendActs.pollCheckingMessages({ limit: 500, maxAgeSeconds: input.receiptTimeoutSeconds + input.pollWindowSeconds });

@@ -11,7 +11,12 @@ export interface WebhookDeliveryInput {
   retryDelaysSeconds?: number[];
 }
 
-export interface WebhookDeliveryResult { status: 'succeeded' | 'failed'; attempts: number; lastStatusCode: number | null; lastError: string | null }
+export interface WebhookDeliveryResult {
+  status: 'succeeded' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
 
 // Each attempt is a local activity (the request and its log entry), so a delivery costs the server
 // a workflow start, a few workflow tasks and its timers, not activity round trips. Receiver
@@ -36,7 +41,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const final = attempt === delays.length + 1;
     last = await act.deliverWebhookAttempt({ ...ref, workflowId, attempt, final });
     if (last.outcome === 'succeeded') return { status: 'succeeded', attempts: attempt, lastStatusCode: last.statusCode, lastError: null };
-    if (last.outcome !== 'failed' || final) return { status: 'failed', attempts: attempt, lastStatusCode: last.statusCode, lastError: last.error };
+    if (last.outcome !== 'failed' || final)
+      return { status: 'failed', attempts: attempt, lastStatusCode: last.statusCode, lastError: last.error };
     await sleep(delays[attempt - 1] * 1000);
   }
   throw new Error('unreachable');

@@ -1,15 +1,7 @@
 // WhatsApp Cloud API (Graph) adapter. The caller builds the message body; this module only moves it
 // and turns Graph answers into retry decisions.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import {
-  httpRequest,
-  isRecord,
-  parseRetryAfter,
-  trimSlash,
-  type HttpReply,
-  type ProviderFailure,
-  type ProviderResult,
-} from '../http.js';
+import { httpRequest, isRecord, parseRetryAfter, trimSlash, type HttpReply, type ProviderFailure, type ProviderResult } from '../http.js';
 
 export type { ProviderResult } from '../http.js';
 
