@@ -1,10 +1,10 @@
 // Standalone entry point: `npx tsx simulator/main.ts`. Settings come from SIM_* variables so the
 // dev launcher can start it next to the API with matching credentials.
-import { createLogger } from '../logger.js';
+import { createSimulatorLogger } from './log.js';
 import { createSimulator } from './app.js';
 import { optionsFromEnv } from './options.js';
 
-const log = createLogger('simulator');
+const log = createSimulatorLogger();
 
 async function main(): Promise<void> {
   const port = Number(process.env.SIM_PORT || '4010');

@@ -1,6 +1,6 @@
 // Simulator settings. createSimulator never reads the environment itself so in-process tests are
 // not affected by whatever the developer's shell exports; main.ts bridges env → options.
-import { createLogger, type Logger } from '../logger.js';
+import { createSimulatorLogger, type Logger } from './log.js';
 
 export interface SimulatorOptions {
   host: string;
@@ -62,7 +62,7 @@ export function resolveOptions(partial: Partial<SimulatorOptions> = {}): Simulat
   return {
     ...DEFAULT_OPTIONS,
     ...defined,
-    logger: partial.logger ?? createLogger('simulator'),
+    logger: partial.logger ?? createSimulatorLogger(),
   } as SimulatorOptions;
 }
 

@@ -1,8 +1,20 @@
-// Builds the exact bytes and headers of webhooks the real providers send. The signing functions
-// come from the adapters so the simulator and our verifier cannot drift apart silently; the
-// integration tests then prove the verifier accepts what the simulator produces.
-import { signTwilio } from '../activities/providers/sms-gateway/client.js';
-import { signMeta } from '../activities/providers/whatsapp-cloud/client.js';
+// Builds the exact bytes and headers of webhooks the real providers send. The simulator stands in
+// for the providers, so it signs with its own code written from their documentation, never with
+// our adapters': the integration tests then prove independently that our verifiers accept what a
+// provider produces (a shared helper would let a wrong scheme pass on both sides).
+import { createHmac } from 'node:crypto';
+
+/** Twilio: base64 HMAC-SHA1 of the full URL followed by each form parameter's name and value, sorted by name. */
+function signTwilio(authToken: string, url: string, params: Record<string, string>): string {
+  let data = url;
+  for (const key of Object.keys(params).sort()) data += key + params[key];
+  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
+}
+
+/** Meta: `sha256=` and the hex HMAC-SHA256 of the exact body bytes, keyed with the app secret. */
+function signMeta(appSecret: string, rawBody: string): string {
+  return `sha256=${createHmac('sha256', appSecret).update(rawBody, 'utf8').digest('hex')}`;
+}
 
 export interface SignedRequest {
   rawBody: string;

@@ -1,29 +1,7 @@
 import { defineOperation } from '../operation.js';
-import { campaignSchema, createCampaigns, getCampaign, resumeCampaign } from '../../services/campaigns/campaigns.js';
+import { campaignBody, campaignSchema, createCampaigns, getCampaign, resumeCampaign } from '../../services/campaigns/campaigns.js';
 
 // SMS campaigns: legacy endpoints, so only the account credential is checked (no issuer permission).
-
-const campaignBody = {
-  type: 'object',
-  required: ['contact_list_id', 'message'],
-  properties: {
-    contact_list_id: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 2000,
-      description: 'Numeric group ids or group UUIDs separated by comma, semicolon or whitespace',
-    },
-    message: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 4096,
-      description: 'Before personalization: {{name}}, {{phone}}, {{phone_number}}, {{country_code}}, {{cf:<key>}}',
-    },
-    sender_id: { type: 'string', maxLength: 64 },
-    name: { type: 'string', maxLength: 160, description: 'Defaults to "<group name> campaign"' },
-    schedule_time: { type: 'string', maxLength: 100, description: 'ISO 8601 with offset or Z; a past time starts at once' },
-  },
-} as const;
 
 const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: true } as const;
 

@@ -1,25 +1,8 @@
 import { defineOperation } from '../operation.js';
 import { messageSchema } from '../../services/messaging/message-view.js';
-import { sendSms, getMessage, listMessages } from '../../services/messaging/messages.js';
+import { sendSms, getMessage, listMessages, smsSendBody } from '../../services/messaging/messages.js';
 import { listSmsSenders } from '../../services/messaging/senders.js';
 import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
-
-export const smsSendBody = {
-  type: 'object',
-  properties: {
-    recipient: { type: 'string', maxLength: 4000, description: 'One or more numbers separated by comma, semicolon or whitespace' },
-    recipients: { type: 'array', items: { type: 'string', maxLength: 191 } },
-    sender_id: { type: 'string', maxLength: 64 },
-    message: { type: 'string', maxLength: 4096, description: 'Takes precedence over body' },
-    body: { type: 'string', maxLength: 4096 },
-    message_type: { type: 'string', maxLength: 60, description: 'plain, text, sms (default plain); whatsapp routes to the chat channel' },
-    type: { type: 'string', maxLength: 60 },
-    schedule_time: { type: 'string', maxLength: 100, description: 'ISO 8601 with offset; a future time queues the message' },
-    media_url: { type: 'string', maxLength: 2048 },
-    media_type: { type: 'string', maxLength: 32 },
-    tenant_channel_id: { description: 'Ignored: the route is resolved from sender_id' },
-  },
-} as const;
 
 export const sendResponse = {
   type: 'object',

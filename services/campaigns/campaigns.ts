@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { Client } from '@temporalio/client';
 import { many, one } from '../../entities/db.js';
 import { DomainError, conflict, notFound, validationFailed } from '../platform/errors.js';
@@ -15,13 +16,29 @@ export interface CampaignServiceDeps {
   temporal: Client;
   config: Config;
 }
-export interface CampaignCreateInput {
-  contact_list_id: string;
-  message: string;
-  sender_id?: string;
-  name?: string;
-  schedule_time?: string;
-}
+/** The body of POST /sms/campaign: the operation's input schema, and the type the service takes. */
+export const campaignBody = {
+  type: 'object',
+  required: ['contact_list_id', 'message'],
+  properties: {
+    contact_list_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description: 'Numeric group ids or group UUIDs separated by comma, semicolon or whitespace',
+    },
+    message: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 4096,
+      description: 'Before personalization: {{name}}, {{phone}}, {{phone_number}}, {{country_code}}, {{cf:<key>}}',
+    },
+    sender_id: { type: 'string', maxLength: 64 },
+    name: { type: 'string', maxLength: 160, description: 'Defaults to "<group name> campaign"' },
+    schedule_time: { type: 'string', maxLength: 100, description: 'ISO 8601 with offset or Z; a past time starts at once' },
+  },
+} as const;
+export type CampaignCreateInput = FromSchema<typeof campaignBody>;
 
 /** Messages of a campaign that count as sent (sent_count) and as failed (failed_count). */
 const SENT_STATUSES = `('sent', 'delivered', 'read', 'checking_delivery')`;
