@@ -1,8 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { SmsGatewayClient } from './providers/sms-gateway/client.js';
-import { WhatsAppCloudClient } from './providers/whatsapp-cloud/client.js';
+import { createProviderRegistry } from './providers/index.js';
 import { createMessageActivities } from './messaging/messages.js';
 import { createDispatchActivities } from './messaging/dispatch.js';
 import { createWebhookActivities } from './webhooks/webhook-delivery.js';
@@ -18,19 +17,8 @@ export interface ActivityDeps {
 
 /** Every activity the worker registers, built once per worker process from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  const sms = new SmsGatewayClient({
-    baseUrl: deps.config.smsGatewayUrl,
-    accountSid: deps.config.smsGatewayAccountSid,
-    authToken: deps.config.smsGatewayAuthToken,
-    messagingServiceSid: deps.config.smsGatewayMessagingServiceSid,
-    timeoutMs: 10_000,
-  });
-  const whatsapp = new WhatsAppCloudClient({
-    baseUrl: deps.config.whatsappApiUrl,
-    accessToken: deps.config.whatsappAccessToken,
-    timeoutMs: 10_000,
-  });
-  const messageDeps = { orm: deps.orm, sms, whatsapp, publicBaseUrl: deps.config.publicBaseUrl, log: deps.log };
+  const providers = createProviderRegistry(deps.config, { timeoutMs: 10_000 });
+  const messageDeps = { orm: deps.orm, providers, log: deps.log };
   return {
     ...createMessageActivities(messageDeps),
     ...createDispatchActivities({

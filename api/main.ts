@@ -4,7 +4,7 @@ import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
 import { createApp } from './http/app.js';
-import { smsReceiptIngress } from './messaging/receipt-ingress.js';
+import { rawIngress } from './http/ingress.js';
 
 const config = loadConfig();
 const log = createLogger('api', config.logLevel);
@@ -13,9 +13,10 @@ const temporal = await connectTemporalClient(config.temporalAddress, config.temp
 const deps = { config, orm, temporal: temporal.client, log };
 const app = createApp(deps);
 const koa = app.callback();
-const receipts = smsReceiptIngress(deps);
+// Provider webhooks (SMS receipts above all) are answered ahead of Koa; see api/http/ingress.ts.
+const ingress = rawIngress(deps);
 const server = http.createServer((req, res) => {
-  if (!receipts(req, res)) void koa(req, res);
+  if (!ingress(req, res)) void koa(req, res);
 });
 server.keepAliveTimeout = 65_000;
 server.listen(config.port, '127.0.0.1', () => log.info({ port: config.port }, 'api listening'));

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { RequestContext } from '../services/platform/context.js';
+import type { OperatorContext, RequestContext } from '../services/platform/context.js';
 
 /**
  * One operation of the contract, defined once. The REST route, the OpenAPI operation, the MCP tool
@@ -84,18 +84,24 @@ export interface CliExposure {
   fixed?: Record<string, unknown>;
   /** Flag name → input field, where the flag is not the field's name with - for _. */
   flags?: Record<string, string>;
+  /** The body or query fields offered as flags; default every field the command does not fix. */
+  fields?: readonly string[];
 }
 
-/** Account operations receive the caller's request context; operator and public ones do not. */
+/** Account operations receive the caller's request context, operator ones the operator's; public ones neither. */
 export type Auth = 'rest' | 'operator' | 'public';
 export interface AccountCall {
   rc: RequestContext;
   deps: OperationDeps;
 }
 export interface OperatorCall {
+  oc: OperatorContext;
   deps: OperationDeps;
 }
-export type CallOf<A extends Auth> = A extends 'rest' ? AccountCall : OperatorCall;
+export interface PublicCall {
+  deps: OperationDeps;
+}
+export type CallOf<A extends Auth> = A extends 'rest' ? AccountCall : A extends 'operator' ? OperatorCall : PublicCall;
 
 type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest}` ? K | PathParams<Rest> : never;
 type ObjectOf<S> = S extends undefined ? Record<never, never> : S extends JSONSchema ? FromSchema<S> : Record<never, never>;
@@ -146,7 +152,7 @@ export interface Operation {
   cli?: readonly CliExposure[];
   /** Names of the path parameters, in order. */
   params: string[];
-  handler: (call: AccountCall & OperatorCall, input: Record<string, unknown>) => Promise<unknown>;
+  handler: (call: AccountCall | OperatorCall | PublicCall, input: Record<string, unknown>) => Promise<unknown>;
 }
 
 export function defineOperation<

@@ -4,13 +4,13 @@ import type { Operation } from './operation.js';
 import { restRoute } from './http/rest.js';
 import { docsRoutes } from './http/docs.js';
 import { accountOperations } from './account/profile.js';
-import { adminRoutes } from './account/settings.js';
+import { accountSettingsOperations } from './account/settings.js';
 import { smsOperations } from './messaging/sms.js';
 import { whatsappOperations } from './messaging/whatsapp.js';
-import { providerRoutes } from './messaging/providers.js';
+import { ingressRoutes } from './http/ingress.js';
 import { automationOperations } from './automations/automations.js';
-import { adminAutomationRoutes } from './automations/settings.js';
-import { adminWebhookRoutes } from './webhooks/settings.js';
+import { automationSettingsOperations } from './automations/settings.js';
+import { webhookSettingsOperations } from './webhooks/settings.js';
 import { contactCompatOperations, contactOperations } from './contacts/contacts.js';
 import { contactGroupOperations } from './contacts/contact-groups.js';
 import { campaignOperations } from './campaigns/campaigns.js';
@@ -27,11 +27,21 @@ export const customerOperations: readonly Operation[] = [
   ...campaignOperations,
 ];
 
+/**
+ * Every operator operation ("Settings", under /admin/v1, operator token), in routing order. Each is
+ * also an admin CLI command: scripts/admin.ts is generated from their `cli` entries.
+ */
+export const operatorOperations: readonly Operation[] = [
+  ...accountSettingsOperations,
+  ...webhookSettingsOperations,
+  ...automationSettingsOperations,
+];
+
 /** Every route of the service. The OpenAPI document is generated from this same list. */
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes = [...accountOperations, ...smsOperations, ...whatsappOperations].map((op) => restRoute(op, deps));
-  routes.push(...providerRoutes(deps), ...adminRoutes(deps));
-  routes.push(...automationOperations.map((op) => restRoute(op, deps)), ...adminWebhookRoutes(deps), ...adminAutomationRoutes(deps));
+  routes.push(...ingressRoutes(deps), ...operatorOperations.map((op) => restRoute(op, deps)));
+  routes.push(...automationOperations.map((op) => restRoute(op, deps)));
   routes.push(
     ...[...contactCompatOperations, ...contactOperations, ...contactGroupOperations, ...campaignOperations].map((op) =>
       restRoute(op, deps),

@@ -1,5 +1,8 @@
-// `npm test`: type check, then every test file against a stack started for this run only
-// (embedded PostgreSQL, an in-memory Temporal dev server, the simulator, a worker and the API).
+// `npm test`: the plain unit tests first (test/unit/**, no stack: a failing one stops the run in
+// seconds), then the type check and lint, the workflow unit tests, then the integration and replay
+// files against a stack started for this run only (embedded PostgreSQL, an in-memory Temporal dev
+// server, the simulator, a worker and the API).
+// `tsx scripts/test.ts <files>` runs just those files, and starts a stack only if one of them needs it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,13 +14,50 @@ import { freePort } from './embedded-pg.js';
 const only = process.argv.slice(2);
 const step = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
-if (!only.length) {
+const files = only.length ? only : globSync('test/{unit,integration,replay}/**/*.test.ts', { cwd: projectRoot }).sort();
+const relative = (f: string) => path.relative(projectRoot, path.resolve(projectRoot, f)).split(path.sep).join('/');
+const isUnit = (f: string) => relative(f).startsWith('test/unit/');
+const isWorkflowUnit = (f: string) => relative(f).startsWith('test/unit/workflows/');
+// Plain unit tests first (seconds), then the workflow unit tests (a time-skipping Temporal test server each).
+const unitPhases = [files.filter((f) => isUnit(f) && !isWorkflowUnit(f)), files.filter(isWorkflowUnit)];
+const withStack = files.filter((f) => !isUnit(f));
+
+/** Runs test files with node:test; returns the exit status. */
+function runTests(list: string[], env: NodeJS.ProcessEnv = {}): number {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...list], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  return result.status ?? 1;
+}
+
+/** Type check and lint (whole runs only): after the plain unit tests, which need neither. */
+function staticChecks(): void {
   step('type check');
   const tsc = spawnSync(process.execPath, [path.join(projectRoot, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', projectRoot], {
     stdio: 'inherit',
   });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  step('lint (ESLint, Prettier)');
+  const bin = (name: string) => path.join(projectRoot, 'node_modules', '.bin', name);
+  for (const [cmd, args] of [
+    [bin('eslint'), ['.']],
+    [bin('prettier'), ['--check', '--log-level', 'warn', '.']],
+  ] as const) {
+    const r = spawnSync(cmd, args, { cwd: projectRoot, stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
 }
+
+for (const [i, unit] of unitPhases.entries()) {
+  if (i === 1 && !only.length) staticChecks();
+  if (!unit.length) continue;
+  step(`${i === 0 ? 'unit tests' : 'workflow unit tests (time-skipping server)'}: ${unit.length} files, no stack`);
+  const status = runTests(unit);
+  if (status !== 0) process.exit(status);
+}
+if (!withStack.length) process.exit(0);
 
 step('starting the stack');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
@@ -38,22 +78,16 @@ const stack = await startStack({
 });
 process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, logs in ${dataDir}\n`);
 
-const files = only.length ? only : globSync('test/{unit,integration,replay}/**/*.test.ts', { cwd: projectRoot }).sort();
-step(`running ${files.length} test files`);
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files], {
-  cwd: projectRoot,
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    ...stack.env,
-    API_URL: stack.apiUrl,
-    SIM_URL: stack.simulatorUrl,
-    OPERATOR_TOKEN: operatorToken,
-    TEST_DATA_DIR: dataDir,
-  },
+step(`integration and replay tests: ${withStack.length} files`);
+const status = runTests(withStack, {
+  ...stack.env,
+  API_URL: stack.apiUrl,
+  SIM_URL: stack.simulatorUrl,
+  OPERATOR_TOKEN: operatorToken,
+  TEST_DATA_DIR: dataDir,
 });
 
 await stack.stop();
-if (result.status === 0) fs.rmSync(dataDir, { recursive: true, force: true });
+if (status === 0) fs.rmSync(dataDir, { recursive: true, force: true });
 else process.stdout.write(`logs kept in ${dataDir}\n`);
-process.exit(result.status ?? 1);
+process.exit(status);

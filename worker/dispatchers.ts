@@ -1,9 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { providerTaskQueue, type Config } from '../config.js';
-import { AccountId, ResourceId, ResourceType } from '../temporal/search-attributes.js';
+import { startWorkflow } from '../temporal/starters.js';
 import type { DispatcherInput } from '../workflows/messaging/outbound-dispatcher.js';
-
-export const dispatcherWorkflowId = (channelType: string) => `outbound-dispatcher/${channelType}`;
+import { outboundDispatcherStarter } from '../workflows/messaging/outbound-dispatcher.starter.js';
 
 /** The batch dispatchers run for good, one per channel; a worker start makes sure they exist. */
 export async function ensureDispatchers(client: Client, config: Config): Promise<void> {
@@ -17,16 +16,6 @@ export async function ensureDispatchers(client: Client, config: Config): Promise
       receiptTimeoutSeconds: config.receiptTimeoutSeconds,
       pollWindowSeconds: config.deliveryPollSeconds * config.deliveryPollAttempts,
     };
-    await client.workflow.start('outboundDispatcherWorkflow', {
-      taskQueue: config.taskQueue,
-      workflowId: dispatcherWorkflowId(channelType),
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: [
-        { key: AccountId, value: 'system' },
-        { key: ResourceId, value: channelType },
-        { key: ResourceType, value: 'outbound-dispatcher' },
-      ],
-    });
+    await startWorkflow({ temporal: client, config }, outboundDispatcherStarter, { channelType }, [input]);
   }
 }

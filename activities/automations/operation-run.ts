@@ -5,11 +5,9 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { DomainError, describeDomainError } from '../../services/platform/errors.js';
 import type { RequestContext, AccountRow } from '../../services/platform/context.js';
-import { toE164 } from '../../domain/messaging/recipients.js';
-import { estimateSegments } from '../../domain/messaging/segments.js';
-import { resolveSmsRoute } from '../../services/messaging/channels.js';
-import { createOutboundMessages } from '../../services/messaging/outbound.js';
-import { emitBusinessEvent } from '../../services/automations/business-events.js';
+import { estimateSegments, toE164 } from '../../domain/messaging/index.js';
+import { createOutboundMessages, resolveSmsRoute } from '../../services/messaging/index.js';
+import { emitBusinessEvent } from '../../services/automations/index.js';
 import { renderTemplate } from '../../services/automations/operations.js';
 
 export interface OperationDeps {

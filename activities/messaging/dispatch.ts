@@ -4,6 +4,7 @@ import {
   pollOnce,
   moveStatus,
   callProvider,
+  providerOf,
   loadSendable,
   applyPendingReceipts,
   OUTBOUND_COLUMNS,
@@ -50,8 +51,9 @@ const LINGER_MS = 15;
  * arrives during a write goes into the next one. A failed write fails the activity; its retry
  * re-reads which messages still wait (the provider key is the uid, so nothing is sent twice).
  */
-function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
-  let buffer: Array<Move & { id: number }> = [];
+function outcomeWriter(deps: DispatchDeps) {
+  /** `parked`: a status of this message may have arrived before its provider id was stored. */
+  let buffer: Array<Move & { id: number; parked?: boolean }> = [];
   let writing: Promise<void> | null = null;
   let failure: unknown = null;
   const write = async () => {
@@ -63,10 +65,8 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
       buffer = [];
       try {
         await moveMessages(deps.orm.em.fork(), moves);
-        // Chat-channel statuses can overtake the send's own answer; they wait in pending_receipts.
-        if (channelType === 'whatsapp') {
-          for (const m of moves) if (m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.gatewayMessageId, m.to);
-        }
+        // Statuses keyed by the provider's id alone (chat) can overtake the send's own answer; they wait in pending_receipts.
+        for (const m of moves) if (m.parked && m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.gatewayMessageId, m.to);
       } catch (err) {
         failure = err;
       }
@@ -74,7 +74,7 @@ function outcomeWriter(deps: DispatchDeps, channelType: 'sms' | 'whatsapp') {
     writing = null;
   };
   return {
-    add(move: Move & { id: number }) {
+    add(move: Move & { id: number; parked?: boolean }) {
       buffer.push(move);
       writing ??= write();
     },
@@ -165,7 +165,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
       const rows = await loadSendable(deps, ids);
       const retry: number[] = [];
       const errors: Record<number, string> = {};
-      const writer = outcomeWriter(deps, channelType);
+      const writer = outcomeWriter(deps);
       let done = 0;
       let index = 0;
       await Promise.all(
@@ -175,7 +175,13 @@ export function createDispatchActivities(deps: DispatchDeps) {
             await pace();
             try {
               const result = await callProvider(deps, msg);
-              if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+              if (result.ok)
+                writer.add({
+                  id: Number(msg.id),
+                  to: 'sent',
+                  gatewayMessageId: result.value.providerMessageId,
+                  parked: providerOf(deps, msg).statusesMayPrecedeSend,
+                });
               else if (result.permanent)
                 writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
               else {
@@ -221,7 +227,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
     }) {
       const pace = pacers[channelType];
       const em = deps.orm.em.fork();
-      const writer = outcomeWriter(deps, channelType);
+      const writer = outcomeWriter(deps);
       const beat = throttledHeartbeat();
       // Send loops with nothing to do share one 50 ms timer (it rejects if the activity is cancelled).
       let napping: Promise<void> | null = null;
@@ -295,7 +301,13 @@ export function createDispatchActivities(deps: DispatchDeps) {
             await pace();
             try {
               const result = await callProvider(deps, msg);
-              if (result.ok) writer.add({ id: Number(msg.id), to: 'sent', gatewayMessageId: result.value.providerMessageId });
+              if (result.ok)
+                writer.add({
+                  id: Number(msg.id),
+                  to: 'sent',
+                  gatewayMessageId: result.value.providerMessageId,
+                  parked: providerOf(deps, msg).statusesMayPrecedeSend,
+                });
               else if (result.permanent)
                 writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
               else {

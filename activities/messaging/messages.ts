@@ -1,19 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { many, one } from '../../entities/db.js';
-import { mapSmsProviderStatus, type MessageStatus } from '../../domain/messaging/message-status.js';
-import type { SmsGatewayClient } from '../providers/sms-gateway/client.js';
-import type { WhatsAppCloudClient } from '../providers/whatsapp-cloud/client.js';
-import type { ProviderResult } from '../providers/http.js';
+import type { MessageStatus } from '../../domain/messaging/message-status.js';
+import { UnknownProvider, type Provider, type ProviderRegistry, type ProviderResult, type SentMessage } from '../providers/index.js';
 import type { Logger } from '../../logger.js';
 import { moveMessage } from '../../services/messaging/message-moves.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';
 
 export interface MessageDeps {
   orm: MikroORM;
-  sms: SmsGatewayClient;
-  whatsapp: WhatsAppCloudClient;
-  publicBaseUrl: string;
+  /** Adapters by the value a channel stores in `channels.provider`. */
+  providers: ProviderRegistry;
   log: Logger;
 }
 
@@ -27,7 +24,9 @@ export interface OutboundRow {
   body: string;
   media_url: string | null;
   gateway_message_id: string | null;
-  provider_request: { phone_number_id: string; body: Record<string, unknown> } | null;
+  provider_request: Record<string, unknown> | null;
+  /** The stored provider of the message's channel (null: none stored, the channel type's default). */
+  provider: string | null;
 }
 
 /**
@@ -50,7 +49,9 @@ export async function applyPendingReceipts(orm: MikroORM, providerMessageId: str
   return (await applyParkedStatuses(orm.em.fork(), providerMessageId))?.status ?? current;
 }
 
-export const OUTBOUND_COLUMNS = 'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request';
+export const OUTBOUND_COLUMNS =
+  'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request, ' +
+  '(select provider from channels where channels.id = messages.channel_id and channels.channel_type = messages.channel_type) as provider';
 
 const loadMessage = (deps: MessageDeps, messageId: number) =>
   one<OutboundRow>(deps.orm.em.fork(), `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
@@ -63,19 +64,23 @@ export const loadSendable = (deps: MessageDeps, ids: number[]) =>
     [`{${ids.map((i) => Math.trunc(Number(i))).join(',')}}`],
   );
 
-export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<ProviderResult<{ providerMessageId: string }>> {
-  if (msg.channel_type === 'whatsapp') {
-    if (!msg.provider_request) throw ApplicationFailure.nonRetryable(`message ${msg.uid} has no provider request`, 'MessageMalformed');
-    return deps.whatsapp.send(msg.provider_request.phone_number_id, msg.provider_request.body, msg.uid);
+/** The adapter of the message's channel, chosen by the channel's stored provider. */
+export function providerOf(deps: MessageDeps, msg: Pick<OutboundRow, 'uid' | 'channel_type' | 'provider'>): Provider {
+  try {
+    return deps.providers.forChannel(msg.channel_type, msg.provider);
+  } catch (err) {
+    if (err instanceof UnknownProvider) throw ApplicationFailure.nonRetryable(`message ${msg.uid}: ${err.message}`, 'UnknownProvider');
+    throw err;
   }
-  return deps.sms.send({
-    to: msg.recipient,
-    from: msg.sender,
-    body: msg.body,
-    mediaUrl: msg.media_url,
-    statusCallback: `${deps.publicBaseUrl}/providers/sms/status?m=${encodeURIComponent(msg.uid)}`,
-    idempotencyKey: msg.uid,
-  });
+}
+
+export function callProvider(deps: MessageDeps, msg: OutboundRow): Promise<ProviderResult<SentMessage>> {
+  const provider = providerOf(deps, msg);
+  if (provider.kind === 'chat') {
+    if (!msg.provider_request) throw ApplicationFailure.nonRetryable(`message ${msg.uid} has no provider request`, 'MessageMalformed');
+    return provider.send(msg.provider_request, msg.uid);
+  }
+  return provider.send({ uid: msg.uid, to: msg.recipient, from: msg.sender, body: msg.body, mediaUrl: msg.media_url });
 }
 
 /**
@@ -95,8 +100,8 @@ export async function dispatchOnce(
   if (result.ok) {
     const id = result.value.providerMessageId;
     const status = await moveStatus(deps.orm, messageId, 'sent', { gatewayMessageId: id });
-    // Only chat-channel statuses are keyed by the provider's id alone and can overtake the send's answer.
-    if (msg.channel_type !== 'whatsapp') return { status, gatewayMessageId: id };
+    // Only statuses keyed by the provider's id alone (chat) can overtake the send's answer.
+    if (!providerOf(deps, msg).statusesMayPrecedeSend) return { status, gatewayMessageId: id };
     return { status: await applyPendingReceipts(deps.orm, id, status), gatewayMessageId: id };
   }
   if (result.permanent) {
@@ -110,23 +115,20 @@ export async function dispatchOnce(
   });
 }
 
-/** Asks the provider where an SMS stands when no receipt came; records what it says. */
+/** Asks the provider where a message stands when no receipt came (providers that can say); records what it says. */
 export async function pollOnce(deps: MessageDeps, messageId: number): Promise<MessageStatus> {
   const msg = await loadMessage(deps, messageId);
-  if (!msg?.gateway_message_id || msg.channel_type !== 'sms') return msg?.status ?? 'failed';
-  const res = await deps.sms.fetchStatus(msg.gateway_message_id);
+  if (!msg?.gateway_message_id) return msg?.status ?? 'failed';
+  const provider = providerOf(deps, msg);
+  if (!provider.fetchStatus) return msg.status;
+  const res = await provider.fetchStatus(msg.gateway_message_id);
   if (!res.ok) {
     if (res.permanent) return msg.status;
     throw ApplicationFailure.create({ message: res.message, type: 'ProviderTransient' });
   }
-  const mapped = mapSmsProviderStatus(res.value.status);
-  if (!mapped) return msg.status;
-  return moveStatus(
-    deps.orm,
-    messageId,
-    mapped,
-    mapped === 'failed' ? { errorMessage: `Delivery failed (provider code ${res.value.errorCode ?? 'unknown'})` } : {},
-  );
+  const { status, errorMessage } = res.value;
+  if (!status) return msg.status;
+  return moveStatus(deps.orm, messageId, status, errorMessage ? { errorMessage } : {});
 }
 
 export function createMessageActivities(deps: MessageDeps) {

@@ -3,7 +3,7 @@ import { many, one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import { communicationHeaders, automationHeaders } from '../../services/webhooks/signing.js';
 import { orderedPayload } from '../../services/webhooks/events.js';
-import { businessEnvelope, emitBusinessEvent, type BusinessEventRow } from '../../services/automations/business-events.js';
+import { businessEnvelope, emitBusinessEvent, type BusinessEventRow } from '../../services/automations/index.js';
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILED_DELIVERIES,

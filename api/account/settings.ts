@@ -1,402 +1,531 @@
-import type { AppDeps } from '../http/app.js';
-import { successOf, emptyQuery, type RouteDef } from '../http/registry.js';
-import { many, one } from '../../entities/db.js';
-import { notFound, validationFailed } from '../http/errors.js';
+import { defineOperation, type Operation } from '../operation.js';
 import { PERMISSIONS } from '../../domain/account/permissions.js';
-import { createAccount, createApiKey, createUser } from '../../services/account/accounts.js';
-import { addIdentity, updateIdentity, listIdentities, deleteIdentity, type IdentityKind } from '../../services/account/identities.js';
+import { numericId } from '../../services/platform/ids.js';
+import {
+  listAccounts,
+  openAccount,
+  getAccount,
+  updateAccount,
+  listUsers,
+  addUser,
+  updateUser,
+  issueKey,
+  listKeys,
+  revokeKey,
+  type KeyKind,
+} from '../../services/account/settings.js';
+import { listIdentities, addIdentity, updateIdentity, removeIdentity, type IdentityKind } from '../../services/account/identities.js';
 
-// The operator interface ("Settings" in the contract): accounts, users, keys, sender identities,
-// routes and blacklists. Authenticated by the operator token, never by an account key.
+// The operator interface ("Settings" in the contract): accounts, users, keys, MCP credentials,
+// sender identities, routes and blacklists. Authenticated by the operator token, never by an
+// account key; each operation is also an admin CLI command (scripts/admin.ts).
+
 const A = '/admin/v1/accounts';
-const anyObject = { type: 'object' };
-const ok = (data: unknown, status = 200) => ({ status, body: { status: 'success', data } });
-const accountParam = (p: Record<string, string>) => Number(p.account);
+const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
+const accountId = (ref: string) => numericId(ref, 'Account');
 
-const keyView = (k: Record<string, unknown>) => ({
-  id: k.id,
-  account_id: k.account_id,
-  user_id: k.user_id,
-  kind: k.kind,
-  name: k.name,
-  hint: k.token_hint,
-  expires_at: k.expires_at,
-  revoked_at: k.revoked_at,
-  last_used_at: k.last_used_at ?? null,
-  created_at: k.created_at,
-});
+// ---- Schemas -----------------------------------------------------------------------------------
 
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const nullableId = { type: ['integer', 'null'] } as const;
+const phone = { type: 'string', pattern: '^\\+?[0-9][0-9 ()-]{5,24}$' } as const;
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code; stored upper case' } as const;
+const billingMode = { enum: ['prepaid', 'postpaid'] } as const;
 const permissionList = {
   type: 'array',
   items: { enum: [...PERMISSIONS, '*', 'forms.*', 'leads.*', 'contacts.*', 'data.*', 'posts.*'] },
   uniqueItems: true,
+} as const;
+
+const listOf = (item: Record<string, unknown>) => ({ type: 'array', items: item });
+const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
+
+const accountSchema = {
+  type: 'object',
+  required: ['id', 'uid', 'name', 'status', 'wallet_balance', 'currency', 'billing_mode'],
+  properties: {
+    id: { type: 'integer' },
+    uid: { type: 'string' },
+    name: { type: 'string' },
+    status: { enum: ['active', 'suspended'] },
+    wallet_balance: { type: 'string', description: 'Decimal string, e.g. "50.0000"' },
+    currency: { type: 'string' },
+    billing_mode: billingMode,
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
 };
+const userSchema = {
+  type: 'object',
+  required: ['id', 'account_id', 'email', 'name', 'permissions', 'active'],
+  properties: {
+    id: { type: 'integer' },
+    account_id: { type: 'integer' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' } },
+    active: { type: 'boolean' },
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+};
+const keySchema = {
+  type: 'object',
+  required: ['id', 'account_id', 'kind', 'name', 'hint'],
+  properties: {
+    id: { type: 'integer' },
+    account_id: { type: 'integer' },
+    user_id: nullableId,
+    kind: { enum: ['rest', 'mcp'] },
+    name: { type: 'string' },
+    hint: { type: 'string', description: 'First and last four characters of the secret' },
+    expires_at: nullableDateTime,
+    revoked_at: nullableDateTime,
+    last_used_at: nullableDateTime,
+    created_at: dateTime,
+  },
+};
+const issuedKeySchema = {
+  ...keySchema,
+  required: [...keySchema.required, 'token'],
+  properties: { ...keySchema.properties, token: { type: 'string', description: 'The secret: shown in this answer only' } },
+};
+const identityRow = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  required: ['id', 'account_id'],
+  properties: { id: { type: 'integer' }, account_id: { type: 'integer' }, channel_id: nullableId, ...properties, created_at: dateTime },
+});
+
+const accountFields = {
+  name: { type: 'string', minLength: 1, maxLength: 160 },
+  status: { enum: ['active', 'suspended'] },
+  wallet_balance: { type: 'number' },
+  currency,
+  billing_mode: billingMode,
+} as const;
+
 const keyBody = {
   type: 'object',
   required: ['name'],
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 160 },
-    user_id: { type: ['integer', 'null'] },
-    expires_at: { type: ['string', 'null'], format: 'date-time' },
+    user_id: { type: ['integer', 'null'], description: 'The issuing user: the key acts with their current permissions' },
+    expires_at: nullableDateTime,
   },
-};
+} as const;
 
-const IDENTITY_BODIES: Record<IdentityKind, { create: Record<string, unknown>; update: Record<string, unknown> }> = {
-  'sender-ids': {
-    create: {
+const senderIdFields = {
+  channel_id: nullableId,
+  approval_status: { enum: ['pending', 'approved', 'rejected'] },
+} as const;
+const phoneNumberFields = {
+  channel_id: nullableId,
+  capabilities: { type: 'array', items: { enum: ['sms', 'mms', 'whatsapp', 'voice'] }, uniqueItems: true },
+  released: { type: 'boolean' },
+  provider_phone_number_id: { type: ['string', 'null'], maxLength: 64 },
+  business_account_id: { type: ['string', 'null'], maxLength: 64 },
+} as const;
+const shortCodeFields = { channel_id: nullableId, assignment_status: { enum: ['active', 'inactive'] } } as const;
+const channelFields = {
+  code: { type: 'string', minLength: 1, maxLength: 64 },
+  is_default: { type: 'boolean', description: 'The default route of its type; replaces the previous default' },
+  active: { type: 'boolean' },
+  config: { type: 'object' },
+} as const;
+
+// ---- Accounts and users ------------------------------------------------------------------------
+
+const accountOperations = [
+  defineOperation({
+    ...base,
+    name: 'admin_list_accounts',
+    method: 'GET',
+    path: A,
+    summary: 'List accounts',
+    output: { status: 200, description: 'Every account', schema: listOf(accountSchema) },
+    cli: [{ command: 'accounts:list' }],
+    handler: async ({ oc }) => listAccounts(oc),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_create_account',
+    method: 'POST',
+    path: A,
+    summary: 'Create an account',
+    body: {
+      type: 'object',
+      required: ['name'],
+      additionalProperties: false,
+      properties: { name: accountFields.name, currency, billing_mode: billingMode, wallet_balance: accountFields.wallet_balance },
+    } as const,
+    output: { status: 201, description: 'The account', schema: accountSchema },
+    cli: [{ command: 'accounts:create', flags: { balance: 'wallet_balance' } }],
+    handler: async ({ oc }, input) => openAccount(oc, input),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_get_account',
+    method: 'GET',
+    path: `${A}/{account}`,
+    summary: 'Read an account',
+    output: { status: 200, description: 'The account', schema: accountSchema },
+    cli: [{ command: 'accounts:show' }],
+    handler: async ({ oc }, { account }) => getAccount(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_account',
+    method: 'PATCH',
+    path: `${A}/{account}`,
+    summary: 'Rename, suspend or reactivate an account; set wallet balance, currency and billing mode',
+    body: { type: 'object', additionalProperties: false, minProperties: 1, properties: accountFields } as const,
+    output: { status: 200, description: 'The account', schema: accountSchema },
+    cli: [
+      { command: 'accounts:suspend', help: 'Suspend an account: its keys are refused (403)', fixed: { status: 'suspended' }, fields: [] },
+      { command: 'accounts:activate', help: 'Reactivate a suspended account', fixed: { status: 'active' }, fields: [] },
+      {
+        command: 'wallet:set',
+        help: 'Set the wallet balance, currency and billing mode',
+        fields: ['wallet_balance', 'currency', 'billing_mode'],
+        flags: { balance: 'wallet_balance' },
+      },
+    ],
+    handler: async ({ oc }, { account, ...changes }) => updateAccount(oc, accountId(account), changes),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_users',
+    method: 'GET',
+    path: `${A}/{account}/users`,
+    summary: 'List users',
+    output: { status: 200, description: 'The users of the account', schema: listOf(userSchema) },
+    cli: [{ command: 'users:list' }],
+    handler: async ({ oc }, { account }) => listUsers(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_create_user',
+    method: 'POST',
+    path: `${A}/{account}/users`,
+    summary: 'Create a user with permissions',
+    body: {
+      type: 'object',
+      required: ['email', 'name'],
+      additionalProperties: false,
+      properties: {
+        email: { type: 'string', format: 'email', maxLength: 254 },
+        name: { type: 'string', minLength: 1, maxLength: 160 },
+        permissions: permissionList,
+      },
+    } as const,
+    output: { status: 201, description: 'The user', schema: userSchema },
+    cli: [{ command: 'users:create' }],
+    handler: async ({ oc }, { account, ...user }) => addUser(oc, accountId(account), user),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_user',
+    method: 'PATCH',
+    path: `${A}/{account}/users/{user}`,
+    summary: 'Change permissions, rename, deactivate or reactivate a user',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: { name: { type: 'string', minLength: 1, maxLength: 160 }, active: { type: 'boolean' }, permissions: permissionList },
+    } as const,
+    output: { status: 200, description: 'The user', schema: userSchema },
+    cli: [
+      {
+        command: 'users:deactivate',
+        help: 'Deactivate a user: keys they issued are refused where an issuer is needed',
+        fixed: { active: false },
+        fields: [],
+      },
+      { command: 'users:activate', help: 'Reactivate a user', fixed: { active: true }, fields: [] },
+      { command: 'users:permissions', help: 'Replace the permissions (comma list)', fields: ['permissions'] },
+    ],
+    handler: async ({ oc }, { account, user, ...changes }) => updateUser(oc, accountId(account), numericId(user, 'User'), changes),
+  }),
+];
+
+// ---- Keys and MCP credentials ------------------------------------------------------------------
+
+function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'mcp-credentials'}`, cli: 'keys' | 'mcp') {
+  const what = kind === 'rest' ? 'API key' : 'MCP credential';
+  const noun = kind === 'rest' ? 'api_key' : 'mcp_credential';
+  return [
+    defineOperation({
+      ...base,
+      name: `admin_create_${noun}`,
+      method: 'POST',
+      path,
+      summary:
+        kind === 'rest' ? 'Create an API key (the secret is shown once)' : 'Create an MCP connection credential (svc_mcp_…, shown once)',
+      body: keyBody,
+      output: { status: 201, description: `The ${what} with its secret`, schema: issuedKeySchema },
+      cli: [{ command: `${cli}:create`, flags: { user: 'user_id' } }],
+      handler: async ({ oc }, { account, ...key }) => issueKey(oc, accountId(account), kind, key),
+    }),
+    defineOperation({
+      ...base,
+      name: `admin_list_${noun}s`,
+      method: 'GET',
+      path,
+      summary: kind === 'rest' ? 'List API keys' : 'List MCP credentials',
+      output: { status: 200, description: `The ${what}s, secrets hidden`, schema: listOf(keySchema) },
+      cli: [{ command: `${cli}:list` }],
+      handler: async ({ oc }, { account }) => listKeys(oc, accountId(account), kind),
+    }),
+    defineOperation({
+      ...base,
+      name: `admin_revoke_${noun}`,
+      method: 'DELETE',
+      path: `${path}/{key}`,
+      summary: 'Revoke (permanent)',
+      output: { status: 200, description: `The revoked ${what}`, schema: keySchema },
+      cli: [{ command: `${cli}:revoke` }],
+      handler: async ({ oc }, { account, key }) => revokeKey(oc, accountId(account), kind, numericId(key, 'Key')),
+    }),
+  ];
+}
+
+// ---- Sending identities, routes and the blacklist ----------------------------------------------
+
+/** List and remove are the same for every kind; add and change follow each kind's schema below. */
+function identityReadAndRemove(
+  kind: IdentityKind,
+  noun: string,
+  label: [one: string, many: string],
+  cli: string,
+  item: Record<string, unknown>,
+) {
+  const path = `${A}/{account}/${kind}` as const;
+  return {
+    list: defineOperation({
+      ...base,
+      name: `admin_list_${noun}s`,
+      method: 'GET',
+      path,
+      summary: `List the account's ${label[1]}`,
+      output: { status: 200, description: `The account's ${label[1]}`, schema: listOf(item) },
+      cli: [{ command: `${cli}:list` }],
+      handler: async ({ oc }, { account }) => listIdentities(oc, kind, accountId(account)),
+    }),
+    remove: defineOperation({
+      ...base,
+      name: `admin_remove_${noun}`,
+      method: 'DELETE',
+      path: `${path}/{id}`,
+      summary: `Remove a ${label[0]}`,
+      output: { status: 200, description: 'Removed', schema: deleted },
+      cli: [{ command: `${cli}:remove` }],
+      handler: async ({ oc }, { account, id }) => removeIdentity(oc, kind, accountId(account), numericId(id)),
+    }),
+  };
+}
+
+const senderIdSchema = identityRow({ value: { type: 'string' }, approval_status: senderIdFields.approval_status });
+const senderIds = identityReadAndRemove('sender-ids', 'sender_id', ['sender id', 'sender ids'], 'senders', senderIdSchema);
+const phoneNumberSchema = identityRow({ number: { type: 'string' }, ...phoneNumberFields });
+const phoneNumbers = identityReadAndRemove(
+  'phone-numbers',
+  'phone_number',
+  ['phone number', 'phone numbers'],
+  'numbers',
+  phoneNumberSchema,
+);
+const shortCodeSchema = identityRow({ code: { type: 'string' }, ...shortCodeFields });
+const shortCodes = identityReadAndRemove('short-codes', 'short_code', ['short code', 'short codes'], 'short-codes', shortCodeSchema);
+const channelSchema = identityRow({
+  channel_type: { enum: ['sms', 'whatsapp'] },
+  provider: { type: 'string' },
+  ...channelFields,
+  config: { type: ['object', 'null'] },
+});
+const channels = identityReadAndRemove('channels', 'channel', ['channel', 'channels'], 'channels', channelSchema);
+const blacklistSchema = identityRow({ phone: { type: 'string' } });
+const blacklist = identityReadAndRemove(
+  'blacklist',
+  'blacklist_entry',
+  ['blacklist entry', 'blacklist entries'],
+  'blacklist',
+  blacklistSchema,
+);
+
+const S = `${A}/{account}/sender-ids` as const;
+const N = `${A}/{account}/phone-numbers` as const;
+const C = `${A}/{account}/short-codes` as const;
+const H = `${A}/{account}/channels` as const;
+const B = `${A}/{account}/blacklist` as const;
+
+const identityOperations = [
+  senderIds.list,
+  defineOperation({
+    ...base,
+    name: 'admin_add_sender_id',
+    method: 'POST',
+    path: S,
+    summary: 'Add an alphanumeric sender id',
+    body: {
       type: 'object',
       required: ['value'],
       additionalProperties: false,
-      properties: {
-        value: { type: 'string', pattern: '^[A-Za-z0-9 ._-]{1,11}$' },
-        channel_id: { type: ['integer', 'null'] },
-        approval_status: { enum: ['pending', 'approved', 'rejected'] },
-      },
-    },
-    update: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { channel_id: { type: ['integer', 'null'] }, approval_status: { enum: ['pending', 'approved', 'rejected'] } },
-    },
-  },
-  'phone-numbers': {
-    create: {
+      properties: { value: { type: 'string', pattern: '^[A-Za-z0-9 ._-]{1,11}$' }, ...senderIdFields },
+    } as const,
+    output: { status: 201, description: 'The sender id', schema: senderIdSchema },
+    cli: [{ command: 'senders:add', flags: { status: 'approval_status', channel: 'channel_id' } }],
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'sender-ids', accountId(account), fields),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_sender_id',
+    method: 'PATCH',
+    path: `${S}/{id}`,
+    summary: 'Approve, reject or re-route a sender id',
+    body: { type: 'object', additionalProperties: false, properties: senderIdFields } as const,
+    output: { status: 200, description: 'The sender id', schema: senderIdSchema },
+    cli: [
+      { command: 'senders:approve', help: 'Approve a sender id', fixed: { approval_status: 'approved' }, fields: [] },
+      { command: 'senders:update', flags: { status: 'approval_status', channel: 'channel_id' } },
+    ],
+    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'sender-ids', accountId(account), numericId(id), fields),
+  }),
+  senderIds.remove,
+  phoneNumbers.list,
+  defineOperation({
+    ...base,
+    name: 'admin_add_phone_number',
+    method: 'POST',
+    path: N,
+    summary: 'Add a phone number (kept as +digits)',
+    body: {
       type: 'object',
       required: ['number', 'capabilities'],
       additionalProperties: false,
-      properties: {
-        number: { type: 'string', pattern: '^\\+?[0-9][0-9 ()-]{5,24}$' },
-        channel_id: { type: ['integer', 'null'] },
-        capabilities: { type: 'array', items: { enum: ['sms', 'mms', 'whatsapp', 'voice'] }, uniqueItems: true },
-        released: { type: 'boolean' },
-        provider_phone_number_id: { type: ['string', 'null'], maxLength: 64 },
-        business_account_id: { type: ['string', 'null'], maxLength: 64 },
+      properties: { number: phone, ...phoneNumberFields },
+    } as const,
+    output: { status: 201, description: 'The phone number', schema: phoneNumberSchema },
+    cli: [
+      {
+        command: 'numbers:add',
+        flags: { 'phone-number-id': 'provider_phone_number_id', waba: 'business_account_id', channel: 'channel_id' },
       },
-    },
-    update: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        channel_id: { type: ['integer', 'null'] },
-        capabilities: { type: 'array', items: { enum: ['sms', 'mms', 'whatsapp', 'voice'] }, uniqueItems: true },
-        released: { type: 'boolean' },
-        provider_phone_number_id: { type: ['string', 'null'], maxLength: 64 },
-        business_account_id: { type: ['string', 'null'], maxLength: 64 },
+    ],
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'phone-numbers', accountId(account), fields),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_phone_number',
+    method: 'PATCH',
+    path: `${N}/{id}`,
+    summary: 'Change capabilities, route or provider ids of a number; release it',
+    body: { type: 'object', additionalProperties: false, properties: phoneNumberFields } as const,
+    output: { status: 200, description: 'The phone number', schema: phoneNumberSchema },
+    cli: [
+      { command: 'numbers:release', help: 'Release a number', fixed: { released: true }, fields: [] },
+      {
+        command: 'numbers:update',
+        flags: { 'phone-number-id': 'provider_phone_number_id', waba: 'business_account_id', channel: 'channel_id' },
       },
-    },
-  },
-  'short-codes': {
-    create: {
+    ],
+    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'phone-numbers', accountId(account), numericId(id), fields),
+  }),
+  phoneNumbers.remove,
+  shortCodes.list,
+  defineOperation({
+    ...base,
+    name: 'admin_add_short_code',
+    method: 'POST',
+    path: C,
+    summary: 'Assign a short code',
+    body: {
       type: 'object',
       required: ['code'],
       additionalProperties: false,
-      properties: {
-        code: { type: 'string', pattern: '^[0-9]{3,8}$' },
-        channel_id: { type: ['integer', 'null'] },
-        assignment_status: { enum: ['active', 'inactive'] },
-      },
-    },
-    update: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { channel_id: { type: ['integer', 'null'] }, assignment_status: { enum: ['active', 'inactive'] } },
-    },
-  },
-  channels: {
-    create: {
+      properties: { code: { type: 'string', pattern: '^[0-9]{3,8}$' }, ...shortCodeFields },
+    } as const,
+    output: { status: 201, description: 'The short code', schema: shortCodeSchema },
+    cli: [{ command: 'short-codes:add', flags: { status: 'assignment_status', channel: 'channel_id' } }],
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'short-codes', accountId(account), fields),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_short_code',
+    method: 'PATCH',
+    path: `${C}/{id}`,
+    summary: 'Activate, deactivate or re-route a short code',
+    body: { type: 'object', additionalProperties: false, properties: shortCodeFields } as const,
+    output: { status: 200, description: 'The short code', schema: shortCodeSchema },
+    cli: [{ command: 'short-codes:update', flags: { status: 'assignment_status', channel: 'channel_id' } }],
+    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'short-codes', accountId(account), numericId(id), fields),
+  }),
+  shortCodes.remove,
+  channels.list,
+  defineOperation({
+    ...base,
+    name: 'admin_add_channel',
+    method: 'POST',
+    path: H,
+    summary: 'Add a route (channel) of the account',
+    body: {
       type: 'object',
       required: ['channel_type', 'code'],
       additionalProperties: false,
       properties: {
         channel_type: { enum: ['sms', 'whatsapp'] },
-        code: { type: 'string', minLength: 1, maxLength: 64 },
-        provider: { enum: ['sms-gateway', 'whatsapp-cloud'] },
-        is_default: { type: 'boolean' },
-        active: { type: 'boolean' },
-        config: { type: 'object' },
+        provider: { enum: ['sms-gateway', 'whatsapp-cloud'], description: 'Defaults to the provider of the channel type' },
+        ...channelFields,
       },
-    },
-    update: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        code: { type: 'string', minLength: 1, maxLength: 64 },
-        is_default: { type: 'boolean' },
-        active: { type: 'boolean' },
-        config: { type: 'object' },
-      },
-    },
-  },
-  blacklist: {
-    create: {
-      type: 'object',
-      required: ['phone'],
-      additionalProperties: false,
-      properties: { phone: { type: 'string', pattern: '^\\+?[0-9][0-9 ()-]{5,24}$' }, channel_id: { type: ['integer', 'null'] } },
-    },
-    update: { type: 'object', additionalProperties: false, properties: { channel_id: { type: ['integer', 'null'] } } },
-  },
-};
+    } as const,
+    output: { status: 201, description: 'The channel', schema: channelSchema },
+    cli: [{ command: 'channels:add', flags: { type: 'channel_type', default: 'is_default' } }],
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'channels', accountId(account), fields),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_channel',
+    method: 'PATCH',
+    path: `${H}/{id}`,
+    summary: 'Rename, activate, deactivate or reconfigure a channel; make it the default',
+    body: { type: 'object', additionalProperties: false, properties: channelFields } as const,
+    output: { status: 200, description: 'The channel', schema: channelSchema },
+    cli: [{ command: 'channels:update', flags: { default: 'is_default' } }],
+    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'channels', accountId(account), numericId(id), fields),
+  }),
+  channels.remove,
+  blacklist.list,
+  defineOperation({
+    ...base,
+    name: 'admin_add_blacklist_entry',
+    method: 'POST',
+    path: B,
+    summary: 'Blacklist a number (kept as +digits)',
+    body: { type: 'object', required: ['phone'], additionalProperties: false, properties: { phone, channel_id: nullableId } } as const,
+    output: { status: 201, description: 'The entry', schema: blacklistSchema },
+    cli: [{ command: 'blacklist:add', flags: { channel: 'channel_id' } }],
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'blacklist', accountId(account), fields),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_blacklist_entry',
+    method: 'PATCH',
+    path: `${B}/{id}`,
+    summary: 'Limit a blacklist entry to one channel, or widen it to all (null)',
+    body: { type: 'object', additionalProperties: false, properties: { channel_id: nullableId } } as const,
+    output: { status: 200, description: 'The entry', schema: blacklistSchema },
+    cli: [{ command: 'blacklist:update', flags: { channel: 'channel_id' } }],
+    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'blacklist', accountId(account), numericId(id), fields),
+  }),
+  blacklist.remove,
+];
 
-export function adminRoutes(deps: AppDeps): RouteDef[] {
-  const em = () => deps.orm.em.fork();
-  const accountExists = async (id: number) => {
-    if (!Number.isInteger(id) || !(await one(em(), 'select id from accounts where id = ?', [id]))) throw notFound('Account');
-  };
-  const base = {
-    tag: 'Settings (operator)',
-    auth: 'operator' as const,
-    query: emptyQuery,
-    response: { status: 200, description: 'OK', schema: successOf(anyObject) },
-  };
-  const created = { status: 201, description: 'Created', schema: successOf(anyObject) };
-
-  const routes: RouteDef[] = [
-    {
-      ...base,
-      method: 'GET',
-      path: A,
-      summary: 'List accounts',
-      handler: async () => ok(await many(em(), 'select * from accounts order by id')),
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: A,
-      summary: 'Create an account',
-      response: created,
-      body: {
-        type: 'object',
-        required: ['name'],
-        additionalProperties: false,
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 160 },
-          currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
-          billing_mode: { enum: ['prepaid', 'postpaid'] },
-          wallet_balance: { type: 'number' },
-        },
-      },
-      handler: async ({ body }) => ok(await createAccount(em(), body), 201),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${A}/{account}`,
-      summary: 'Read an account',
-      handler: async ({ params }) => {
-        const row = await one(em(), 'select * from accounts where id = ?', [accountParam(params)]);
-        if (!row) throw notFound('Account');
-        return ok(row);
-      },
-    },
-    {
-      ...base,
-      method: 'PATCH',
-      path: `${A}/{account}`,
-      summary: 'Rename, suspend or reactivate an account; set wallet balance, currency and billing mode',
-      body: {
-        type: 'object',
-        additionalProperties: false,
-        minProperties: 1,
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 160 },
-          status: { enum: ['active', 'suspended'] },
-          wallet_balance: { type: 'number' },
-          currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
-          billing_mode: { enum: ['prepaid', 'postpaid'] },
-        },
-      },
-      handler: async ({ params, body }) => {
-        const b = body as Record<string, unknown>;
-        if (typeof b.currency === 'string') b.currency = b.currency.toUpperCase();
-        if (typeof b.wallet_balance === 'number') b.wallet_balance = String(b.wallet_balance);
-        const cols = Object.keys(b);
-        const row = await one(
-          em(),
-          `update accounts set ${cols.map((c) => `${c} = ?`).join(', ')}, updated_at = now() where id = ? returning *`,
-          [...cols.map((c) => b[c]), accountParam(params)],
-        );
-        if (!row) throw notFound('Account');
-        return ok(row);
-      },
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${A}/{account}/users`,
-      summary: 'List users',
-      handler: async ({ params }) => {
-        await accountExists(accountParam(params));
-        return ok(await many(em(), 'select * from users where account_id = ? order by id', [accountParam(params)]));
-      },
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: `${A}/{account}/users`,
-      summary: 'Create a user with permissions',
-      response: created,
-      body: {
-        type: 'object',
-        required: ['email', 'name'],
-        additionalProperties: false,
-        properties: {
-          email: { type: 'string', format: 'email', maxLength: 254 },
-          name: { type: 'string', minLength: 1, maxLength: 160 },
-          permissions: permissionList,
-        },
-      },
-      handler: async ({ params, body }) => {
-        await accountExists(accountParam(params));
-        const exists = await one(em(), 'select id from users where account_id = ? and email = ?', [accountParam(params), body.email]);
-        if (exists) throw validationFailed({ email: ['A user with this email already exists in the account.'] });
-        return ok(
-          await createUser(em(), accountParam(params), { email: body.email, name: body.name, permissions: body.permissions ?? [] }),
-          201,
-        );
-      },
-    },
-    {
-      ...base,
-      method: 'PATCH',
-      path: `${A}/{account}/users/{user}`,
-      summary: 'Change permissions, rename, deactivate or reactivate a user',
-      body: {
-        type: 'object',
-        additionalProperties: false,
-        minProperties: 1,
-        properties: { name: { type: 'string', minLength: 1, maxLength: 160 }, active: { type: 'boolean' }, permissions: permissionList },
-      },
-      handler: async ({ params, body }) => {
-        const b = { ...(body as Record<string, unknown>) };
-        if (b.permissions) b.permissions = JSON.stringify(b.permissions);
-        const cols = Object.keys(b);
-        const row = await one(
-          em(),
-          `update users set ${cols.map((c) => `${c} = ?`).join(', ')}, updated_at = now() where id = ? and account_id = ? returning *`,
-          [...cols.map((c) => b[c]), Number(params.user), accountParam(params)],
-        );
-        if (!row) throw notFound('User');
-        return ok(row);
-      },
-    },
-  ];
-
-  for (const kind of ['rest', 'mcp'] as const) {
-    const path = kind === 'rest' ? `${A}/{account}/keys` : `${A}/{account}/mcp-credentials`;
-    routes.push(
-      {
-        ...base,
-        method: 'POST',
-        path,
-        response: created,
-        body: keyBody,
-        summary:
-          kind === 'rest' ? 'Create an API key (the secret is shown once)' : 'Create an MCP connection credential (svc_mcp_…, shown once)',
-        handler: async ({ params, body }) => {
-          const accountId = accountParam(params);
-          await accountExists(accountId);
-          if (
-            body.user_id != null &&
-            !(await one(em(), 'select id from users where id = ? and account_id = ?', [body.user_id, accountId]))
-          ) {
-            throw validationFailed({ user_id: ['The issuing user does not belong to this account.'] });
-          }
-          const key = await createApiKey(em(), accountId, {
-            name: body.name,
-            userId: body.user_id ?? null,
-            kind,
-            expiresAt: body.expires_at ? new Date(body.expires_at) : null,
-          });
-          return ok({ ...keyView(key), token: key.token }, 201);
-        },
-      },
-      {
-        ...base,
-        method: 'GET',
-        path,
-        summary: kind === 'rest' ? 'List API keys' : 'List MCP credentials',
-        handler: async ({ params }) => {
-          await accountExists(accountParam(params));
-          return ok(
-            (
-              await many<Record<string, unknown>>(em(), 'select * from api_keys where account_id = ? and kind = ? order by id', [
-                accountParam(params),
-                kind,
-              ])
-            ).map(keyView),
-          );
-        },
-      },
-      {
-        ...base,
-        method: 'DELETE',
-        path: `${path}/{key}`,
-        summary: 'Revoke (permanent)',
-        handler: async ({ params }) => {
-          const row = await one<Record<string, unknown>>(
-            em(),
-            'update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? and account_id = ? and kind = ? returning *',
-            [Number(params.key), accountParam(params), kind],
-          );
-          if (!row) throw notFound('Key');
-          return ok(keyView(row));
-        },
-      },
-    );
-  }
-
-  for (const kind of Object.keys(IDENTITY_BODIES) as IdentityKind[]) {
-    const path = `${A}/{account}/${kind}`;
-    routes.push(
-      {
-        ...base,
-        method: 'GET',
-        path,
-        summary: `List ${kind}`,
-        handler: async ({ params }) => {
-          await accountExists(accountParam(params));
-          return ok(await listIdentities(em(), kind, accountParam(params)));
-        },
-      },
-      {
-        ...base,
-        method: 'POST',
-        path,
-        summary: `Add to ${kind}`,
-        response: created,
-        body: IDENTITY_BODIES[kind].create,
-        handler: async ({ params, body }) => {
-          await accountExists(accountParam(params));
-          const b = { ...body };
-          if (kind === 'phone-numbers' || kind === 'blacklist') {
-            const field = kind === 'blacklist' ? 'phone' : 'number';
-            b[field] = `+${String(b[field]).replace(/[^\d]/g, '')}`;
-          }
-          if (kind === 'channels') b.provider ??= b.channel_type === 'sms' ? 'sms-gateway' : 'whatsapp-cloud';
-          return ok(await addIdentity(em(), kind, accountParam(params), b), 201);
-        },
-      },
-      {
-        ...base,
-        method: 'PATCH',
-        path: `${path}/{id}`,
-        summary: `Change one of ${kind}`,
-        body: IDENTITY_BODIES[kind].update,
-        handler: async ({ params, body }) => ok(await updateIdentity(em(), kind, accountParam(params), Number(params.id), body)),
-      },
-      {
-        ...base,
-        method: 'DELETE',
-        path: `${path}/{id}`,
-        summary: `Remove one of ${kind}`,
-        handler: async ({ params }) => {
-          await deleteIdentity(em(), kind, accountParam(params), Number(params.id));
-          return ok({ deleted: true });
-        },
-      },
-    );
-  }
-  return routes;
-}
+/** The account family's operator operations, fixed paths before `{param}` ones. */
+export const accountSettingsOperations: readonly Operation[] = [
+  ...accountOperations,
+  ...keyOperations('rest', `${A}/{account}/keys`, 'keys'),
+  ...keyOperations('mcp', `${A}/{account}/mcp-credentials`, 'mcp'),
+  ...identityOperations,
+];

@@ -1,185 +1,241 @@
-import type { AppDeps } from '../http/app.js';
-import { successOf, emptyQuery, type RouteDef } from '../http/registry.js';
-import { many, one } from '../../entities/db.js';
-import { notFound } from '../http/errors.js';
+import { defineOperation, type Operation } from '../operation.js';
+import { numericId } from '../../services/platform/ids.js';
 import {
   createSubscription,
+  listSubscriptionsOf,
+  setSubscriptionActive,
+  deleteSubscription,
   createOperation,
-  createSchedule,
-  deleteSchedule,
-  subscriptionView,
-  operationView,
-  scheduleView,
+  listOperations,
+  deleteOperation,
+  listRuns,
+  addSchedule,
+  listSchedulesOf,
+  removeSchedule,
 } from '../../services/automations/settings.js';
-import { runView, type RunRow } from '../../services/automations/operations.js';
 
 // Operator interface for automations: event subscriptions, operation definitions, schedules, runs.
 const A = '/admin/v1/accounts/{account}';
-const anyObject = { type: 'object' };
-const ok = (data: unknown, status = 200) => ({ status, body: { status: 'success', data } });
-const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 };
-const eventType = { type: 'string', maxLength: 100, pattern: `^(\\*|[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*(\\.\\*)?)$` };
+const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
+const accountId = (ref: string) => numericId(ref, 'Account');
 
-export function adminAutomationRoutes(deps: AppDeps): RouteDef[] {
-  const em = () => deps.orm.em.fork();
-  const acc = async (p: Record<string, string>) => {
-    const id = Number(p.account);
-    if (!Number.isInteger(id) || !(await one(em(), 'select id from accounts where id = ?', [id]))) throw notFound('Account');
-    return id;
-  };
-  const base = {
-    tag: 'Settings (operator)',
-    auth: 'operator' as const,
-    query: emptyQuery,
-    response: { status: 200, description: 'OK', schema: successOf(anyObject) },
-  };
-  const created = { status: 201, description: 'Created', schema: successOf(anyObject) };
-  const list =
-    (table: string, view: (r: Record<string, unknown>) => unknown, order = 'id'): RouteDef['handler'] =>
-    async ({ params }) =>
-      ok(
-        (
-          await many<Record<string, unknown>>(em(), `select * from ${table} where account_id = ? order by ${order}`, [await acc(params)])
-        ).map(view),
-      );
-  const remove =
-    (table: string, what: string): RouteDef['handler'] =>
-    async ({ params }) => {
-      const row = await one(em(), `delete from ${table} where id = ? and account_id = ? returning id`, [
-        Number(params.id),
-        await acc(params),
-      ]);
-      if (!row) throw notFound(what);
-      return ok({ deleted: true });
-    };
-  return [
-    {
-      ...base,
-      method: 'POST',
-      path: `${A}/automation-subscriptions`,
-      summary: 'Subscribe a URL to business events (X-Svc-Signature secret shown once)',
-      response: created,
-      body: {
-        type: 'object',
-        required: ['event_type', 'target_url'],
-        additionalProperties: false,
-        properties: { event_type: eventType, target_url: url, description: { type: 'string', maxLength: 255 } },
-      },
-      handler: async ({ params, body }) => ok(await createSubscription(em(), await acc(params), body), 201),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${A}/automation-subscriptions`,
-      summary: 'List automation subscriptions',
-      handler: list('automation_subscriptions', subscriptionView),
-    },
-    {
-      ...base,
-      method: 'PATCH',
-      path: `${A}/automation-subscriptions/{id}`,
-      summary: 'Pause or resume a subscription',
-      body: { type: 'object', required: ['active'], additionalProperties: false, properties: { active: { type: 'boolean' } } },
-      handler: async ({ params, body }) => {
-        const row = await one<Record<string, unknown>>(
-          em(),
-          'update automation_subscriptions set active = ? where id = ? and account_id = ? returning *',
-          [body.active, Number(params.id), await acc(params)],
-        );
-        if (!row) throw notFound('Subscription');
-        return ok(subscriptionView(row));
-      },
-    },
-    {
-      ...base,
-      method: 'DELETE',
-      path: `${A}/automation-subscriptions/{id}`,
-      summary: 'Delete a subscription',
-      handler: remove('automation_subscriptions', 'Subscription'),
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: `${A}/operations`,
-      summary: 'Define a named operation (kinds: send_sms, emit_business_event)',
-      response: created,
-      body: {
-        type: 'object',
-        required: ['name', 'kind', 'config'],
-        additionalProperties: false,
-        properties: {
-          name: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
-          kind: { enum: ['send_sms', 'emit_business_event'] },
-          config: { type: 'object' },
-          description: { type: 'string', maxLength: 255 },
-        },
-      },
-      handler: async ({ params, body }) => ok(await createOperation(em(), await acc(params), body), 201),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${A}/operations`,
-      summary: 'List operation definitions',
-      handler: list('operation_definitions', operationView),
-    },
-    {
-      ...base,
-      method: 'DELETE',
-      path: `${A}/operations/{id}`,
-      summary: 'Delete an operation definition',
-      handler: remove('operation_definitions', 'Operation'),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${A}/operation-runs`,
-      summary: 'Operation runs newest first (100)',
-      handler: async ({ params }) =>
-        ok(
-          (
-            await many<RunRow>(em(), 'select * from operation_runs where account_id = ? order by created_at desc limit 100', [
-              await acc(params),
-            ])
-          ).map(runView),
-        ),
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: `${A}/schedules`,
-      summary: 'Run an operation every N seconds (a Temporal Schedule)',
-      response: created,
-      body: {
-        type: 'object',
-        required: ['name', 'operation', 'every_seconds'],
-        additionalProperties: false,
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 160 },
-          operation: { type: 'string', maxLength: 64 },
-          input: { type: 'object' },
-          every_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
-        },
-      },
-      handler: async ({ params, body }) =>
-        ok(await createSchedule(em(), deps.temporal, deps.config.taskQueue, await acc(params), body), 201),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${A}/schedules`,
-      summary: 'List schedules',
-      handler: list('automation_schedules', scheduleView, 'created_at'),
-    },
-    {
-      ...base,
-      method: 'DELETE',
-      path: `${A}/schedules/{id}`,
-      summary: 'Delete a schedule (and its Temporal Schedule)',
-      handler: async ({ params }) => {
-        await deleteSchedule(em(), deps.temporal, await acc(params), params.id);
-        return ok({ deleted: true });
+const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+const eventType = {
+  type: 'string',
+  maxLength: 100,
+  pattern: `^(\\*|[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*(\\.\\*)?)$`,
+  description: 'A business event type, a prefix such as order.*, or *',
+} as const;
+const dateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
+const listOf = (item: Record<string, unknown>) => ({ type: 'array', items: item });
+
+const subscriptionSchema = {
+  type: 'object',
+  required: ['id', 'event_type', 'target_url', 'active'],
+  properties: {
+    id: { type: 'integer' },
+    event_type: { type: 'string' },
+    target_url: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    active: { type: 'boolean' },
+    created_at: dateTime,
+  },
+};
+const operationSchema = {
+  type: 'object',
+  required: ['id', 'name', 'kind', 'config', 'active'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    kind: { enum: ['send_sms', 'emit_business_event'] },
+    config: { type: 'object' },
+    description: { type: ['string', 'null'] },
+    active: { type: 'boolean' },
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+};
+const scheduleSchema = {
+  type: 'object',
+  required: ['id', 'name', 'operation', 'every_seconds', 'active'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    operation: { type: 'string' },
+    input: { type: 'object' },
+    every_seconds: { type: 'integer' },
+    active: { type: 'boolean' },
+    created_at: dateTime,
+  },
+};
+const runSchema = {
+  type: 'object',
+  required: ['run_id', 'operation', 'status'],
+  properties: {
+    run_id: { type: 'string', format: 'uuid' },
+    operation: { type: 'string' },
+    status: { enum: ['queued', 'running', 'succeeded', 'failed'] },
+    source: { type: 'string' },
+    input: { type: 'object' },
+    result: {},
+    error: { type: ['string', 'null'] },
+    created_at: { type: 'string' },
+    finished_at: dateTime,
+  },
+};
+
+export const automationSettingsOperations: readonly Operation[] = [
+  defineOperation({
+    ...base,
+    name: 'admin_create_automation_subscription',
+    method: 'POST',
+    path: `${A}/automation-subscriptions`,
+    summary: 'Subscribe a URL to business events (X-Svc-Signature secret shown once)',
+    body: {
+      type: 'object',
+      required: ['event_type', 'target_url'],
+      additionalProperties: false,
+      properties: { event_type: eventType, target_url: url, description: { type: 'string', maxLength: 255 } },
+    } as const,
+    output: {
+      status: 201,
+      description: 'The subscription with its signing secret',
+      schema: {
+        ...subscriptionSchema,
+        required: [...subscriptionSchema.required, 'secret'],
+        properties: { ...subscriptionSchema.properties, secret: { type: 'string', description: 'svcsec_…: shown in this answer only' } },
       },
     },
-  ];
-}
+    cli: [{ command: 'subscriptions:create', flags: { url: 'target_url' } }],
+    handler: async ({ oc }, { account, ...subscription }) => createSubscription(oc, accountId(account), subscription),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_automation_subscriptions',
+    method: 'GET',
+    path: `${A}/automation-subscriptions`,
+    summary: 'List automation subscriptions',
+    output: { status: 200, description: 'The subscriptions, secrets hidden', schema: listOf(subscriptionSchema) },
+    cli: [{ command: 'subscriptions:list' }],
+    handler: async ({ oc }, { account }) => listSubscriptionsOf(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_automation_subscription',
+    method: 'PATCH',
+    path: `${A}/automation-subscriptions/{id}`,
+    summary: 'Pause or resume a subscription',
+    body: { type: 'object', required: ['active'], additionalProperties: false, properties: { active: { type: 'boolean' } } } as const,
+    output: { status: 200, description: 'The subscription', schema: subscriptionSchema },
+    cli: [
+      { command: 'subscriptions:pause', help: 'Pause a subscription', fixed: { active: false } },
+      { command: 'subscriptions:resume', help: 'Resume a paused subscription', fixed: { active: true } },
+    ],
+    handler: async ({ oc }, { account, id, active }) =>
+      setSubscriptionActive(oc, accountId(account), numericId(id, 'Subscription'), active),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_delete_automation_subscription',
+    method: 'DELETE',
+    path: `${A}/automation-subscriptions/{id}`,
+    summary: 'Delete a subscription',
+    output: { status: 200, description: 'Deleted', schema: deleted },
+    cli: [{ command: 'subscriptions:delete' }],
+    handler: async ({ oc }, { account, id }) => deleteSubscription(oc, accountId(account), numericId(id, 'Subscription')),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_create_operation',
+    method: 'POST',
+    path: `${A}/operations`,
+    summary: 'Define a named operation (kinds: send_sms, emit_business_event)',
+    description: "The config is checked against the kind's own schema.",
+    body: {
+      type: 'object',
+      required: ['name', 'kind', 'config'],
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+        kind: { enum: ['send_sms', 'emit_business_event'] },
+        config: { type: 'object' },
+        description: { type: 'string', maxLength: 255 },
+      },
+    } as const,
+    output: { status: 201, description: 'The operation definition', schema: operationSchema },
+    cli: [{ command: 'operations:create', help: `e.g. --kind send_sms --config '{"message":"Code {{code}}"}'` }],
+    handler: async ({ oc }, { account, ...definition }) => createOperation(oc, accountId(account), definition),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_operations',
+    method: 'GET',
+    path: `${A}/operations`,
+    summary: 'List operation definitions',
+    output: { status: 200, description: 'The operation definitions', schema: listOf(operationSchema) },
+    cli: [{ command: 'operations:list' }],
+    handler: async ({ oc }, { account }) => listOperations(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_delete_operation',
+    method: 'DELETE',
+    path: `${A}/operations/{id}`,
+    summary: 'Delete an operation definition',
+    output: { status: 200, description: 'Deleted', schema: deleted },
+    cli: [{ command: 'operations:delete' }],
+    handler: async ({ oc }, { account, id }) => deleteOperation(oc, accountId(account), numericId(id, 'Operation')),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_operation_runs',
+    method: 'GET',
+    path: `${A}/operation-runs`,
+    summary: 'Operation runs newest first (100)',
+    output: { status: 200, description: 'The latest runs', schema: listOf(runSchema) },
+    cli: [{ command: 'operations:runs' }],
+    handler: async ({ oc }, { account }) => listRuns(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_create_schedule',
+    method: 'POST',
+    path: `${A}/schedules`,
+    summary: 'Run an operation every N seconds (a Temporal Schedule)',
+    body: {
+      type: 'object',
+      required: ['name', 'operation', 'every_seconds'],
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 160 },
+        operation: { type: 'string', maxLength: 64, description: 'The name of an operation defined in the account' },
+        input: { type: 'object', description: "The run's input, checked against the operation kind's input schema" },
+        every_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+      },
+    } as const,
+    output: { status: 201, description: 'The schedule', schema: scheduleSchema },
+    cli: [{ command: 'schedules:create' }],
+    handler: async ({ oc, deps }, { account, ...schedule }) => addSchedule(oc, deps, accountId(account), schedule),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_schedules',
+    method: 'GET',
+    path: `${A}/schedules`,
+    summary: 'List schedules',
+    output: { status: 200, description: 'The schedules', schema: listOf(scheduleSchema) },
+    cli: [{ command: 'schedules:list' }],
+    handler: async ({ oc }, { account }) => listSchedulesOf(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_delete_schedule',
+    method: 'DELETE',
+    path: `${A}/schedules/{id}`,
+    summary: 'Delete a schedule (and its Temporal Schedule)',
+    output: { status: 200, description: 'Deleted', schema: deleted },
+    cli: [{ command: 'schedules:delete', help: 'The id is the schedule UUID' }],
+    handler: async ({ oc, deps }, { account, id }) => removeSchedule(oc, deps, accountId(account), id),
+  }),
+];

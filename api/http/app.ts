@@ -13,6 +13,7 @@ import { rememberDefaultSmsChannel } from '../../services/messaging/channels.js'
 import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
+import { mountMcp } from '../mcp/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const def of routes) {
     router.register(koaPath(def.path), [def.method], (ctx) => runRoute(deps, def, ctx));
   }
+  mountMcp(router, deps);
   app.use(router.routes());
   return app;
 }
@@ -127,7 +129,14 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
     body = validateBody(def.body, body);
   }
   const query = def.query ? validateQuery(def.query, ctx.query as Record<string, unknown>) : ctx.query;
-  const result = await def.handler({ ctx, rc, body, query, params: ctx.params as Record<string, string> });
+  // Objects by now: a body schema is always an object schema, and Koa parses the query into one.
+  const result = await def.handler({
+    ctx,
+    rc,
+    body: body as Record<string, unknown>,
+    query: query as Record<string, unknown>,
+    params: ctx.params as Record<string, string>,
+  });
   ctx.status = result.status ?? 200;
   for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   ctx.body = result.body;

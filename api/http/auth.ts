@@ -31,6 +31,36 @@ export interface Authenticated extends Principal {
   defaultSmsChannel: SmsChannel | null;
 }
 
+/** One row of the authentication statement: the key, its account, its issuer and the request's rate count. */
+interface AuthRow {
+  key_id: number;
+  kind: 'rest' | 'mcp';
+  key_name: string;
+  user_id: number | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  expired: boolean;
+  touch_due: boolean;
+  id: number;
+  uid: string;
+  name: string;
+  status: string;
+  wallet_balance: string;
+  currency: string;
+  billing_mode: string;
+  created_at: Date;
+  /** Read only when user_id is set (the left join found the issuer). */
+  user_active: boolean;
+  user_permissions: string[] | null;
+  admitted: boolean;
+  rate_count: number | string | null;
+  sms_channel_id: number | null;
+  /** Read only when sms_channel_id is set (the lateral join found a default route). */
+  sms_channel_code: string;
+  sms_channel_provider: string;
+}
+
 /**
  * One round trip per authenticated request: the key is looked up by its hash and, only when it is
  * admitted (right surface, not revoked, not expired, account active), its one-minute window is
@@ -50,7 +80,7 @@ export async function authenticate(
   const looksMcp = token.startsWith(MCP_PREFIX);
   if ((surface === 'rest') === looksMcp) throw unauthenticated('Unauthenticated.');
   const windowStart = windowStartOf(now);
-  const row = await one<Record<string, any>>(
+  const row = await one<AuthRow>(
     em,
     `with k as (
        select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,

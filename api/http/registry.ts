@@ -39,8 +39,10 @@ export interface RouteRequest {
   ctx: Koa.Context;
   /** Present on auth: 'rest' routes. */
   rc: RequestContext;
-  body: any;
-  query: any;
+  /** The JSON body, validated against the route's body schema when it has one. */
+  body: Record<string, unknown>;
+  /** The query string, validated (and coerced) against the route's query schema when it has one. */
+  query: Record<string, unknown>;
   params: Record<string, string>;
 }
 

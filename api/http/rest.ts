@@ -1,10 +1,12 @@
 import type { Operation, OperationDeps } from '../operation.js';
+import type { OperatorContext } from '../../services/platform/context.js';
 import { successOf, type RouteDef } from './registry.js';
 
 /**
  * The REST door of an operation: the route reads the path, the query or the body (validated by the
  * door against the operation's schemas), calls the one handler with the caller's context, and wraps
- * the result in the contract's success envelope.
+ * the result in the contract's success envelope. Account operations get the key's request context;
+ * operator operations (the operator token was checked by the door) act as the operator.
  */
 export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
   return {
@@ -24,8 +26,14 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     cli: op.cli,
     handler: async ({ rc, params, body, query }) => {
       const input = { ...(op.body ? body : query), ...params };
-      const data = await op.handler({ rc, deps }, input);
+      const call = op.auth === 'operator' ? { oc: operatorContext(deps, op), deps } : op.auth === 'rest' ? { rc, deps } : { deps };
+      const data = await op.handler(call, input);
       return { status: op.output.status, body: { status: 'success', data } };
     },
   };
+}
+
+/** The operator as the actor: one EntityManager for the request, logs naming the operation. */
+function operatorContext(deps: OperationDeps, op: Operation): OperatorContext {
+  return { actor: { kind: 'operator' }, em: deps.orm.em.fork(), log: deps.log.child({ actor: 'operator', operation: op.name }) };
 }

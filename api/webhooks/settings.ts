@@ -1,164 +1,259 @@
-import type { AppDeps } from '../http/app.js';
-import { successOf, emptyQuery, type RouteDef } from '../http/registry.js';
-import { many, one } from '../../entities/db.js';
-import { notFound } from '../http/errors.js';
-import { orderedPayload } from '../../services/webhooks/events.js';
+import { defineOperation, type Operation } from '../operation.js';
+import { numericId } from '../../services/platform/ids.js';
 import {
   createEndpoint,
+  listEndpoints,
   getEndpoint,
   updateEndpoint,
+  deleteEndpoint,
   rotateSecret,
   listDeliveries,
+  listEvents,
   redeliver,
-  endpointView,
 } from '../../services/webhooks/endpoints.js';
 
 // Operator interface for webhook endpoints (Settings), their delivery log and redelivery.
-const E = '/admin/v1/accounts/{account}/webhook-endpoints';
-const anyObject = { type: 'object' };
-const ok = (data: unknown, status = 200) => ({ status, body: { status: 'success', data } });
-const ids = (p: Record<string, string>) => ({ account: Number(p.account), id: Number(p.id) });
-const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 };
-const events = { type: 'array', items: { type: 'string', maxLength: 64 }, minItems: 1, maxItems: 50, uniqueItems: true };
-const limit = { type: 'integer', minimum: 1, maximum: 100, default: 20 };
+const A = '/admin/v1/accounts/{account}';
+const E = `${A}/webhook-endpoints` as const;
+const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
+const accountId = (ref: string) => numericId(ref, 'Account');
+const endpointId = (ref: string) => numericId(ref, 'Webhook endpoint');
 
-export function adminWebhookRoutes(deps: AppDeps): RouteDef[] {
-  const em = () => deps.orm.em.fork();
-  const dispatch = { temporal: deps.temporal, config: deps.config };
-  const accountExists = async (id: number) => {
-    if (!Number.isInteger(id) || !(await one(em(), 'select id from accounts where id = ?', [id]))) throw notFound('Account');
-  };
-  const base = {
-    tag: 'Settings (operator)',
-    auth: 'operator' as const,
-    query: emptyQuery,
-    response: { status: 200, description: 'OK', schema: successOf(anyObject) },
-  };
-  return [
-    {
-      ...base,
-      method: 'POST',
-      path: E,
-      summary: 'Create a webhook endpoint (the signing secret is shown once)',
-      response: { status: 201, description: 'Created', schema: successOf(anyObject) },
-      body: {
+const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+const events = {
+  type: 'array',
+  items: { type: 'string', maxLength: 64 },
+  minItems: 1,
+  maxItems: 50,
+  uniqueItems: true,
+  description: 'Event kinds, prefixes such as message.*, or *',
+} as const;
+const limit = { type: 'integer', minimum: 1, maximum: 100, default: 20 } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+
+const endpointSchema = {
+  type: 'object',
+  required: ['id', 'account_id', 'url', 'events', 'status', 'secret_hint'],
+  properties: {
+    id: { type: 'integer' },
+    account_id: { type: 'integer' },
+    url: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    events: { type: 'array', items: { type: 'string' } },
+    status: { enum: ['active', 'disabled'] },
+    secret_hint: { type: 'string' },
+    previous_secret_expires_at: nullableDateTime,
+    consecutive_failures: { type: 'integer' },
+    failing_since: nullableDateTime,
+    disabled_reason: { type: ['string', 'null'] },
+    disabled_at: nullableDateTime,
+    created_at: nullableDateTime,
+    updated_at: nullableDateTime,
+  },
+};
+const withSecret = {
+  ...endpointSchema,
+  required: [...endpointSchema.required, 'secret'],
+  properties: {
+    ...endpointSchema.properties,
+    secret: { type: 'string', description: 'The signing secret (whsec_…): shown in this answer only' },
+  },
+};
+const deliverySchema = {
+  type: 'object',
+  required: ['id', 'event_id', 'endpoint_id', 'status', 'attempts', 'attempt_log'],
+  properties: {
+    id: { type: 'integer' },
+    event_id: { type: 'string' },
+    endpoint_id: { type: 'integer' },
+    workflow_id: { type: 'string' },
+    status: { enum: ['pending', 'succeeded', 'failed'] },
+    attempts: { type: 'integer' },
+    last_status_code: { type: ['integer', 'null'] },
+    last_error: { type: ['string', 'null'] },
+    created_at: nullableDateTime,
+    completed_at: nullableDateTime,
+    attempt_log: {
+      type: 'array',
+      items: {
         type: 'object',
-        required: ['url'],
-        additionalProperties: false,
-        properties: { url, events, description: { type: 'string', maxLength: 255 } },
-      },
-      handler: async ({ params, body }) => {
-        await accountExists(Number(params.account));
-        return ok(await createEndpoint(em(), Number(params.account), body), 201);
-      },
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: E,
-      summary: 'List webhook endpoints',
-      handler: async ({ params }) => {
-        await accountExists(Number(params.account));
-        return ok(
-          (
-            await many<Record<string, unknown>>(em(), 'select * from webhook_endpoints where account_id = ? order by id', [
-              Number(params.account),
-            ])
-          ).map(endpointView),
-        );
-      },
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: `${E}/{id}`,
-      summary: 'Read a webhook endpoint',
-      handler: async ({ params }) => ok(endpointView(await getEndpoint(em(), ids(params).account, ids(params).id))),
-    },
-    {
-      ...base,
-      method: 'PATCH',
-      path: `${E}/{id}`,
-      summary: 'Change url, event filter or description; disable or re-enable (clears the failure count)',
-      body: {
-        type: 'object',
-        additionalProperties: false,
-        minProperties: 1,
-        properties: { url, events, description: { type: ['string', 'null'], maxLength: 255 }, status: { enum: ['active', 'disabled'] } },
-      },
-      handler: async ({ params, body }) => ok(await updateEndpoint(em(), ids(params).account, ids(params).id, body)),
-    },
-    {
-      ...base,
-      method: 'DELETE',
-      path: `${E}/{id}`,
-      summary: 'Delete a webhook endpoint (its delivery log stays readable)',
-      handler: async ({ params }) => {
-        const row = await one(em(), 'delete from webhook_endpoints where id = ? and account_id = ? returning id', [
-          ids(params).id,
-          ids(params).account,
-        ]);
-        if (!row) throw notFound('Webhook endpoint');
-        return ok({ deleted: true });
-      },
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: `${E}/{id}/rotate-secret`,
-      summary: 'Rotate the signing secret; the old one also signs until the overlap ends (new secret shown once)',
-      body: { type: 'object', additionalProperties: false, properties: { overlap_hours: { type: 'number', minimum: 0, maximum: 168 } } },
-      handler: async ({ params, body }) => ok(await rotateSecret(em(), ids(params).account, ids(params).id, body.overlap_hours ?? 24)),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/admin/v1/accounts/{account}/webhook-deliveries',
-      summary: 'Deliveries newest first, each with its attempt log (time, status code, latency, error)',
-      query: {
-        type: 'object',
-        additionalProperties: false,
         properties: {
-          event_id: { type: 'string', maxLength: 64 },
-          endpoint_id: { type: 'integer' },
-          status: { enum: ['pending', 'succeeded', 'failed'] },
-          limit,
+          attempt: { type: 'integer' },
+          attempted_at: { type: 'string' },
+          status_code: { type: ['integer', 'null'] },
+          latency_ms: { type: 'integer' },
+          error: { type: ['string', 'null'] },
+          response_excerpt: { type: ['string', 'null'] },
         },
       },
-      handler: async ({ params, query }) => {
-        await accountExists(Number(params.account));
-        return ok(await listDeliveries(em(), Number(params.account), query));
+    },
+  },
+};
+const eventSchema = {
+  type: 'object',
+  required: ['event_id', 'event', 'occurred_at'],
+  description: 'The callback payload as receivers got it, plus when it was dispatched',
+  properties: { event_id: { type: 'string' }, event: { type: 'string' }, occurred_at: { type: 'string' }, dispatched_at: nullableDateTime },
+};
+const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
+
+export const webhookSettingsOperations: readonly Operation[] = [
+  defineOperation({
+    ...base,
+    name: 'admin_create_webhook_endpoint',
+    method: 'POST',
+    path: E,
+    summary: 'Create a webhook endpoint (the signing secret is shown once)',
+    body: {
+      type: 'object',
+      required: ['url'],
+      additionalProperties: false,
+      properties: { url, events, description: { type: 'string', maxLength: 255 } },
+    } as const,
+    output: { status: 201, description: 'The endpoint with its signing secret', schema: withSecret },
+    cli: [{ command: 'webhooks:create' }],
+    handler: async ({ oc }, { account, ...endpoint }) => createEndpoint(oc, accountId(account), endpoint),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_webhook_endpoints',
+    method: 'GET',
+    path: E,
+    summary: 'List webhook endpoints',
+    output: { status: 200, description: 'The endpoints, secrets hidden', schema: { type: 'array', items: endpointSchema } },
+    cli: [{ command: 'webhooks:list' }],
+    handler: async ({ oc }, { account }) => listEndpoints(oc, accountId(account)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_get_webhook_endpoint',
+    method: 'GET',
+    path: `${E}/{id}`,
+    summary: 'Read a webhook endpoint',
+    output: { status: 200, description: 'The endpoint', schema: endpointSchema },
+    cli: [{ command: 'webhooks:show', flags: { endpoint: 'id' } }],
+    handler: async ({ oc }, { account, id }) => getEndpoint(oc, accountId(account), endpointId(id)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_update_webhook_endpoint',
+    method: 'PATCH',
+    path: `${E}/{id}`,
+    summary: 'Change url, event filter or description; disable or re-enable (clears the failure count)',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: { url, events, description: { type: ['string', 'null'], maxLength: 255 }, status: { enum: ['active', 'disabled'] } },
+    } as const,
+    output: { status: 200, description: 'The endpoint', schema: endpointSchema },
+    cli: [
+      {
+        command: 'webhooks:update',
+        help: 'Change the url, event filter or description',
+        fields: ['url', 'events', 'description'],
+        flags: { endpoint: 'id' },
+      },
+      {
+        command: 'webhooks:disable',
+        help: 'Disable an endpoint: nothing is delivered to it',
+        fixed: { status: 'disabled' },
+        fields: [],
+        flags: { endpoint: 'id' },
+      },
+      {
+        command: 'webhooks:enable',
+        help: 'Re-enable an endpoint (clears the failure count)',
+        fixed: { status: 'active' },
+        fields: [],
+        flags: { endpoint: 'id' },
+      },
+    ],
+    handler: async ({ oc }, { account, id, ...changes }) => updateEndpoint(oc, accountId(account), endpointId(id), changes),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_delete_webhook_endpoint',
+    method: 'DELETE',
+    path: `${E}/{id}`,
+    summary: 'Delete a webhook endpoint (its delivery log stays readable)',
+    output: { status: 200, description: 'Deleted', schema: deleted },
+    cli: [{ command: 'webhooks:delete', flags: { endpoint: 'id' } }],
+    handler: async ({ oc }, { account, id }) => deleteEndpoint(oc, accountId(account), endpointId(id)),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_rotate_webhook_secret',
+    method: 'POST',
+    path: `${E}/{id}/rotate-secret`,
+    summary: 'Rotate the signing secret; the old one also signs until the overlap ends (new secret shown once)',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { overlap_hours: { type: 'number', minimum: 0, maximum: 168, description: 'Default 24; 0 drops the old secret now' } },
+    } as const,
+    output: { status: 200, description: 'The endpoint with its new signing secret', schema: withSecret },
+    cli: [{ command: 'webhooks:rotate', flags: { endpoint: 'id' } }],
+    handler: async ({ oc }, { account, id, overlap_hours }) => rotateSecret(oc, accountId(account), endpointId(id), overlap_hours),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_webhook_deliveries',
+    method: 'GET',
+    path: `${A}/webhook-deliveries`,
+    summary: 'Deliveries newest first, each with its attempt log (time, status code, latency, error)',
+    query: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        event_id: { type: 'string', maxLength: 64 },
+        endpoint_id: { type: 'integer' },
+        status: { enum: ['pending', 'succeeded', 'failed'] },
+        limit,
+      },
+    } as const,
+    output: { status: 200, description: 'Deliveries with their attempts', schema: { type: 'array', items: deliverySchema } },
+    cli: [{ command: 'webhooks:deliveries', flags: { event: 'event_id', endpoint: 'endpoint_id' } }],
+    handler: async ({ oc }, { account, ...filter }) => listDeliveries(oc, accountId(account), filter),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_list_callback_events',
+    method: 'GET',
+    path: `${A}/events`,
+    summary: 'Recorded callback events newest first',
+    query: { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', maxLength: 64 }, limit } } as const,
+    output: { status: 200, description: 'Events', schema: { type: 'array', items: eventSchema } },
+    cli: [{ command: 'events:list' }],
+    handler: async ({ oc }, { account, ...filter }) => listEvents(oc, accountId(account), filter),
+  }),
+  defineOperation({
+    ...base,
+    name: 'admin_redeliver_event',
+    method: 'POST',
+    path: `${A}/events/{event}/redeliver`,
+    summary: 'Redeliver an event (same event_id, current secret) to one endpoint or every matching one',
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { endpoint_id: { type: 'integer', description: 'One endpoint; default every active endpoint whose filter matches' } },
+    } as const,
+    output: {
+      status: 202,
+      description: 'Redelivery started',
+      schema: {
+        type: 'object',
+        required: ['event_id', 'deliveries'],
+        properties: {
+          event_id: { type: 'string' },
+          deliveries: {
+            type: 'array',
+            items: { type: 'object', properties: { endpoint_id: { type: 'integer' }, workflow_id: { type: 'string' } } },
+          },
+        },
       },
     },
-    {
-      ...base,
-      method: 'GET',
-      path: '/admin/v1/accounts/{account}/events',
-      summary: 'Recorded callback events newest first',
-      query: { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', maxLength: 64 }, limit } },
-      handler: async ({ params, query }) => {
-        await accountExists(Number(params.account));
-        const rows = await many<{ payload: unknown; dispatched_at: Date | null }>(
-          em(),
-          `select payload, dispatched_at from events where account_id = ? ${query.kind ? 'and kind = ?' : ''} order by id desc limit ?`,
-          [Number(params.account), ...(query.kind ? [query.kind] : []), query.limit],
-        );
-        return ok(
-          rows.map((r) => ({
-            ...orderedPayload(r.payload as Record<string, unknown>),
-            dispatched_at: r.dispatched_at ? new Date(r.dispatched_at).toISOString() : null,
-          })),
-        );
-      },
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: '/admin/v1/accounts/{account}/events/{event}/redeliver',
-      summary: 'Redeliver an event (same event_id, current secret) to one endpoint or every matching one',
-      response: { status: 202, description: 'Redelivery started', schema: successOf(anyObject) },
-      body: { type: 'object', additionalProperties: false, properties: { endpoint_id: { type: 'integer' } } },
-      handler: async ({ params, body }) => ok(await redeliver(em(), dispatch, Number(params.account), params.event, body.endpoint_id), 202),
-    },
-  ];
-}
+    cli: [{ command: 'webhooks:redeliver', flags: { endpoint: 'endpoint_id' } }],
+    handler: async ({ oc, deps }, { account, event, endpoint_id }) => redeliver(oc, deps, accountId(account), event, endpoint_id),
+  }),
+];

@@ -26,21 +26,3 @@ export function movableFrom(to: MessageStatus): MessageStatus[] {
 }
 
 export const FINAL_STATUSES: MessageStatus[] = ['delivered', 'read', 'failed'];
-
-/** Twilio-style statuses to ours; interim ones (queued, sending, accepted) change nothing. */
-export function mapSmsProviderStatus(s: string): MessageStatus | null {
-  switch (s) {
-    case 'sent':
-      return 'sent';
-    case 'delivered':
-      return 'delivered';
-    case 'read':
-      return 'read';
-    case 'undelivered':
-    case 'failed':
-    case 'canceled':
-      return 'failed';
-    default:
-      return null;
-  }
-}

@@ -1,7 +1,8 @@
-// Validation and provider shaping for POST /api/v3/whatsapp/send (contract "Chat-channel messages").
-// Pure on purpose: workflow code imports it to rebuild the Cloud API body, so it must not touch I/O,
-// Node built-ins or the clock. Recipients, sender_id and schedule_time are shared with the SMS send
-// and are validated by the endpoint, not here.
+// Validation for POST /api/v3/whatsapp/send (contract "Chat-channel messages"): the contract's rules,
+// which yield a provider-neutral prepared message; the provider's request body is built from it by the
+// chat adapter (activities/providers/whatsapp-cloud/payload.ts). Pure: no I/O, Node built-ins or clock.
+// Recipients, sender_id and schedule_time are shared with the SMS send and are validated by the
+// endpoint, not here.
 
 export interface WhatsAppSendInput {
   recipient?: string;
@@ -490,61 +491,4 @@ export function prepareWhatsAppMessage(input: WhatsAppSendInput): {
       metadata,
     },
   };
-}
-
-// Meta shows "Untitled" for a document sent without a filename; the link's last segment is the
-// name the sender most likely meant.
-function filenameFromUrl(url: string): string | null {
-  const path = url.replace(/^[a-z]+:\/\/[^/?#]*/i, '').replace(/[?#].*$/, '');
-  const last = path.split('/').pop() ?? '';
-  if (!last) return null;
-  try {
-    return decodeURIComponent(last);
-  } catch {
-    return last;
-  }
-}
-
-/** The WhatsApp Cloud API request body for one recipient (E.164 digits without '+' in `to`). */
-export function buildCloudApiPayload(p: PreparedWhatsAppMessage, to: string, replyTo: string | null): Record<string, unknown> {
-  const payload: Record<string, unknown> = {
-    messaging_product: 'whatsapp',
-    recipient_type: 'individual',
-    to: to.replace(/\D/g, ''),
-    type: p.kind,
-  };
-  switch (p.kind) {
-    case 'text':
-      payload.text = { body: p.previewBody, preview_url: false };
-      break;
-    case 'template': {
-      if (!p.templateParams) throw new Error('template message without templateParams');
-      const { name, language, components } = p.templateParams;
-      payload.template = { name, language: { code: language }, ...(components.length ? { components } : {}) };
-      break;
-    }
-    case 'interactive':
-      if (!isObject(p.metadata.interactive)) throw new Error('interactive message without metadata.interactive');
-      payload.interactive = p.metadata.interactive;
-      break;
-    case 'reaction': {
-      const reaction = p.metadata.reaction;
-      if (!isObject(reaction)) throw new Error('reaction message without metadata.reaction');
-      payload.reaction = { message_id: reaction.message_id, emoji: reaction.emoji };
-      // Meta rejects context on reactions; the target is already reaction.message_id.
-      return payload;
-    }
-    default: {
-      if (!p.mediaUrl) throw new Error(`${p.kind} message without mediaUrl`);
-      const media: Record<string, unknown> = { link: p.mediaUrl };
-      if (p.caption && !NO_CAPTION.has(p.kind)) media.caption = p.caption;
-      if (p.kind === 'document') {
-        const filename = filenameFromUrl(p.mediaUrl);
-        if (filename) media.filename = filename;
-      }
-      payload[p.kind] = media;
-    }
-  }
-  if (replyTo) payload.context = { message_id: replyTo };
-  return payload;
 }

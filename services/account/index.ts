@@ -1,4 +1,5 @@
 // The account family as other families and the doors see it.
 export * from './profile.js';
 export { createAccount, createApiKey, createUser } from './accounts.js';
-export { addIdentity, updateIdentity, listIdentities, deleteIdentity, type IdentityKind } from './identities.js';
+export { requireAccount } from './settings.js';
+export { addIdentity, updateIdentity, listIdentities, removeIdentity, type IdentityKind } from './identities.js';

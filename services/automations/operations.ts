@@ -6,8 +6,8 @@ import { one } from '../../entities/db.js';
 import { notFound } from '../platform/errors.js';
 import { validateBody, type JsonSchema } from '../platform/validation.js';
 import type { Config } from '../../config.js';
-import { operationRunWorkflowId } from '../../temporal/ids.js';
-import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
+import { startWorkflow } from '../../temporal/starters.js';
+import { operationRunStarter } from '../../workflows/automations/operation-run.starter.js';
 import { BUSINESS_TYPE_PATTERN } from './business-events.js';
 import type { OperationRunInput } from '../../workflows/automations/operation-run.js';
 
@@ -113,17 +113,7 @@ export async function startOperationWorkflow(
 ) {
   const args: OperationRunInput = { accountId, runId: run.id, operationName: run.operation_name, input: run.input, source: run.source };
   try {
-    await deps.temporal.workflow.start('operationRunWorkflow', {
-      taskQueue: deps.config.taskQueue,
-      workflowId: operationRunWorkflowId(accountId, run.id),
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [args],
-      typedSearchAttributes: [
-        { key: AccountId, value: String(accountId) },
-        { key: ResourceId, value: run.id },
-        { key: ResourceType, value: 'operation_run' },
-      ],
-    });
+    await startWorkflow(deps, operationRunStarter, { accountId, runId: run.id }, [args]);
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -1,18 +1,21 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleOverlapPolicy, ScheduleNotFoundError, type Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
+import { many, one } from '../../entities/db.js';
 import { notFound, validationFailed } from '../platform/errors.js';
+import type { OperatorContext } from '../platform/context.js';
+import { requireAccount } from '../account/index.js';
 import { validateBody } from '../platform/validation.js';
 import { newSecret } from '../platform/secrets.js';
-import { OPERATION_KINDS } from './operations.js';
+import { OPERATION_KINDS, runView, type RunRow } from './operations.js';
 import { automationScheduleId } from '../../temporal/ids.js';
-import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
+import { scheduleAction } from '../../temporal/starters.js';
 import type { OperationRunInput } from '../../workflows/automations/operation-run.js';
+import { scheduledOperationRunStarter } from '../../workflows/automations/operation-run.starter.js';
 
 // Operator side of automations: subscriptions, operation definitions and schedules. API keys can
 // read subscriptions and schedules and run operations, never define them.
-type Row = Record<string, any>;
+type Row = Record<string, unknown>;
 const iso = (d: unknown) => (d ? new Date(d as string).toISOString() : null);
 
 export const subscriptionView = (r: Row) => ({
@@ -45,13 +48,14 @@ export const operationView = (r: Row) => ({
 
 /** The subscription's X-Svc-Signature secret is shown once, in this answer. */
 export async function createSubscription(
-  em: EntityManager,
+  oc: OperatorContext,
   accountId: number,
   b: { event_type: string; target_url: string; description?: string },
 ) {
+  await requireAccount(oc, accountId);
   const secret = `svcsec_${newSecret(40)}`;
   const row = await one<Row>(
-    em,
+    oc.em,
     'insert into automation_subscriptions (account_id, event_type, target_url, secret, description, active, created_at) values (?, ?, ?, ?, ?, true, now()) returning *',
     [accountId, b.event_type, b.target_url, secret, b.description ?? null],
   );
@@ -59,10 +63,12 @@ export async function createSubscription(
 }
 
 export async function createOperation(
-  em: EntityManager,
+  oc: OperatorContext,
   accountId: number,
   b: { name: string; kind: string; config: Record<string, unknown>; description?: string },
 ) {
+  await requireAccount(oc, accountId);
+  const em = oc.em;
   validateBody(OPERATION_KINDS[b.kind].config, b.config);
   if (await one(em, 'select id from operation_definitions where account_id = ? and name = ?', [accountId, b.name])) {
     throw validationFailed({ name: ['An operation with this name already exists in the account.'] });
@@ -101,18 +107,7 @@ export async function createSchedule(
     await temporal.schedule.create({
       scheduleId: automationScheduleId(accountId, id),
       spec: { intervals: [{ every: `${b.every_seconds} seconds` }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'operationRunWorkflow',
-        taskQueue,
-        args: [args],
-        workflowId: `operation/${accountId}/schedule-${id}`,
-        typedSearchAttributes: [
-          { key: AccountId, value: String(accountId) },
-          { key: ResourceId, value: id },
-          { key: ResourceType, value: 'schedule' },
-        ],
-      },
+      action: scheduleAction({ taskQueue }, scheduledOperationRunStarter, { accountId, scheduleId: id }, [args]),
       // A missed run is skipped rather than replayed in a burst after an outage.
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
     });
@@ -129,4 +124,85 @@ export async function deleteSchedule(em: EntityManager, temporal: Client, accoun
     if (!(err instanceof ScheduleNotFoundError)) throw err;
   }
   await em.execute('delete from automation_schedules where id = ?', [id]);
+}
+
+// The operator's reads, changes and removals; every one names the account and finds nothing in another.
+
+export async function listSubscriptionsOf(oc: OperatorContext, accountId: number) {
+  await requireAccount(oc, accountId);
+  return (await many<Row>(oc.em, 'select * from automation_subscriptions where account_id = ? order by id', [accountId])).map(
+    subscriptionView,
+  );
+}
+
+/** Pause (active false) or resume a subscription. */
+export async function setSubscriptionActive(oc: OperatorContext, accountId: number, id: number, active: boolean) {
+  await requireAccount(oc, accountId);
+  const row = await one<Row>(oc.em, 'update automation_subscriptions set active = ? where id = ? and account_id = ? returning *', [
+    active,
+    id,
+    accountId,
+  ]);
+  if (!row) throw notFound('Subscription');
+  return subscriptionView(row);
+}
+
+export async function deleteSubscription(oc: OperatorContext, accountId: number, id: number): Promise<{ deleted: true }> {
+  await requireAccount(oc, accountId);
+  const row = await one(oc.em, 'delete from automation_subscriptions where id = ? and account_id = ? returning id', [id, accountId]);
+  if (!row) throw notFound('Subscription');
+  return { deleted: true };
+}
+
+export async function listOperations(oc: OperatorContext, accountId: number) {
+  await requireAccount(oc, accountId);
+  return (await many<Row>(oc.em, 'select * from operation_definitions where account_id = ? order by id', [accountId])).map(operationView);
+}
+
+export async function deleteOperation(oc: OperatorContext, accountId: number, id: number): Promise<{ deleted: true }> {
+  await requireAccount(oc, accountId);
+  const row = await one(oc.em, 'delete from operation_definitions where id = ? and account_id = ? returning id', [id, accountId]);
+  if (!row) throw notFound('Operation');
+  return { deleted: true };
+}
+
+/** The latest 100 runs, newest first. */
+export async function listRuns(oc: OperatorContext, accountId: number) {
+  await requireAccount(oc, accountId);
+  return (
+    await many<RunRow>(oc.em, 'select * from operation_runs where account_id = ? order by created_at desc limit 100', [accountId])
+  ).map(runView);
+}
+
+export async function listSchedulesOf(oc: OperatorContext, accountId: number) {
+  await requireAccount(oc, accountId);
+  return (await many<Row>(oc.em, 'select * from automation_schedules where account_id = ? order by created_at', [accountId])).map(
+    scheduleView,
+  );
+}
+
+/** The operator's door to createSchedule: the account must exist. */
+export async function addSchedule(
+  oc: OperatorContext,
+  deps: { temporal: Client; config: { taskQueue: string } },
+  accountId: number,
+  b: { name: string; operation: string; input?: Record<string, unknown>; every_seconds: number },
+) {
+  await requireAccount(oc, accountId);
+  const schedule = await createSchedule(oc.em, deps.temporal, deps.config.taskQueue, accountId, b);
+  oc.log.info({ actor: 'operator', account: accountId, schedule: schedule.id }, 'schedule created');
+  return schedule;
+}
+
+/** The operator's door to deleteSchedule: the account must exist. */
+export async function removeSchedule(
+  oc: OperatorContext,
+  deps: { temporal: Client },
+  accountId: number,
+  id: string,
+): Promise<{ deleted: true }> {
+  await requireAccount(oc, accountId);
+  await deleteSchedule(oc.em, deps.temporal, accountId, id);
+  oc.log.info({ actor: 'operator', account: accountId, schedule: id }, 'schedule deleted');
+  return { deleted: true };
 }

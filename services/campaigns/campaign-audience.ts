@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, manyBound, one } from '../../entities/db.js';
 import { personalize } from '../../domain/campaigns/personalize.js';
-import { estimateSegments } from '../../domain/messaging/segments.js';
-import { toE164 } from '../../domain/messaging/recipients.js';
+import { estimateSegments, toE164 } from '../../domain/messaging/index.js';
 import { newUid } from '../platform/ids.js';
 
 // The parts of a bulk SMS that any process can reuse (campaigns today, occasion greetings next):

@@ -4,12 +4,11 @@ import { many, one } from '../../entities/db.js';
 import { DomainError, conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Config } from '../../config.js';
-import { campaignWorkflowId } from '../../temporal/ids.js';
-import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
+import { startWorkflow } from '../../temporal/starters.js';
 import type { CampaignWorkflowInput } from '../../workflows/campaigns/campaign.js';
-import { groupCondition } from '../contacts/contact-groups.js';
-import { resolveSmsRoute, type ResolvedRoute } from '../messaging/channels.js';
-import { parseScheduleTime } from '../messaging/messages.js';
+import { campaignResumeStarter, campaignStarter } from '../../workflows/campaigns/campaign.starter.js';
+import { groupCondition } from '../contacts/index.js';
+import { parseScheduleTime, resolveSmsRoute, type ResolvedRoute } from '../messaging/index.js';
 import { newUid } from '../platform/ids.js';
 
 export interface CampaignServiceDeps {
@@ -212,20 +211,8 @@ export async function startCampaignWorkflow(
     pagesPerRun: deps.config.campaignPagesPerRun,
     ...(resumeFrom === undefined ? {} : { cursor: resumeFrom }),
   };
-  await deps.temporal.workflow.start('campaignWorkflow', {
-    taskQueue: deps.config.taskQueue,
-    workflowId: campaignWorkflowId(accountId, row.uid),
-    ...(resumeFrom === undefined
-      ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }
-      : { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const, workflowIdConflictPolicy: 'TERMINATE_EXISTING' as const }),
-    args: [input],
-    typedSearchAttributes: [
-      { key: AccountId, value: String(accountId) },
-      { key: ResourceId, value: row.uid },
-      { key: ResourceType, value: 'campaign' },
-    ],
-    memo: { campaignId: row.id },
-  });
+  const starter = resumeFrom === undefined ? campaignStarter : campaignResumeStarter;
+  await startWorkflow(deps, starter, { accountId, campaignId: row.id, uid: row.uid }, [input]);
 }
 
 /**

@@ -5,9 +5,9 @@ import type { RequestContext } from '../platform/context.js';
 import type { Config } from '../../config.js';
 import { csvToObjects, CsvError } from './csv.js';
 import { MAX_IMPORT_ROWS, isObject } from '../../domain/contacts/contact-import.js';
-import { contactImportWorkflowId } from '../../temporal/ids.js';
-import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
+import { startWorkflow } from '../../temporal/starters.js';
 import type { ContactImportInput } from '../../workflows/contacts/contact-import.js';
+import { contactImportStarter } from '../../workflows/contacts/contact-import.starter.js';
 import { resolveGroup } from './contact-groups.js';
 import { importView, type ImportRow } from './contact-view.js';
 
@@ -88,17 +88,7 @@ export async function createImport(rc: RequestContext, deps: ImportServiceDeps, 
 
 async function startImportWorkflow(deps: ImportServiceDeps, accountId: number, importId: number) {
   const input: ContactImportInput = { accountId, importId, batchSize: deps.config.contactImportBatchSize };
-  await deps.temporal.workflow.start('contactImportWorkflow', {
-    taskQueue: deps.config.taskQueue,
-    workflowId: contactImportWorkflowId(accountId, importId),
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    args: [input],
-    typedSearchAttributes: [
-      { key: AccountId, value: String(accountId) },
-      { key: ResourceId, value: String(importId) },
-      { key: ResourceType, value: 'contact_import' },
-    ],
-  });
+  await startWorkflow(deps, contactImportStarter, { accountId, importId }, [input]);
 }
 
 export async function getImport(rc: RequestContext, groupRef: string, importRef: string) {

@@ -2,45 +2,39 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { many, one } from '../../entities/db.js';
 import { moveMessage, type MoveResult } from './message-moves.js';
-import { messageWorkflowId } from '../../temporal/ids.js';
-import { receiptSignal } from '../../workflows/messaging/message.js';
+import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
+import { signalWorkflow } from '../../temporal/starters.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { newUid } from '../platform/ids.js';
-import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/events.js';
+import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
+import type { StatusUpdate } from '../../activities/providers/index.js';
 
 interface IngressDeps {
   orm: MikroORM;
   temporal: Client;
 }
 
-const WA_STATUS: Record<string, MessageStatus> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };
-
 /**
- * A chat-channel status (sent/delivered/read/failed, in any order, possibly twice). Applied forward
- * only; a status for an id not stored yet (it overtook the send's own answer) waits in pending_receipts.
+ * A status keyed by the provider's id alone (chat: sent/delivered/read/failed, in any order, possibly
+ * twice). Applied forward only; a status for an id not stored yet (it overtook the send's own answer)
+ * waits in pending_receipts.
  */
-export async function applyWhatsAppStatus(
-  deps: IngressDeps,
-  s: { id: string; status: string; errors?: Array<{ code?: number; title?: string; message?: string; error_data?: { details?: string } }> },
-) {
-  const to = WA_STATUS[s.status];
-  if (!to || !s.id) return;
+export async function applyParkableStatus(deps: IngressDeps, s: Pick<StatusUpdate, 'providerMessageId' | 'status' | 'errorMessage'>) {
+  const id = s.providerMessageId;
+  if (!id) return;
+  const to = s.status;
+  const errorMessage = s.errorMessage;
   const em = deps.orm.em.fork();
-  const err = s.errors?.[0];
-  const errorMessage =
-    to === 'failed'
-      ? `${err?.error_data?.details ?? err?.message ?? err?.title ?? 'Delivery failed'} (provider code ${err?.code ?? 'unknown'})`
-      : undefined;
-  const moved = await moveMessage(em, { gatewayMessageId: s.id }, { to, errorMessage });
+  const moved = await moveMessage(em, { gatewayMessageId: id }, { to, errorMessage });
   if (!moved) {
     await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [
-      s.id,
+      id,
       to,
       errorMessage ?? null,
     ]);
     // The send's outcome may have stored this id after our lookup and checked for parked statuses
     // before our insert; then nobody would apply it. Looking again after parking closes that gap.
-    const applied = await applyParkedStatuses(em, s.id);
+    const applied = await applyParkedStatuses(em, id);
     if (applied?.dispatchMode === 'workflow') await signal(deps, applied.accountId, applied.uid, applied.status);
     return;
   }
@@ -72,7 +66,7 @@ export async function applyParkedStatuses(em: EntityManager, providerMessageId: 
 
 export async function signal(deps: IngressDeps, accountId: number, uid: string, status: MessageStatus) {
   try {
-    await deps.temporal.workflow.getHandle(messageWorkflowId(accountId, uid)).signal(receiptSignal, status);
+    await signalWorkflow(deps.temporal, messageStarter, messageWorkflowId(accountId, uid), 'receipt', status);
   } catch {
     // The workflow may have finished already (it polled the provider); the record is what counts.
   }

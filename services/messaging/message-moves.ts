@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { manyBound } from '../../entities/db.js';
 import { movableFrom, type MessageStatus } from '../../domain/messaging/message-status.js';
-import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from '../webhooks/events.js';
+import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from '../webhooks/index.js';
 import { newUid } from '../platform/ids.js';
 
 // Every status change of a message goes through here. Each call is ONE statement: the guarded update

@@ -1,15 +1,14 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { one } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { providerTaskQueue, type Config } from '../../config.js';
 import { messageView, type MessageRow } from './message-view.js';
 import { newUid } from '../platform/ids.js';
-import { messageWorkflowId } from '../../temporal/ids.js';
-import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
+import { executeUpdateWithStart, startWorkflow } from '../../temporal/starters.js';
 import type { MessageWorkflowInput } from '../../workflows/messaging/message.js';
-import { firstOutcomeUpdate } from '../../workflows/messaging/message.js';
+import { messageStarter, messageWithOutcomeStarter } from '../../workflows/messaging/message.starter.js';
 import { requestsInFlight, rateMeter } from '../platform/load.js';
-import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/events.js';
+import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
 
 export interface MessageServiceDeps {
   temporal: Client;
@@ -146,28 +145,13 @@ export async function startMessageWorkflow(
     deliveryPollSeconds: deps.config.deliveryPollSeconds,
     deliveryPollAttempts: deps.config.deliveryPollAttempts,
   };
-  const options = {
-    taskQueue: deps.config.taskQueue,
-    workflowId: messageWorkflowId(accountId, row.uid),
-    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-    args: [input] as [MessageWorkflowInput],
-    typedSearchAttributes: [
-      { key: AccountId, value: String(accountId) },
-      { key: ResourceId, value: row.uid },
-      { key: ResourceType, value: 'message' },
-    ],
-    memo: { messageId: Number(row.id), channelType },
-  };
+  const key = { accountId, messageId: Number(row.id), uid: row.uid, channelType };
   try {
     if (waitMs <= 0) {
-      await deps.temporal.workflow.start('messageWorkflow', { ...options, workflowIdConflictPolicy: 'FAIL' });
+      await startWorkflow(deps, messageStarter, key, [input]);
       return false;
     }
-    const startWorkflowOperation = new WithStartWorkflowOperation('messageWorkflow', {
-      ...options,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-    const state = await deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { args: [waitMs], startWorkflowOperation });
+    const state = await executeUpdateWithStart(deps, messageWithOutcomeStarter, key, [input], 'firstOutcome', [waitMs]);
     return state.dispatched;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;

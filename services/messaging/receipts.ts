@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { mapSmsProviderStatus } from '../../domain/messaging/message-status.js';
+import type { StatusUpdate } from '../../activities/providers/index.js';
 import { moveMessages, type Move, type MoveResult } from './message-moves.js';
 import { groupCommit } from '../platform/group-commit.js';
-import { messageWorkflowId } from '../../temporal/ids.js';
-import { receiptSignal } from '../../workflows/messaging/message.js';
+import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
+import { signalWorkflow } from '../../temporal/starters.js';
 
 interface ReceiptDeps {
   orm: MikroORM;
@@ -41,26 +41,26 @@ function receiptWriter(deps: ReceiptDeps) {
 
 async function signalReceipt(deps: ReceiptDeps, m: MoveResult) {
   try {
-    await deps.temporal.workflow.getHandle(messageWorkflowId(m.accountId, m.uid)).signal(receiptSignal, m.status);
+    await signalWorkflow(deps.temporal, messageStarter, messageWorkflowId(m.accountId, m.uid), 'receipt', m.status);
   } catch {
     // The workflow may have finished already (it polled the provider); the record is what counts.
   }
 }
 
 /**
- * Applies a delivery receipt to the record (forward moves only, so duplicates and late arrivals are
- * harmless) and tells the message workflow, which then stops waiting or polling. A receipt for a
- * message we don't know is acknowledged all the same, so the provider stops retrying.
+ * Applies a delivery receipt (a status naming our uid, or else the provider's id) to the record
+ * (forward moves only, so duplicates and late arrivals are harmless) and tells the message workflow,
+ * which then stops waiting or polling. A receipt for a message we don't know is acknowledged all the
+ * same, so the provider stops retrying.
  */
-export async function applySmsReceipt(deps: ReceiptDeps, uid: string, params: Record<string, string>): Promise<void> {
-  const sid = params.MessageSid ?? params.SmsSid;
-  const to = mapSmsProviderStatus(params.MessageStatus ?? params.SmsStatus ?? '');
-  if (!to || (!uid && !sid)) return;
+export async function applyReceipt(deps: ReceiptDeps, r: StatusUpdate): Promise<void> {
+  const key = r.uid || r.providerMessageId;
+  if (!key) return;
   await receiptWriter(deps)({
-    key: uid || sid,
-    by: uid ? 'uid' : 'gateway_message_id',
-    to,
-    gatewayMessageId: sid,
-    errorMessage: to === 'failed' ? `Delivery failed (provider code ${params.ErrorCode ?? 'unknown'})` : undefined,
+    key,
+    by: r.uid ? 'uid' : 'gateway_message_id',
+    to: r.status,
+    gatewayMessageId: r.providerMessageId,
+    errorMessage: r.errorMessage,
   });
 }

@@ -1,6 +1,7 @@
 import { many } from '../../entities/db.js';
 import { mergeRecipients, toE164 } from '../../domain/messaging/recipients.js';
-import { prepareWhatsAppMessage, buildCloudApiPayload, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
+import { prepareWhatsAppMessage, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
+import { providerRegistry } from '../../activities/providers/index.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
@@ -12,6 +13,8 @@ interface WaNumber {
   channel_id: number | null;
   provider_phone_number_id: string;
   business_account_id: string | null;
+  /** The stored provider of the number's channel; null when it has none (the chat default). */
+  provider?: string | null;
 }
 
 /**
@@ -21,8 +24,10 @@ interface WaNumber {
 export async function resolveWhatsAppSender(rc: RequestContext, senderId: string | undefined): Promise<WaNumber> {
   const numbers = await many<WaNumber>(
     rc.em,
-    `select id, number, channel_id, provider_phone_number_id, business_account_id from phone_numbers
-      where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb and provider_phone_number_id is not null order by id`,
+    `select p.id, p.number, p.channel_id, p.provider_phone_number_id, p.business_account_id, c.provider
+       from phone_numbers p left join channels c on c.id = p.channel_id and c.channel_type = 'whatsapp'
+      where p.account_id = ? and not p.released and p.capabilities @> '"whatsapp"'::jsonb and p.provider_phone_number_id is not null
+      order by p.id`,
     [rc.account.id],
   );
   if (senderId === undefined || senderId.trim() === '') {
@@ -48,6 +53,8 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const from = await resolveWhatsAppSender(rc, input.sender_id);
   const replyTo = input.in_reply_to_gateway_id?.trim() || null;
+  // The request is built now, by the adapter of the number's channel, and stored for the dispatch.
+  const chat = providerRegistry(deps.config).chat(from.provider);
   return createOutboundMessages(
     rc,
     deps,
@@ -64,9 +71,7 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
         mediaType: prepared.mediaType,
         metadata: prepared.metadata,
         templateParams: prepared.templateParams as Record<string, unknown> | null,
-        providerRequest: e164
-          ? { phone_number_id: from.provider_phone_number_id, body: buildCloudApiPayload(prepared, e164, replyTo) }
-          : null,
+        providerRequest: e164 ? chat.buildPayload({ providerPhoneNumberId: from.provider_phone_number_id }, e164, prepared, replyTo) : null,
         segments: 1,
         encoding: 'UCS-2',
         scheduledAt,

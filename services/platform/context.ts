@@ -45,6 +45,16 @@ export interface RequestContext {
   log: Logger;
 }
 
+/**
+ * The operator ("Settings"): acts on any account it names, authenticated by the operator token and
+ * never by an account key. The first argument of every operator service call.
+ */
+export interface OperatorContext {
+  actor: Extract<Actor, { kind: 'operator' }>;
+  em: EntityManager;
+  log: Logger;
+}
+
 /** For logs and audit columns: `api_key:12`, `system:operation-run`. */
 export function actorLabel(actor: Actor): string {
   switch (actor.kind) {

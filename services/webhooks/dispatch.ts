@@ -1,9 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many } from '../../entities/db.js';
-import { AccountId, ResourceId, ResourceType } from '../../temporal/search-attributes.js';
-import { webhookDeliveryWorkflowId, automationCallbackWorkflowId } from '../../temporal/ids.js';
+import { startWorkflow } from '../../temporal/starters.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhooks/webhook-delivery.js';
+import { webhookDeliveryStarter } from '../../workflows/webhooks/webhook-delivery.starter.js';
 import { matchesFilter } from './events.js';
 
 export interface DispatchDeps {
@@ -11,20 +11,18 @@ export interface DispatchDeps {
   config: { webhookTaskQueue: string };
 }
 
-/** Starts one delivery workflow; a repeated start of the same id is a no-op (REJECT_DUPLICATE). */
-export async function startDelivery(deps: DispatchDeps, workflowId: string, input: WebhookDeliveryInput): Promise<boolean> {
+/**
+ * Starts one delivery workflow (`redelivery`: an operator's n-th redelivery to an endpoint); a
+ * repeated start of the same id is a no-op (REJECT_DUPLICATE).
+ */
+export async function startDelivery(deps: DispatchDeps, input: WebhookDeliveryInput, redelivery = 0): Promise<boolean> {
   try {
-    await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
-      taskQueue: deps.config.webhookTaskQueue,
-      workflowId,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [input],
-      typedSearchAttributes: [
-        { key: AccountId, value: String(input.accountId) },
-        { key: ResourceId, value: input.eventId },
-        { key: ResourceType, value: input.target.type === 'endpoint' ? 'webhook_delivery' : 'automation_callback' },
-      ],
-    });
+    await startWorkflow(
+      deps,
+      webhookDeliveryStarter,
+      { accountId: input.accountId, eventId: input.eventId, target: input.target, redelivery },
+      [input],
+    );
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -67,12 +65,9 @@ export async function relayEvents(em: EntityManager, deps: DispatchDeps, limit =
     const starts = rows.flatMap((r) =>
       endpoints
         .filter((e) => e.account_id === r.account_id && matchesFilter(e.events, r.kind))
-        .map((e) => ({
-          id: webhookDeliveryWorkflowId(r.account_id, r.event_id, e.id),
-          input: { accountId: r.account_id, eventId: r.event_id, target: { type: 'endpoint' as const, id: e.id } },
-        })),
+        .map((e) => ({ accountId: r.account_id, eventId: r.event_id, target: { type: 'endpoint' as const, id: e.id } })),
     );
-    await inPool(starts, 32, (s) => startDelivery(deps, s.id, s.input));
+    await inPool(starts, 32, (input) => startDelivery(deps, input));
     await tx.execute(
       `update events set dispatched_at = now() where id in (${marks(rows.length)})`,
       rows.map((r) => r.id),
@@ -99,12 +94,9 @@ export async function relayBusinessEvents(em: EntityManager, deps: DispatchDeps,
     const starts = rows.flatMap((r) =>
       subs
         .filter((s) => s.account_id === r.account_id && matchesFilter([s.event_type], r.type))
-        .map((s) => ({
-          id: automationCallbackWorkflowId(r.account_id, r.id, s.id),
-          input: { accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } },
-        })),
+        .map((s) => ({ accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } })),
     );
-    await inPool(starts, 32, (s) => startDelivery(deps, s.id, s.input));
+    await inPool(starts, 32, (input) => startDelivery(deps, input));
     await tx.execute(
       `update business_events set dispatched_at = now() where id in (${marks(rows.length)})`,
       rows.map((r) => r.id),

@@ -1,17 +1,46 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, one } from '../../entities/db.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
+import type { OperatorContext } from '../platform/context.js';
+import { requireAccount } from '../account/index.js';
 import { newWebhookSecret } from './signing.js';
-import { isEventFilter, matchesFilter } from './events.js';
+import { isEventFilter, matchesFilter, orderedPayload } from './events.js';
 import { startDelivery, type DispatchDeps } from './dispatch.js';
 import { webhookDeliveryWorkflowId } from '../../temporal/ids.js';
 
 // Webhook endpoints of an account, kept by the operator ("Settings"). Secrets leave the service
 // only in the answer of create and rotate; every other view shows a hint.
-type Row = Record<string, any>;
-const iso = (d: unknown) => (d ? new Date(d as string).toISOString() : null);
+export interface EndpointRow {
+  id: number;
+  account_id: number;
+  url: string;
+  description: string | null;
+  events: string[];
+  secret: string;
+  status: 'active' | 'disabled';
+  previous_secret_expires_at: Date | null;
+  consecutive_failures: number;
+  failing_since: Date | null;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+interface DeliveryRow {
+  id: string | number;
+  event_id: string;
+  target_id: number;
+  workflow_id: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  attempt_log: unknown[];
+}
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export const endpointView = (r: Row) => ({
+export const endpointView = (r: EndpointRow) => ({
   id: r.id,
   account_id: r.account_id,
   url: r.url,
@@ -28,39 +57,62 @@ export const endpointView = (r: Row) => ({
   updated_at: iso(r.updated_at),
 });
 
-function checkFilters(events: string[] | undefined) {
+function checkFilters(events: readonly string[] | undefined) {
   const bad = (events ?? []).filter((e) => !isEventFilter(e));
   if (bad.length)
     throw validationFailed({ events: [`Unknown event kinds: ${bad.join(', ')}. Use a kind, a prefix such as message.*, or *.`] });
 }
 
-export async function createEndpoint(em: EntityManager, accountId: number, b: { url: string; events?: string[]; description?: string }) {
+export async function createEndpoint(
+  oc: OperatorContext,
+  accountId: number,
+  b: { url: string; events?: readonly string[]; description?: string },
+) {
+  await requireAccount(oc, accountId);
   checkFilters(b.events);
   const secret = newWebhookSecret();
-  const row = await one<Row>(
-    em,
+  const row = await one<EndpointRow>(
+    oc.em,
     `insert into webhook_endpoints (account_id, url, description, events, secret, status, consecutive_failures, created_at, updated_at)
      values (?, ?, ?, ?, ?, 'active', 0, now(), now()) returning *`,
     [accountId, b.url, b.description ?? null, JSON.stringify(b.events ?? ['*']), secret],
   );
+  oc.log.info({ actor: 'operator', account: accountId, endpoint: row!.id }, 'webhook endpoint created');
   return { ...endpointView(row!), secret };
 }
 
-export async function getEndpoint(em: EntityManager, accountId: number, id: number): Promise<Row> {
-  const row = await one<Row>(em, 'select * from webhook_endpoints where id = ? and account_id = ?', [id, accountId]);
+export async function listEndpoints(oc: OperatorContext, accountId: number) {
+  await requireAccount(oc, accountId);
+  return (await many<EndpointRow>(oc.em, 'select * from webhook_endpoints where account_id = ? order by id', [accountId])).map(
+    endpointView,
+  );
+}
+
+async function endpointRow(oc: OperatorContext, accountId: number, id: number): Promise<EndpointRow> {
+  const row = await one<EndpointRow>(oc.em, 'select * from webhook_endpoints where id = ? and account_id = ?', [id, accountId]);
   if (!row) throw notFound('Webhook endpoint');
   return row;
 }
 
+export const getEndpoint = async (oc: OperatorContext, accountId: number, id: number) => endpointView(await endpointRow(oc, accountId, id));
+
+/** The delivery log stays readable after the endpoint is gone. */
+export async function deleteEndpoint(oc: OperatorContext, accountId: number, id: number): Promise<{ deleted: true }> {
+  const row = await one(oc.em, 'delete from webhook_endpoints where id = ? and account_id = ? returning id', [id, accountId]);
+  if (!row) throw notFound('Webhook endpoint');
+  oc.log.info({ actor: 'operator', account: accountId, endpoint: id }, 'webhook endpoint deleted');
+  return { deleted: true };
+}
+
 /** Re-enabling clears the failure history, so the endpoint starts with a clean slate. */
 export async function updateEndpoint(
-  em: EntityManager,
+  oc: OperatorContext,
   accountId: number,
   id: number,
-  b: { url?: string; events?: string[]; description?: string | null; status?: 'active' | 'disabled' },
+  b: { url?: string; events?: readonly string[]; description?: string | null; status?: 'active' | 'disabled' },
 ) {
   checkFilters(b.events);
-  await getEndpoint(em, accountId, id);
+  await endpointRow(oc, accountId, id);
   const sets: string[] = [];
   const params: unknown[] = [];
   if (b.url !== undefined) {
@@ -81,8 +133,8 @@ export async function updateEndpoint(
     sets.push(
       `status = 'disabled', disabled_reason = coalesce(disabled_reason, 'Disabled by the operator.'), disabled_at = coalesce(disabled_at, now())`,
     );
-  const row = await one<Row>(
-    em,
+  const row = await one<EndpointRow>(
+    oc.em,
     `update webhook_endpoints set ${[...sets, 'updated_at = now()'].join(', ')} where id = ? and account_id = ? returning *`,
     [...params, id, accountId],
   );
@@ -90,23 +142,25 @@ export async function updateEndpoint(
 }
 
 /** A new current secret; the old one keeps signing (second signature) until the overlap ends. */
-export async function rotateSecret(em: EntityManager, accountId: number, id: number, overlapHours: number) {
-  await getEndpoint(em, accountId, id);
+export async function rotateSecret(oc: OperatorContext, accountId: number, id: number, overlapHours = 24) {
+  await endpointRow(oc, accountId, id);
   const secret = newWebhookSecret();
-  const row = await one<Row>(
-    em,
+  const row = await one<EndpointRow>(
+    oc.em,
     `update webhook_endpoints set previous_secret = case when ? > 0 then secret else null end, previous_secret_expires_at = case when ? > 0 then now() + make_interval(secs => ?) else null end,
             secret = ?, updated_at = now() where id = ? and account_id = ? returning *`,
     [overlapHours, overlapHours, overlapHours * 3600, secret, id, accountId],
   );
+  oc.log.info({ actor: 'operator', account: accountId, endpoint: id, overlap_hours: overlapHours }, 'webhook secret rotated');
   return { ...endpointView(row!), secret };
 }
 
 export async function listDeliveries(
-  em: EntityManager,
+  oc: OperatorContext,
   accountId: number,
   q: { event_id?: string; endpoint_id?: number; status?: string; limit?: number },
 ) {
+  await requireAccount(oc, accountId);
   const where = [`d.account_id = ?`, `d.target_type = 'endpoint'`];
   const params: unknown[] = [accountId];
   if (q.event_id) {
@@ -121,8 +175,8 @@ export async function listDeliveries(
     where.push('d.status = ?');
     params.push(q.status);
   }
-  const rows = await many<Row>(
-    em,
+  const rows = await many<DeliveryRow>(
+    oc.em,
     `select d.*, coalesce((select json_agg(json_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms,
                                                              'error', a.error, 'response_excerpt', a.response_excerpt) order by a.attempt)
                             from delivery_attempts a where a.delivery_id = d.id), '[]') as attempt_log
@@ -144,18 +198,30 @@ export async function listDeliveries(
   }));
 }
 
+/** Recorded callback events, newest first, each as its receivers got it plus when it was dispatched. */
+export async function listEvents(oc: OperatorContext, accountId: number, q: { kind?: string; limit?: number }) {
+  await requireAccount(oc, accountId);
+  const rows = await many<{ payload: Record<string, unknown>; dispatched_at: Date | null }>(
+    oc.em,
+    `select payload, dispatched_at from events where account_id = ? ${q.kind ? 'and kind = ?' : ''} order by id desc limit ?`,
+    [accountId, ...(q.kind ? [q.kind] : []), q.limit ?? 20],
+  );
+  return rows.map((r) => ({ ...orderedPayload(r.payload), dispatched_at: iso(r.dispatched_at) }));
+}
+
 /**
  * Sends a stored event again (same event_id, signed with the current secret) to one endpoint or to
  * every active endpoint whose filter matches. Each redelivery is a new workflow `…/redeliver-<n>`.
  */
-export async function redeliver(em: EntityManager, deps: DispatchDeps, accountId: number, eventId: string, endpointId?: number) {
+export async function redeliver(oc: OperatorContext, deps: DispatchDeps, accountId: number, eventId: string, endpointId?: number) {
+  const em = oc.em;
   const ev = await one<{ kind: string }>(em, 'select kind from events where event_id = ? and account_id = ?', [eventId, accountId]);
   if (!ev) throw notFound('Event');
   const targets =
     endpointId !== undefined
-      ? [await getEndpoint(em, accountId, endpointId)]
-      : (await many<Row>(em, `select * from webhook_endpoints where account_id = ? and status = 'active'`, [accountId])).filter((t) =>
-          matchesFilter(t.events, ev.kind),
+      ? [await endpointRow(oc, accountId, endpointId)]
+      : (await many<EndpointRow>(em, `select * from webhook_endpoints where account_id = ? and status = 'active'`, [accountId])).filter(
+          (t) => matchesFilter(t.events, ev.kind),
         );
   if (endpointId !== undefined && targets[0].status !== 'active')
     throw conflict('The endpoint is disabled; enable it before redelivering.');
@@ -169,7 +235,7 @@ export async function redeliver(em: EntityManager, deps: DispatchDeps, accountId
     // A redelivery not yet logged holds its number already: step past ids Temporal has seen.
     for (let n = Math.max(1, Number(done!.n)); n < Number(done!.n) + 50; n++) {
       const workflowId = webhookDeliveryWorkflowId(accountId, eventId, t.id, n);
-      if (await startDelivery(deps, workflowId, { accountId, eventId, target: { type: 'endpoint', id: t.id } })) {
+      if (await startDelivery(deps, { accountId, eventId, target: { type: 'endpoint', id: t.id } }, n)) {
         out.push({ endpoint_id: t.id, workflow_id: workflowId });
         break;
       }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, http, newTenant, eventually, sim, uniquePhone } from '../support/stack.js';
-import { signTwilio } from '../../activities/providers/sms-gateway/client.js';
+import { signTwilio } from '../../activities/providers/sms-gateway/signature.js';
 import { loadConfig } from '../../config.js';
 
 const num = () => uniquePhone('2554');

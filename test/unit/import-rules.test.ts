@@ -224,7 +224,7 @@ test('the code base keeps every import rule', () => {
       if (why) problems.push(`${rule.name}: ${e.from} → ${why}`);
     }
   }
-  assert.deepEqual(problems, []);
+  assert.equal(problems.length, 0, `import rules broken:\n${problems.join('\n')}`);
 });
 
 test('nothing outside api/ imports from api/', () => {

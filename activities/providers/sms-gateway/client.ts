@@ -1,6 +1,6 @@
-// Twilio-shaped SMS gateway adapter. It talks to whatever base URL it is given, so the same code
-// drives the local simulator and the real provider.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// The SMS gateway's HTTP client (Twilio's Messages API shape). It talks to whatever base URL it is
+// given, so the same code drives the local simulator and the real provider. The adapter (./index.ts)
+// builds its requests; this module only moves them and turns answers into retry decisions.
 import {
   httpRequest,
   isPermanentHttpStatus,
@@ -11,6 +11,7 @@ import {
   type ProviderFailure,
   type ProviderResult,
 } from '../http.js';
+import { twilioMessageForm } from './payload.js';
 
 export type { ProviderResult } from '../http.js';
 
@@ -53,15 +54,7 @@ export class SmsGatewayClient {
   }
 
   async send(r: SmsSendRequest): Promise<ProviderResult<SmsSendResult>> {
-    const form = new URLSearchParams();
-    form.set('To', toE164(r.to));
-    // toE164 leaves short codes and alphanumeric sender ids untouched, so they never gain a '+'.
-    if (r.from) form.set('From', toE164(r.from));
-    else if (this.o.messagingServiceSid) form.set('MessagingServiceSid', this.o.messagingServiceSid);
-    // Twilio accepts a media-only message; an empty Body field would be rejected as missing anyway.
-    if (r.body !== '') form.set('Body', r.body);
-    if (r.mediaUrl) form.append('MediaUrl', r.mediaUrl);
-    if (r.statusCallback) form.set('StatusCallback', r.statusCallback);
+    const form = twilioMessageForm(r, this.o.messagingServiceSid);
 
     const res = await httpRequest(
       `${this.accountUrl}/Messages.json`,
@@ -125,30 +118,4 @@ function twilioFailure(reply: HttpReply): ProviderFailure {
 // A 2xx we cannot read may still mean the message went out; only the idempotency key makes a retry safe.
 function malformed(reply: HttpReply): ProviderFailure {
   return { ok: false, permanent: false, code: 'invalid_response', message: reply.text.slice(0, 200), httpStatus: reply.status };
-}
-
-/** Phone numbers go out as +digits; anything that is not a plausible MSISDN is left for the provider to judge. */
-export function toE164(raw: string): string {
-  const compact = raw.replace(/[\s\-().]/g, '');
-  return /^\+?\d{8,15}$/.test(compact) ? `+${compact.replace(/^\+/, '')}` : raw.trim();
-}
-
-export function signTwilio(authToken: string, url: string, params: Record<string, string>): string {
-  const data = Object.keys(params)
-    .sort()
-    .reduce((acc, key) => acc + key + params[key], url);
-  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
-}
-
-export function verifyTwilioSignature(
-  authToken: string,
-  url: string,
-  params: Record<string, string>,
-  signature: string | undefined,
-): boolean {
-  if (!signature) return false;
-  const expected = Buffer.from(signTwilio(authToken, url, params), 'utf8');
-  const given = Buffer.from(signature, 'utf8');
-  // timingSafeEqual throws on unequal lengths; a length mismatch leaks nothing secret.
-  return expected.length === given.length && timingSafeEqual(expected, given);
 }

@@ -1,6 +1,5 @@
-// WhatsApp Cloud API (Graph) adapter. The caller builds the message body; this module only moves it
-// and turns Graph answers into retry decisions.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// The WhatsApp Cloud API (Graph) HTTP client. The adapter (./index.ts, ./payload.ts) builds the
+// message body; this module only moves it and turns Graph answers into retry decisions.
 import { httpRequest, isRecord, parseRetryAfter, trimSlash, type HttpReply, type ProviderFailure, type ProviderResult } from '../http.js';
 
 export type { ProviderResult } from '../http.js';
@@ -84,18 +83,4 @@ function graphFailure(reply: HttpReply): ProviderFailure {
   const retryAfter = parseRetryAfter(reply.headers.get('retry-after')) ?? (graphCode === 131056 ? PAIR_RATE_RETRY_SECONDS : undefined);
   if (retryAfter !== undefined) failure.retryAfterSeconds = retryAfter;
   return failure;
-}
-
-/** The value Meta puts in X-Hub-Signature-256 for a given raw body. */
-export function signMeta(appSecret: string, rawBody: Buffer | string): string {
-  return `sha256=${createHmac('sha256', appSecret).update(rawBody).digest('hex')}`;
-}
-
-/** Must be given the exact bytes received: re-serialised JSON will not match. */
-export function verifyMetaSignature(appSecret: string, rawBody: Buffer | string, header: string | undefined): boolean {
-  if (!header || !header.startsWith('sha256=')) return false;
-  const expected = Buffer.from(signMeta(appSecret, rawBody), 'utf8');
-  // Meta sends lowercase hex; accepting either case avoids rejecting a proxy-normalised header.
-  const given = Buffer.from(`sha256=${header.slice('sha256='.length).toLowerCase()}`, 'utf8');
-  return expected.length === given.length && timingSafeEqual(expected, given);
 }

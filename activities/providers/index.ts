@@ -1,0 +1,91 @@
+// The provider registry: one adapter per value of `channels.provider`. Senders pick the adapter by
+// the channel's stored provider; the API's ingress serves every adapter's webhooks from this list.
+import type { Config } from '../../config.js';
+import { createSmsGateway } from './sms-gateway/index.js';
+import { createWhatsAppCloud } from './whatsapp-cloud/index.js';
+import type { ChannelType, ChatProvider, Provider, ProviderKey, SmsProvider } from './types.js';
+
+export type * from './types.js';
+export { MalformedWebhook } from './types.js';
+
+export type ProviderSettings = Pick<
+  Config,
+  | 'publicBaseUrl'
+  | 'smsGatewayUrl'
+  | 'smsGatewayAccountSid'
+  | 'smsGatewayAuthToken'
+  | 'smsGatewayMessagingServiceSid'
+  | 'whatsappApiUrl'
+  | 'whatsappAccessToken'
+  | 'whatsappAppSecret'
+  | 'whatsappVerifyToken'
+>;
+
+/** The provider of a channel that stores none (a chat number without a channel row). */
+export const DEFAULT_PROVIDER: Record<ChannelType, ProviderKey> = { sms: 'sms-gateway', whatsapp: 'whatsapp-cloud' };
+
+export class UnknownProvider extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownProvider';
+  }
+}
+
+export interface ProviderRegistry {
+  readonly all: readonly Provider[];
+  /** The adapter stored as `key`; throws UnknownProvider. */
+  get(key: string): Provider;
+  /** The adapter that sends a channel's messages: its stored provider, else the channel type's default. */
+  forChannel(channelType: ChannelType, stored: string | null | undefined): Provider;
+  sms(stored?: string | null): SmsProvider;
+  chat(stored?: string | null): ChatProvider;
+}
+
+export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: number } = {}): ProviderRegistry {
+  const all: Provider[] = [
+    createSmsGateway({
+      baseUrl: s.smsGatewayUrl,
+      accountSid: s.smsGatewayAccountSid,
+      authToken: s.smsGatewayAuthToken,
+      messagingServiceSid: s.smsGatewayMessagingServiceSid,
+      publicBaseUrl: s.publicBaseUrl,
+      timeoutMs: o.timeoutMs,
+    }),
+    createWhatsAppCloud({
+      baseUrl: s.whatsappApiUrl,
+      accessToken: s.whatsappAccessToken,
+      appSecret: s.whatsappAppSecret,
+      verifyToken: s.whatsappVerifyToken,
+      timeoutMs: o.timeoutMs,
+    }),
+  ];
+  const byKey = new Map<string, Provider>(all.map((p) => [p.key, p]));
+  const get = (key: string) => {
+    const p = byKey.get(key);
+    if (!p) throw new UnknownProvider(`No provider adapter is registered as "${key}".`);
+    return p;
+  };
+  const forChannel = (channelType: ChannelType, stored: string | null | undefined) => {
+    const p = get(stored || DEFAULT_PROVIDER[channelType]);
+    if (p.channelType !== channelType) throw new UnknownProvider(`Provider "${p.key}" does not send ${channelType} messages.`);
+    return p;
+  };
+  return {
+    all,
+    get,
+    forChannel,
+    sms: (stored) => forChannel('sms', stored) as SmsProvider,
+    chat: (stored) => forChannel('whatsapp', stored) as ChatProvider,
+  };
+}
+
+const shared = new WeakMap<object, ProviderRegistry>();
+/** One registry per configuration object (the API process reads webhooks and builds chat requests with it). */
+export function providerRegistry(config: ProviderSettings): ProviderRegistry {
+  let r = shared.get(config);
+  if (!r) {
+    r = createProviderRegistry(config);
+    shared.set(config, r);
+  }
+  return r;
+}

@@ -1,0 +1,66 @@
+// The WhatsApp Cloud API adapter: everything about this provider, behind ChatProvider.
+import type { ChatProvider, WebhookRequest } from '../types.js';
+import { WhatsAppCloudClient, type WhatsAppCloudOptions } from './client.js';
+import { buildCloudApiPayload, readCloudApiRequest, type CloudApiRequest } from './payload.js';
+import { verifyMetaSignature } from './signature.js';
+import { mapWhatsAppStatus } from './status.js';
+import { WHATSAPP_WEBHOOK_PATH, parseWhatsAppWebhook, whatsAppHandshake } from './webhook.js';
+
+export interface WhatsAppCloudSettings extends WhatsAppCloudOptions {
+  /** Key of X-Hub-Signature-256. */
+  appSecret: string;
+  /** What Meta must present in hub.verify_token when it subscribes the webhook. */
+  verifyToken: string;
+}
+
+export function createWhatsAppCloud(o: WhatsAppCloudSettings): ChatProvider {
+  const client = new WhatsAppCloudClient(o);
+  const header = (req: WebhookRequest) => {
+    const v = req.headers['x-hub-signature-256'];
+    return typeof v === 'string' ? v : undefined;
+  };
+  return {
+    key: 'whatsapp-cloud',
+    kind: 'chat',
+    channelType: 'whatsapp',
+    // Statuses name only the wamid, and Meta may post `sent` before the send's answer is stored.
+    statusesMayPrecedeSend: true,
+    mapStatus: mapWhatsAppStatus,
+    verifySignature: (req) => verifyMetaSignature(o.appSecret, req.rawBody, header(req)),
+    buildPayload: (from, to, message, replyTo): CloudApiRequest => ({
+      phone_number_id: from.providerPhoneNumberId,
+      body: buildCloudApiPayload(message, to, replyTo),
+    }),
+    async send(request, idempotencyKey) {
+      const r = readCloudApiRequest(request);
+      if (!r) return { ok: false, permanent: true, code: 'invalid_request', message: 'The stored WhatsApp request is malformed.' };
+      return client.send(r.phone_number_id, r.body, idempotencyKey);
+    },
+    webhooks: [
+      {
+        method: 'GET',
+        path: WHATSAPP_WEBHOOK_PATH,
+        summary: 'WhatsApp webhook verification (hub.challenge)',
+        query: {
+          type: 'object',
+          properties: { 'hub.mode': { type: 'string' }, 'hub.verify_token': { type: 'string' }, 'hub.challenge': { type: 'string' } },
+        },
+        answer: { status: 200, contentType: 'text/plain', description: 'The challenge echoed', schema: { type: 'string' } },
+        handshake: (req) => whatsAppHandshake(req, o.verifyToken),
+      },
+      {
+        method: 'POST',
+        path: WHATSAPP_WEBHOOK_PATH,
+        summary: 'WhatsApp Cloud API webhook: statuses and inbound messages (X-Hub-Signature-256)',
+        answer: {
+          status: 200,
+          contentType: 'application/json',
+          body: '{"ok":true}',
+          description: 'Processed',
+          schema: { type: 'object' },
+        },
+        parse: parseWhatsAppWebhook,
+      },
+    ],
+  };
+}

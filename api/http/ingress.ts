@@ -1,0 +1,147 @@
+import type http from 'node:http';
+import type { AppDeps } from './app.js';
+import { HttpError, asHttpError, v3ErrorBody } from './errors.js';
+import { emptyQuery, type RouteDef } from './registry.js';
+import type { JsonSchema } from './validation.js';
+import { requestStarted, requestEnded } from '../../services/platform/load.js';
+import { providerWebhooks, type WebhookAnswer } from '../../services/messaging/ingress.js';
+
+// Raw ingress: requests that third parties post to us (provider receipts, inbound messages, later
+// payment and chat-platform webhooks). They are signed over their exact bytes, answered in the
+// caller's own terms, and some are the API's busiest requests: SMS delivery receipts come two per
+// message, thousands a second during a campaign, and Koa and the router cost more than the receipt
+// itself (bench/receipts.ts, docs/benchmarks.md). So the server answers every hook with plain
+// node:http before handing anything else to Koa. The same hooks are also Koa routes (tag 'Provider
+// ingress'), which put them in the OpenAPI document and answer the same way wherever the Koa app is
+// used on its own. A new webhook is one more entry in ingressHooks.
+
+export type IngressAnswer = WebhookAnswer;
+
+export interface IngressHook {
+  method: 'GET' | 'POST';
+  /** Exact path; the query string is the caller's (e.g. the uid our status callback URL carries). */
+  path: string;
+  /** Who calls it: the provider key of the adapter that reads it. */
+  provider: string;
+  summary: string;
+  answer: { status: number; description: string; schema: JsonSchema };
+  query?: JsonSchema;
+  /** The raw body, the headers (lower-case names) and the path and query as received. Refusals throw domain errors. */
+  handle(raw: Buffer, headers: http.IncomingHttpHeaders, url: string): Promise<IngressAnswer>;
+}
+
+const hooks = new WeakMap<AppDeps, IngressHook[]>();
+
+/** Every raw-ingress hook of the service: the provider registry's webhooks (then payment, chat platforms…). */
+export function ingressHooks(deps: AppDeps): IngressHook[] {
+  let list = hooks.get(deps);
+  if (!list) {
+    list = providerWebhooks(deps).map((w) => ({
+      method: w.method,
+      path: w.path,
+      provider: w.provider,
+      summary: w.summary,
+      answer: w.answer,
+      query: w.query,
+      handle: (rawBody, headers, url) => w.receive({ rawBody, headers, url }),
+    }));
+    hooks.set(deps, list);
+  }
+  return list;
+}
+
+/** The hooks as Koa routes: the OpenAPI document's 'Provider ingress' paths, answered by the same handlers. */
+export function ingressRoutes(deps: AppDeps): RouteDef[] {
+  return ingressHooks(deps).map((hook) => ({
+    method: hook.method,
+    path: hook.path,
+    tag: 'Provider ingress',
+    auth: 'provider',
+    summary: hook.summary,
+    query: hook.query ?? emptyQuery,
+    rawBody: true,
+    response: hook.answer,
+    handler: async ({ ctx }) => {
+      const a = await hook.handle((ctx.state.rawBody as Buffer | undefined) ?? Buffer.alloc(0), ctx.headers, ctx.originalUrl);
+      if (a.contentType) ctx.type = a.contentType;
+      return { status: a.status, body: a.body ?? null };
+    },
+  }));
+}
+
+/**
+ * A request listener for the hooks, to run ahead of Koa: returns false (request untouched) for every
+ * other method and path. Bodies are capped like Koa's; refusals answer in the v3 envelope.
+ */
+export function rawIngress(deps: AppDeps) {
+  const limit = deps.config.bodyLimitBytes;
+  const table = new Map(ingressHooks(deps).map((h) => [`${h.method} ${h.path}`, h]));
+  return (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const hook = table.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
+    if (!hook) return false;
+    const route = `${hook.method} ${hook.path}`;
+    const started = process.hrtime.bigint();
+    requestStarted();
+    const answer = (status: number, body?: string, contentType?: string) => {
+      requestEnded();
+      if (res.headersSent || res.destroyed) return;
+      if (body === undefined || status === 204) res.writeHead(status).end();
+      else
+        res
+          .writeHead(status, { 'content-type': `${contentType ?? 'text/plain'}; charset=utf-8`, 'content-length': Buffer.byteLength(body) })
+          .end(body);
+      if (deps.log.isLevelEnabled('info')) {
+        deps.log.info(
+          { route, method: hook.method, status, ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10 },
+          'request',
+        );
+      }
+    };
+    const fail = (err: unknown) => {
+      const refusal = asHttpError(err);
+      if (refusal) return answer(refusal.status, JSON.stringify(v3ErrorBody(refusal)), 'application/json');
+      deps.log.error({ err, route }, 'unhandled error');
+      answer(
+        500,
+        JSON.stringify(v3ErrorBody(new HttpError(500, 'Something went wrong on our side. The request may be retried.'))),
+        'application/json',
+      );
+    };
+    const tooLarge = () => new HttpError(413, `The request body may not be larger than ${limit} bytes.`);
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      fail(tooLarge());
+      req.resume();
+      return true;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit && !done) {
+        done = true;
+        fail(tooLarge());
+        req.resume();
+        return;
+      }
+      if (!done) chunks.push(chunk);
+    });
+    req.on('error', (err) => {
+      if (!done) {
+        done = true;
+        fail(new HttpError(400, 'The request could not be processed.'));
+        deps.log.debug({ err, route }, 'ingress body aborted');
+      }
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      hook
+        .handle(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), req.headers, url)
+        .then((a) => answer(a.status, a.body, a.contentType), fail);
+    });
+    return true;
+  };
+}

@@ -1,0 +1,71 @@
+import type { Operation, OperationDeps } from '../operation.js';
+import { splitToolArguments } from '../operation.js';
+import type { RequestContext } from '../../services/platform/context.js';
+import { validateBody, validateQuery } from '../../services/platform/validation.js';
+import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
+import { asHttpError, v3ErrorBody } from '../http/errors.js';
+import { authorizeIssuer, type Principal } from '../http/auth.js';
+
+/** A tools/call result as MCP defines it (content blocks, structured output, error flag). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface ToolCallContext {
+  principal: Principal;
+  rc: RequestContext;
+  deps: OperationDeps;
+}
+
+/**
+ * The MCP door of an operation, the twin of api/http/rest.ts: the issuer's permission is applied
+ * exactly as REST applies it, the arguments are split back into path parameters and body (or
+ * query) and validated by the same ajv functions, and the one handler runs with the caller's
+ * context. Refusals become a tool result with isError (the model sees the message, the reason and
+ * each field's problem in the v3 error body); nothing internal (stack, SQL) ever reaches it.
+ */
+export async function callTool(op: Operation, args: Record<string, unknown>, call: ToolCallContext): Promise<ToolResult> {
+  try {
+    if (op.issuerRequired || op.permission) authorizeIssuer(call.principal, op.permission);
+    const input = toInput(op, args);
+    const data = await op.handler({ rc: call.rc, deps: call.deps }, input);
+    const text = JSON.stringify(data ?? null);
+    return isPlainObject(data)
+      ? { content: [{ type: 'text', text }], structuredContent: data }
+      : { content: [{ type: 'text', text }], structuredContent: { result: data ?? null } };
+  } catch (err) {
+    const refusal = asHttpError(err);
+    if (!refusal) {
+      call.rc.log.error({ err, tool: op.name }, 'unhandled error in MCP tool');
+      return errorResult({ status: 'error', message: 'Something went wrong on our side. The request may be retried.' });
+    }
+    return errorResult(v3ErrorBody(refusal));
+  }
+}
+
+function errorResult(body: { status: 'error'; message: string; errors?: FieldErrors; reason?: string }): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}
+
+/** What the REST door would hand the handler: `{ ...(body or query), ...path params }`, validated the same way. */
+function toInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
+  const { params, rest } = splitToolArguments(op, args);
+  const missing: FieldErrors = {};
+  for (const p of op.params) if (!params[p]) missing[p] = [`The ${p.replace(/_/g, ' ')} field is required.`];
+  let fields: Record<string, unknown> = rest;
+  try {
+    if (op.body) fields = validateBody(op.body, rest);
+    else if (op.query) fields = validateQuery(op.query, rest);
+  } catch (err) {
+    const refusal = asHttpError(err);
+    if (refusal?.extra.errors) throw validationFailed({ ...missing, ...refusal.extra.errors }, refusal.message);
+    throw err;
+  }
+  if (Object.keys(missing).length) throw validationFailed(missing);
+  return { ...fields, ...params };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

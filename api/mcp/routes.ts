@@ -1,0 +1,126 @@
+import { Readable } from 'node:stream';
+import type Koa from 'koa';
+import type Router from '@koa/router';
+import type { OperationDeps } from '../operation.js';
+import { HttpError } from '../http/errors.js';
+import { authenticate } from '../http/auth.js';
+import { readRawBody } from '../http/body.js';
+import { rememberDefaultSmsChannel } from '../../services/messaging/channels.js';
+import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
+import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
+
+/**
+ * The HTTP side of the MCP door, inside the Koa app: POST /mcp (every tool the credential may use)
+ * and POST /mcp/v1/<server> for each server key of the contract, plus the generated manifest at
+ * GET /api-docs/mcp.json. Everything decided before JSON-RPC (unknown server, Origin, credential,
+ * suspended account, rate limit, body size, other HTTP methods) answers an HTTP status in the v3
+ * error envelope, like every other path of the API; from there on the SDK answers in JSON-RPC.
+ */
+export function mountMcp(router: Router, deps: OperationDeps): void {
+  const door = createMcpDoor({
+    maxRequestBodySize: deps.config.bodyLimitBytes,
+    onerror: (err) => deps.log.debug({ err: err.message }, 'mcp request refused'),
+  });
+  const manifest = buildManifest(PROTOCOL_VERSIONS);
+
+  router.post('/mcp', (ctx) => serve(ctx, 'all'));
+  router.post('/mcp/v1/:server', (ctx) => {
+    const key = ctx.params.server;
+    if (!isServerKey(key)) {
+      ctx.state.route = 'POST /mcp/v1/{server}';
+      throw new HttpError(404, `There is no MCP server named ${key}.`);
+    }
+    return serve(ctx, key);
+  });
+  router.get('/api-docs/mcp.json', (ctx) => {
+    ctx.state.route = 'GET /api-docs/mcp.json';
+    ctx.body = manifest;
+  });
+
+  async function serve(ctx: Koa.Context, endpoint: McpEndpoint): Promise<void> {
+    ctx.state.route = endpoint === 'all' ? 'POST /mcp' : 'POST /mcp/v1/{server}';
+    ctx.state.envelope = 'v3';
+    checkOrigin(ctx);
+
+    // The same check and rate window as REST, on the other surface: only svc_mcp_ credentials pass.
+    const em = deps.orm.em.fork();
+    const { rate, defaultSmsChannel, ...principal } = await authenticate(
+      em,
+      ctx.get('authorization'),
+      'mcp',
+      deps.config.rateLimitPerMinute,
+    ).catch((err: unknown) => {
+      // RFC 6750: a 401 names the scheme it expects.
+      if (err instanceof HttpError && err.status === 401)
+        throw new HttpError(401, err.message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+      throw err;
+    });
+    ctx.state.accountId = principal.account.id;
+    ctx.set('X-RateLimit-Limit', String(rate.limit));
+    ctx.set('X-RateLimit-Remaining', String(rate.remaining));
+    if (!rate.allowed) {
+      throw new HttpError(429, 'Too Many Attempts.', {
+        headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
+      });
+    }
+    const rc = {
+      account: principal.account,
+      actor: { kind: 'mcp_credential' as const, key: principal.key, issuer: principal.user },
+      em,
+      log: deps.log.child({ account: principal.account.id, mcp: endpoint }),
+    };
+    rememberDefaultSmsChannel(rc, defaultSmsChannel);
+    const session: McpSession = { endpoint, principal, rc, deps };
+
+    const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
+    let parsedBody: unknown = undefined;
+    try {
+      parsedBody = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+    } catch {
+      // Left to the SDK, which answers the JSON-RPC parse error (-32700).
+    }
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(ctx.req.headers)) {
+      if (v !== undefined && k !== 'authorization' && k !== 'content-length') headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    const request = new Request(new URL(ctx.originalUrl, `http://${ctx.host || 'localhost'}`), {
+      method: 'POST',
+      headers,
+      body: new Uint8Array(raw),
+    });
+    const response = await door.serve(request, session, parsedBody);
+    await respond(ctx, response);
+  }
+}
+
+/**
+ * DNS-rebinding guard the MCP transport spec asks for: a browser page may only reach the endpoint
+ * from the API's own origin. Clients that are not browsers send no Origin and are not affected.
+ */
+function checkOrigin(ctx: Koa.Context): void {
+  const origin = ctx.get('origin');
+  if (!origin) return;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = '';
+  }
+  if (host !== ctx.host) throw new HttpError(403, 'This origin may not call the MCP endpoint.', { reason: 'origin_not_allowed' });
+}
+
+/** Hands the SDK's web Response back to Koa (status, headers, body), so logging and error handling stay Koa's. */
+async function respond(ctx: Koa.Context, response: Response): Promise<void> {
+  ctx.status = response.status;
+  response.headers.forEach((v, k) => {
+    if (k !== 'content-length') ctx.set(k, v);
+  });
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body && type.startsWith('text/event-stream')) {
+    ctx.body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+    return;
+  }
+  const text = await response.text();
+  ctx.body = text.length ? text : null;
+  ctx.status = response.status; // an empty body (202 for a notification) must not turn into Koa's 204
+}

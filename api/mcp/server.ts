@@ -1,0 +1,115 @@
+import {
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type AuthInfo,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
+import { callTool, type ToolCallContext } from './call.js';
+import { mayUse, operationsOf, toolOf, type McpEndpoint } from './tools.js';
+
+/**
+ * The MCP protocol layer, from the official TypeScript SDK (v2, `@modelcontextprotocol/server`):
+ * one stateless endpoint that serves both protocol eras. 2026-07-28 ("modern") requests go through
+ * the SDK's `createMcpHandler`; 2025-era requests (`initialize`, then one POST per request, no
+ * session) through a fresh SDK `Server` on a session-less Streamable HTTP transport with JSON
+ * responses. Both legs build their server from the same function, so the eras cannot drift.
+ *
+ * The low-level `Server` is used rather than `McpServer.registerTool` because our tools are the
+ * operations' JSON Schemas, validated by the same ajv path as REST, and a validation failure must
+ * come back with our field problems; `McpServer` would validate (and word the refusal) itself.
+ */
+
+export const PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+
+/** One authenticated MCP request: the endpoint asked for and the caller, resolved by the HTTP door. */
+export interface McpSession extends ToolCallContext {
+  endpoint: McpEndpoint;
+}
+
+const INSTRUCTIONS =
+  'Tools of a business messaging account: send SMS and chat-channel messages, read them back, manage contact groups and contacts, ' +
+  'run campaigns and read automations. Every tool acts on the account of the credential, takes the same input as the REST ' +
+  'operation of the same name and returns its data object. A refused call returns isError with a JSON body ' +
+  '{status:"error", message, errors?, reason?}: errors names each invalid field and its problem; fix those and call again.';
+
+/** The SDK server for one request: tools/list and tools/call over the operations the endpoint serves. */
+function buildServer(session: McpSession): Server {
+  const name = session.endpoint === 'all' ? 'svc-messaging' : `svc-messaging-${session.endpoint}`;
+  const server = new Server({ name, version: '3.6.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const operations = operationsOf(session.endpoint);
+
+  server.setRequestHandler('tools/list', () => ({
+    tools: operations.filter((op) => mayUse(session.principal, op)).map(toolOf),
+  }));
+
+  server.setRequestHandler('tools/call', async (request) => {
+    const op = operations.find((o) => o.name === request.params.name);
+    // A tool this endpoint does not serve is a protocol error; one it serves but the caller may not
+    // use is a tool error with the reason (callTool applies the permission), so a model learns why.
+    if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    return callTool(op, (request.params.arguments ?? {}) as Record<string, unknown>, session);
+  });
+  return server;
+}
+
+const SESSION = 'svcMcpSession';
+const sessionOf = (ctx: McpRequestContext): McpSession => {
+  const session = ctx.authInfo?.extra?.[SESSION] as McpSession | undefined;
+  if (!session) throw new Error('MCP request reached the SDK without an authenticated session');
+  return session;
+};
+
+export interface McpDoor {
+  /** Serves one authenticated POST; `parsedBody` is the JSON body when it parsed (else the SDK answers -32700). */
+  serve(request: Request, session: McpSession, parsedBody: unknown): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function createMcpDoor(opts: { maxRequestBodySize: number; onerror: (err: Error) => void }): McpDoor {
+  // Modern leg: legacy traffic never reaches it (routed below), so 'reject' only guards that invariant.
+  const modern = createMcpHandler((ctx) => buildServer(sessionOf(ctx)), {
+    legacy: 'reject',
+    responseMode: 'json',
+    maxRequestBodySize: opts.maxRequestBodySize,
+    onerror: opts.onerror,
+  });
+
+  // Legacy leg: the SDK's stateless idiom (a server and a transport per request, no session id),
+  // with JSON responses instead of a one-event SSE stream.
+  async function legacy(request: Request, session: McpSession, parsedBody: unknown): Promise<Response> {
+    const server = buildServer(session);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: opts.maxRequestBodySize,
+    });
+    transport.onerror = opts.onerror;
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+    } finally {
+      await transport.close().catch(() => {});
+      await server.close().catch(() => {});
+    }
+  }
+
+  return {
+    async serve(request, session, parsedBody) {
+      const authInfo: AuthInfo = {
+        token: 'svc_mcp',
+        clientId: `mcp_credential:${session.principal.key.id}`,
+        scopes: [],
+        extra: { [SESSION]: session },
+      };
+      const routeLegacy = parsedBody === undefined ? await isLegacyRequest(request.clone()) : await isLegacyRequest(request, parsedBody);
+      if (routeLegacy) return legacy(request, session, parsedBody);
+      return modern.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+    },
+    close: () => modern.close(),
+  };
+}

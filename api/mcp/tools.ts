@@ -1,0 +1,122 @@
+import { MCP_SERVERS, toolInputSchema, type JsonSchema, type McpServerKey, type Operation, type ToolAnnotations } from '../operation.js';
+import { customerOperations } from '../operations.js';
+import { hasPermission } from '../../domain/account/permissions.js';
+import type { Principal } from '../http/auth.js';
+
+/**
+ * The MCP view of the operation registry: which operations are tools, on which server, what each
+ * tool looks like to a client, and which of them a credential may use. Nothing here is written by
+ * hand per tool: name, input schema, permission and annotations all come from the operation's one
+ * definition, so the REST route and the MCP tool can never drift apart.
+ */
+
+/** A served MCP endpoint: /mcp (every server's tools) or /mcp/v1/<key>. */
+export type McpEndpoint = McpServerKey | 'all';
+
+/** A JSON Schema whose root is an object, as MCP requires of tool input and output schemas. */
+export type ObjectSchema = JsonSchema & { type: 'object' };
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema?: ObjectSchema;
+  annotations: ToolAnnotations & { title: string };
+}
+
+/** Names a conforming client accepts everywhere: 1–64 characters of [A-Za-z0-9_.-] (MCP spec and conformance suite). */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const isServerKey = (key: string): key is McpServerKey => (MCP_SERVERS as readonly string[]).includes(key);
+
+/** Every operation that is a tool, in registry order (the order tools/list answers). */
+export const toolOperations: readonly Operation[] = customerOperations.filter((op) => op.auth === 'rest' && op.mcp);
+
+{
+  const seen = new Set<string>();
+  for (const op of toolOperations) {
+    if (!TOOL_NAME.test(op.name)) throw new Error(`MCP tool name ${op.name} is not 1-64 characters of [A-Za-z0-9_.-]`);
+    if (seen.has(op.name)) throw new Error(`MCP tool name ${op.name} is defined twice`);
+    seen.add(op.name);
+  }
+}
+
+/** The operations an endpoint serves: those whose `mcp.servers` names it, or all of them on /mcp. */
+export function operationsOf(endpoint: McpEndpoint): Operation[] {
+  return toolOperations.filter((op) => endpoint === 'all' || op.mcp!.servers.includes(endpoint));
+}
+
+/**
+ * Whether the credential may use the operation now: the same rule REST applies per request
+ * (authorizeIssuer), asked without throwing, so tools/list hides what tools/call would refuse.
+ */
+export function mayUse(principal: Principal, op: Operation): boolean {
+  if (!op.issuerRequired && !op.permission) return true;
+  const issuer = principal.user;
+  if (!issuer || !issuer.active) return false;
+  return !op.permission || hasPermission(issuer.permissions, op.permission);
+}
+
+const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+
+/** The description a model reads: what the tool does, its fine print, and what it needs. */
+function describe(op: Operation): string {
+  const parts = [sentence(op.summary)];
+  if (op.description) parts.push(sentence(op.description));
+  if (op.permission) parts.push(`Needs the ${op.permission} permission on the user who issued the credential.`);
+  else if (op.issuerRequired) parts.push('Needs a credential issued by an active user.');
+  return parts.join(' ');
+}
+
+/** Output schemas are advertised when the result is an object (the only shape every protocol era accepts as structuredContent). */
+function outputSchemaOf(op: Operation): ObjectSchema | undefined {
+  const schema = op.output.schema;
+  return schema.type === 'object' ? (schema as ObjectSchema) : undefined;
+}
+
+const toolCache = new Map<string, McpTool>();
+
+/** The MCP tool of an operation (the same object for every request). */
+export function toolOf(op: Operation): McpTool {
+  let tool = toolCache.get(op.name);
+  if (!tool) {
+    const outputSchema = outputSchemaOf(op);
+    tool = {
+      name: op.name,
+      title: op.summary,
+      description: describe(op),
+      inputSchema: toolInputSchema(op) as ObjectSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+      annotations: { title: op.summary, ...op.mcp!.annotations },
+    };
+    toolCache.set(op.name, tool);
+  }
+  return tool;
+}
+
+/** The generated manifest served at GET /api-docs/mcp.json: every server, its path and tools, and each tool's contract. */
+export function buildManifest(protocolVersions: readonly string[]) {
+  return {
+    name: 'svc-messaging',
+    description:
+      'MCP servers of the Business Messaging API. Stateless Streamable HTTP (POST only, JSON responses, no sessions); ' +
+      'send Authorization: Bearer svc_mcp_<credential>. /mcp serves every tool the credential may use; /mcp/v1/<key> serves one server.',
+    protocolVersions,
+    transport: { type: 'streamable-http', stateless: true, methods: ['POST'] },
+    authentication: { scheme: 'bearer', credential: 'svc_mcp_ MCP connection credential (Settings, API credentials)' },
+    endpoints: [
+      { key: null, path: '/mcp', tools: operationsOf('all').map((op) => op.name) },
+      ...MCP_SERVERS.map((key) => ({ key, path: `/mcp/v1/${key}`, tools: operationsOf(key).map((op) => op.name) })),
+    ],
+    tools: toolOperations.map((op) => ({
+      ...toolOf(op),
+      servers: op.mcp!.servers,
+      permission: op.permission ?? null,
+      issuerRequired: !!(op.issuerRequired || op.permission),
+      scope: op.mcp!.scope,
+      elevation: op.mcp!.elevation ?? null,
+      rest: { method: op.method, path: op.path },
+    })),
+  };
+}

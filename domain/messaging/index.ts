@@ -1,0 +1,3 @@
+// The messaging family's pure rules as other families see them.
+export { mergeRecipients, toE164 } from './recipients.js';
+export { estimateSegments } from './segments.js';

