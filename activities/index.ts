@@ -8,6 +8,7 @@ import { createWebhookActivities } from './webhooks/webhook-delivery.js';
 import { createOperationActivities } from './automations/operation-run.js';
 import { createContactActivities } from './contacts/contact-import.js';
 import { createCampaignActivities } from './campaigns/campaign.js';
+import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
   orm: MikroORM;
@@ -19,7 +20,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const providers = createProviderRegistry(deps.config, { timeoutMs: 10_000 });
   const messageDeps = { orm: deps.orm, providers, log: deps.log };
-  return {
+  return mapDomainErrors({
     ...createMessageActivities(messageDeps),
     ...createDispatchActivities({
       ...messageDeps,
@@ -29,7 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),
     ...createCampaignActivities({ orm: deps.orm, log: deps.log, smsSegmentPrice: deps.config.smsSegmentPrice }),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

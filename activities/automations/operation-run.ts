@@ -3,7 +3,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { DomainError, describeDomainError } from '../../services/platform/errors.js';
 import type { RequestContext, AccountRow } from '../../services/platform/context.js';
 import { estimateSegments, toE164 } from '../../domain/messaging/index.js';
 import { createOutboundMessages, resolveSmsRoute } from '../../services/messaging/index.js';
@@ -91,27 +90,22 @@ export function createOperationActivities(deps: OperationDeps) {
       config: Record<string, unknown>;
       input: Record<string, unknown>;
     }): Promise<Record<string, unknown>> {
-      try {
-        if (a.kind === 'send_sms') return await sendSms(a);
-        if (a.kind === 'emit_business_event') {
-          return await deps.orm.em.fork().transactional(async (tx) => {
-            const source = `operation:${a.runId}`;
-            const done = await one<{ id: string }>(tx, 'select id from business_events where account_id = ? and source = ?', [
-              a.accountId,
-              source,
-            ]);
-            const id =
-              done?.id ??
-              (await emitBusinessEvent(tx, a.accountId, String(a.config.type), (a.input.data as Record<string, unknown>) ?? {}, source));
-            return { business_event_id: id };
-          });
-        }
-        throw ApplicationFailure.nonRetryable(`unknown operation kind ${a.kind}`, 'OperationInvalid');
-      } catch (err) {
-        // A refusal of the request itself (unknown sender, invalid number) will not change on retry.
-        if (err instanceof DomainError) throw ApplicationFailure.nonRetryable(describeDomainError(err), 'OperationRefused');
-        throw err;
+      // A DomainError (unknown sender, invalid number) becomes a non-retryable failure in activities/failures.ts.
+      if (a.kind === 'send_sms') return await sendSms(a);
+      if (a.kind === 'emit_business_event') {
+        return await deps.orm.em.fork().transactional(async (tx) => {
+          const source = `operation:${a.runId}`;
+          const done = await one<{ id: string }>(tx, 'select id from business_events where account_id = ? and source = ?', [
+            a.accountId,
+            source,
+          ]);
+          const id =
+            done?.id ??
+            (await emitBusinessEvent(tx, a.accountId, String(a.config.type), (a.input.data as Record<string, unknown>) ?? {}, source));
+          return { business_event_id: id };
+        });
       }
+      throw ApplicationFailure.nonRetryable(`unknown operation kind ${a.kind}`, 'OperationInvalid');
     },
 
     async finishOperationRun(f: {

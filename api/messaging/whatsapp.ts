@@ -3,39 +3,7 @@ import { messageSchema } from '../../services/messaging/message-view.js';
 import { getMessage } from '../../services/messaging/messages.js';
 import { sendWhatsApp, listWhatsAppAccounts } from '../../services/messaging/whatsapp.js';
 import { sendResponse } from './sms.js';
-
-// Types and lengths are checked here; the rules between fields (which content each message_type
-// needs, what may not be combined, interactive limits) live in domain/whatsapp-message.ts.
-export const whatsappSendBody = {
-  type: 'object',
-  properties: {
-    recipient: { type: 'string', maxLength: 4000 },
-    recipients: { type: 'array', items: { type: 'string', maxLength: 191 } },
-    sender_id: { type: 'string', maxLength: 64, description: 'A provider phone-number id of the account (not a local channel id)' },
-    message: { type: 'string', maxLength: 4096 },
-    body: { type: 'string', maxLength: 4096 },
-    message_type: {
-      type: 'string',
-      maxLength: 60,
-      description: 'text, template, image, video, audio, document, sticker, interactive, reaction',
-    },
-    type: { type: 'string', maxLength: 60 },
-    schedule_time: { type: 'string', maxLength: 100 },
-    in_reply_to_gateway_id: {
-      type: 'string',
-      maxLength: 191,
-      description: 'Provider message id (gateway_message_id); a local uid is not valid',
-    },
-    media_url: { type: 'string', maxLength: 2048 },
-    media_type: { type: 'string', maxLength: 32 },
-    template: {
-      type: 'object',
-      properties: { name: { type: 'string', maxLength: 191 }, language: { type: 'string', maxLength: 20 }, components: { type: 'array' } },
-    },
-    interactive: { type: 'object' },
-    reaction: { type: 'object', properties: { message_id: { type: 'string', maxLength: 191 }, emoji: { type: 'string' } } },
-  },
-} as const;
+import { whatsappSendBody } from '../../services/messaging/send-schemas.js';
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const read = { readOnlyHint: true, openWorldHint: false } as const;

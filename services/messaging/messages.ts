@@ -1,4 +1,3 @@
-import type { FromSchema } from 'json-schema-to-ts';
 import { many, one } from '../../entities/db.js';
 import { mergeRecipients, toE164 } from '../../domain/messaging/recipients.js';
 import { estimateSegments } from '../../domain/messaging/segments.js';
@@ -10,24 +9,8 @@ import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
 import { sendWhatsApp } from './whatsapp.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 
-/** The body of POST /sms/send: the operation's input schema, and the type the service takes. */
-export const smsSendBody = {
-  type: 'object',
-  properties: {
-    recipient: { type: 'string', maxLength: 4000, description: 'One or more numbers separated by comma, semicolon or whitespace' },
-    recipients: { type: 'array', items: { type: 'string', maxLength: 191 } },
-    sender_id: { type: 'string', maxLength: 64 },
-    message: { type: 'string', maxLength: 4096, description: 'Takes precedence over body' },
-    body: { type: 'string', maxLength: 4096 },
-    message_type: { type: 'string', maxLength: 60, description: 'plain, text, sms (default plain); whatsapp routes to the chat channel' },
-    type: { type: 'string', maxLength: 60 },
-    schedule_time: { type: 'string', maxLength: 100, description: 'ISO 8601 with offset; a future time queues the message' },
-    media_url: { type: 'string', maxLength: 2048 },
-    media_type: { type: 'string', maxLength: 32 },
-    tenant_channel_id: { description: 'Ignored: the route is resolved from sender_id' },
-  },
-} as const;
-export type SmsSendInput = FromSchema<typeof smsSendBody>;
+export { smsSendBody, type SmsSendInput } from './send-schemas.js';
+import type { SmsSendInput } from './send-schemas.js';
 
 const GENERIC_BODY = 'You have a new message.';
 const SMS_TYPES = new Set(['plain', 'text', 'sms']);

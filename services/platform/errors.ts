@@ -1,7 +1,7 @@
 // Services refuse with domain errors, which say what went wrong in the business's words and know
 // nothing of HTTP. Each door maps them once: the REST door to the v3 or data envelope
 // (api/http/errors.ts), the MCP door to a tool error, activities to a non-retryable failure
-// (toActivityFailure below). Nothing internal leaks through any of them.
+// (activities/failures.ts). Nothing internal leaks through any of them.
 export type FieldErrors = Record<string, string[]>;
 
 export type DomainErrorKind =

@@ -9,9 +9,10 @@ const addFormats = require('ajv-formats') as typeof import('ajv-formats').defaul
 
 export type JsonSchema = Record<string, unknown>;
 
-const bodyAjv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false });
+// verbose: each error carries the schema it failed, so a rule can word its own refusal (x-error).
+const bodyAjv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, verbose: true });
 // Query strings arrive as text: coerce "2" to 2 and "true" to true, as users of any REST API expect.
-const queryAjv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true });
+const queryAjv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: 'array', useDefaults: true, verbose: true });
 addFormats(bodyAjv);
 addFormats(queryAjv);
 
@@ -23,8 +24,16 @@ function fieldOf(e: ErrorObject): string {
   return base || 'body';
 }
 
+/**
+ * A schema may word its own refusal with `x-error` (a rule between fields, say "A reaction cannot
+ * carry text."); otherwise the message is built from the keyword.
+ */
+export const X_ERROR = 'x-error';
+
 // Messages in the style clients of the contract already parse (one sentence per field problem).
 function messageOf(field: string, e: ErrorObject): string {
+  const own = (e.parentSchema as Record<string, unknown> | undefined)?.[X_ERROR];
+  if (typeof own === 'string') return own;
   const name = field.split('.').pop()!.replace(/_/g, ' ');
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -62,7 +71,10 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
   for (const e of errors ?? []) {
     if (e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
     const field = fieldOf(e);
-    (out[field] ??= []).push(messageOf(field, e));
+    const message = messageOf(field, e);
+    // One rule can be reached twice (a reaction named by its object and by message_type): say it once.
+    const list = (out[field] ??= []);
+    if (!list.includes(message)) list.push(message);
   }
   return out;
 }
