@@ -3,7 +3,7 @@
 //   npx tsx bench/campaign.ts [-- --contacts 100000 --timeout 900]
 import fs from 'node:fs';
 import pg from 'pg';
-import { benchStack, numberArg } from './lib.js';
+import { benchStack, numberArg, stackCpuSeconds } from './lib.js';
 import { connectTemporalClient } from '../temporal/client.js';
 
 const contacts = numberArg('contacts', 100_000);
@@ -45,6 +45,7 @@ const cpuSeconds = () => {
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 };
 const cpuAtStart = cpuSeconds();
+const stackCpuAtStart = stackCpuSeconds(stack, dir);
 let hwmReset = true;
 try {
   fs.writeFileSync(`/proc/${workerPid}/clear_refs`, '5');
@@ -117,6 +118,12 @@ try {
     seconds: Math.round(seconds * 10) / 10,
     messagesPerSecond: Math.round(received / seconds),
   };
+  // Every process's CPU seconds over the campaign (the database floor above is included for
+  // PostgreSQL): the two cores are saturated, so the run's time follows their sum.
+  const stackCpuAtEnd = stackCpuSeconds(stack, dir);
+  out.cpuSeconds = Object.fromEntries(
+    Object.entries(stackCpuAtEnd).map(([k, v]) => [k, Math.round((v - (stackCpuAtStart[k] ?? 0)) * 10) / 10]),
+  );
   out.workerUnderLoad = {
     peakRssMb: hwmReset ? mem('VmHWM') : null,
     sampledPeakRssMb: sampledPeak,

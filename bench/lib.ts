@@ -246,3 +246,60 @@ export function jsonPoster(baseUrl: string, headers: Record<string, string>, max
       req.end(payload);
     });
 }
+
+/** utime + stime (+ cutime + cstime: reaped children) of a process, in seconds; 0 once it is gone. */
+function procCpu(pid: number, withReaped: boolean): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]) + (withReaped ? Number(f[13]) + Number(f[14]) : 0);
+    return ticks / 100; // USER_HZ = 100
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds so far of every process of a bench stack: the three Node processes, the embedded
+ * PostgreSQL (its postmaster, reaped backends and live ones) and the Temporal dev server, found by
+ * their command lines (the machine may run other PostgreSQL servers). Two readings give a run's
+ * share per process: the two cores are saturated, so a run's time follows the sum.
+ */
+export function stackCpuSeconds(stack: Stack, dataDir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of ['api', 'worker', 'simulator'] as const) {
+    const pid = stack.children.get(name)?.pid;
+    out[name] = pid ? procCpu(pid, false) : 0;
+  }
+  const temporalPort = stack.temporalAddress.split(':').pop();
+  const procs = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  const cmdline = (pid: string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return [];
+    }
+  };
+  const ppid = (pid: string) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+    } catch {
+      return '';
+    }
+  };
+  const postmaster = procs.find((p) => {
+    const c = cmdline(p);
+    return c[0]?.endsWith('postgres') && c.some((a) => a.startsWith(dataDir));
+  });
+  out.postgres = postmaster
+    ? procCpu(Number(postmaster), true) + procs.filter((p) => ppid(p) === postmaster).reduce((s, p) => s + procCpu(Number(p), false), 0)
+    : 0;
+  const temporal = procs.find((p) => {
+    const c = cmdline(p);
+    return c.includes('start-dev') && c.includes(String(temporalPort));
+  });
+  out.temporal = temporal ? procCpu(Number(temporal), true) : 0;
+  for (const k of Object.keys(out)) out[k] = Math.round(out[k] * 10) / 10;
+  return out;
+}

@@ -85,6 +85,33 @@ function outcomeWriter(deps: DispatchDeps) {
   };
 }
 
+/**
+ * Sends one message and hands a settled outcome (sent, or failed for good) to the writer. Answers
+ * the transient failure's text when the message must be tried again, null otherwise; a
+ * non-retryable failure (a channel with an unknown provider) fails the activity.
+ */
+async function sendAndRecord(deps: DispatchDeps, writer: ReturnType<typeof outcomeWriter>, msg: OutboundRow): Promise<string | null> {
+  try {
+    const result = await callProvider(deps, msg);
+    if (result.ok) {
+      writer.add({
+        id: Number(msg.id),
+        to: 'sent',
+        gatewayMessageId: result.value.providerMessageId,
+        parked: providerOf(deps, msg).statusesMayPrecedeSend,
+      });
+      return null;
+    }
+    const error = `${result.message} (provider code ${result.code})`;
+    if (!result.permanent) return error;
+    writer.add({ id: Number(msg.id), to: 'failed', errorMessage: error });
+    return null;
+  } catch (err) {
+    if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+    return (err as Error).message;
+  }
+}
+
 /** What an earlier attempt of the same claim left in processing (sent or not: the uid dedupes at the provider). */
 const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) =>
   many<OutboundRow>(em, `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
@@ -173,25 +200,10 @@ export function createDispatchActivities(deps: DispatchDeps) {
           while (index < rows.length) {
             const msg = rows[index++];
             await pace();
-            try {
-              const result = await callProvider(deps, msg);
-              if (result.ok)
-                writer.add({
-                  id: Number(msg.id),
-                  to: 'sent',
-                  gatewayMessageId: result.value.providerMessageId,
-                  parked: providerOf(deps, msg).statusesMayPrecedeSend,
-                });
-              else if (result.permanent)
-                writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
-              else {
-                retry.push(Number(msg.id));
-                errors[Number(msg.id)] = `${result.message} (provider code ${result.code})`;
-              }
-            } catch (err) {
-              if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+            const error = await sendAndRecord(deps, writer, msg);
+            if (error !== null) {
               retry.push(Number(msg.id));
-              errors[Number(msg.id)] = (err as Error).message;
+              errors[Number(msg.id)] = error;
             }
             if (++done % 50 === 0) heartbeat(done);
           }
@@ -299,25 +311,10 @@ export function createDispatchActivities(deps: DispatchDeps) {
             if (retry.length >= maxRetry) return;
             const msg = queue.shift()!;
             await pace();
-            try {
-              const result = await callProvider(deps, msg);
-              if (result.ok)
-                writer.add({
-                  id: Number(msg.id),
-                  to: 'sent',
-                  gatewayMessageId: result.value.providerMessageId,
-                  parked: providerOf(deps, msg).statusesMayPrecedeSend,
-                });
-              else if (result.permanent)
-                writer.add({ id: Number(msg.id), to: 'failed', errorMessage: `${result.message} (provider code ${result.code})` });
-              else {
-                retry.push(Number(msg.id));
-                lastError = `${result.message} (provider code ${result.code})`;
-              }
-            } catch (err) {
-              if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+            const error = await sendAndRecord(deps, writer, msg);
+            if (error !== null) {
               retry.push(Number(msg.id));
-              lastError = (err as Error).message;
+              lastError = error;
             }
             ++sent;
             beat({ sent });

@@ -1,5 +1,5 @@
 import { defineOperation } from '../operation.js';
-import { runOperation } from '../../services/automations/operations.js';
+import { operationRunSchema, runOperation } from '../../services/automations/operations.js';
 import { LIST_CAP, listBusinessEvents, listSubscriptions, listSchedules, getOperationRun } from '../../services/automations/reads.js';
 
 // Automation reads (automations.view) and the one operations write. Paths are ours: the contract
@@ -17,21 +17,6 @@ const envelope = {
     live: { type: 'boolean' },
     source: { type: ['string', 'null'] },
     data: { type: 'object' },
-  },
-};
-const run = {
-  type: 'object',
-  required: ['run_id', 'operation', 'status'],
-  properties: {
-    run_id: { type: 'string', format: 'uuid' },
-    operation: { type: 'string' },
-    status: { enum: ['queued', 'running', 'succeeded', 'failed'] },
-    source: { type: 'string' },
-    input: { type: 'object' },
-    result: {},
-    error: { type: ['string', 'null'] },
-    created_at: { type: 'string' },
-    finished_at: { type: ['string', 'null'] },
   },
 };
 
@@ -123,22 +108,14 @@ export const automationOperations = [
     description:
       'Answers 202 with the run; the run itself is a workflow. Poll GET /api/v3/operations/runs/{run}. Unknown or inactive names answer 404; input is checked against the operation kind (422).',
     body: { type: 'object', additionalProperties: false, properties: { input: { type: 'object' } } },
-    output: { status: 202, description: 'Accepted', schema: run },
+    output: { status: 202, description: 'Accepted', schema: operationRunSchema },
     mcp: {
       servers: ['operations', 'automations'],
       scope: 'mcp:operations',
       elevation: 'mcp:automate',
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
-    handler: async ({ rc, deps }, { name, input }) =>
-      runOperation(
-        rc.em,
-        deps,
-        rc.account.id,
-        name,
-        (input ?? {}) as Record<string, unknown>,
-        rc.actor.kind === 'mcp_credential' ? 'mcp' : 'api',
-      ),
+    handler: async ({ rc, deps }, { name, input }) => runOperation(rc, deps, name, input ?? {}),
   }),
   defineOperation({
     ...base,
@@ -148,7 +125,7 @@ export const automationOperations = [
     path: '/api/v3/operations/runs/{run}',
     summary: 'Read an operation run',
     query: noInput,
-    output: { status: 200, description: 'The run', schema: run },
+    output: { status: 200, description: 'The run', schema: operationRunSchema },
     mcp: { servers: ['operations', 'automations'], scope: 'mcp:operations', annotations: read },
     handler: async ({ rc }, { run: ref }) => getOperationRun(rc, ref),
   }),

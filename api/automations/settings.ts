@@ -1,5 +1,6 @@
 import { defineOperation, type Operation } from '../operation.js';
 import { numericId } from '../../services/platform/ids.js';
+import { operationRunSchema } from '../../services/automations/operations.js';
 import {
   createSubscription,
   listSubscriptionsOf,
@@ -69,21 +70,6 @@ const scheduleSchema = {
     created_at: dateTime,
   },
 };
-const runSchema = {
-  type: 'object',
-  required: ['run_id', 'operation', 'status'],
-  properties: {
-    run_id: { type: 'string', format: 'uuid' },
-    operation: { type: 'string' },
-    status: { enum: ['queued', 'running', 'succeeded', 'failed'] },
-    source: { type: 'string' },
-    input: { type: 'object' },
-    result: {},
-    error: { type: ['string', 'null'] },
-    created_at: { type: 'string' },
-    finished_at: dateTime,
-  },
-};
 
 export const automationSettingsOperations: readonly Operation[] = [
   defineOperation({
@@ -108,7 +94,8 @@ export const automationSettingsOperations: readonly Operation[] = [
       },
     },
     cli: [{ command: 'subscriptions:create', flags: { url: 'target_url' } }],
-    handler: async ({ oc }, { account, ...subscription }) => createSubscription(oc, accountId(account), subscription),
+    handler: async ({ oc, deps }, { account, ...subscription }) =>
+      createSubscription(oc, accountId(account), subscription, deps.config),
   }),
   defineOperation({
     ...base,
@@ -193,7 +180,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'GET',
     path: `${A}/operation-runs`,
     summary: 'Operation runs newest first (100)',
-    output: { status: 200, description: 'The latest runs', schema: listOf(runSchema) },
+    output: { status: 200, description: 'The latest runs', schema: listOf(operationRunSchema) },
     cli: [{ command: 'operations:runs' }],
     handler: async ({ oc }, { account }) => listRuns(oc, accountId(account)),
   }),

@@ -8,8 +8,7 @@ import { HttpError, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js'
 import { koaPath, type RouteDef } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
 import { validateBody, validateQuery } from './validation.js';
-import { authenticate, authorizeIssuer } from './auth.js';
-import { rememberDefaultSmsChannel } from '../../services/messaging/channels.js';
+import { authenticateOperator, authorizeIssuer, callerOf } from './auth.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
@@ -24,14 +23,22 @@ export interface AppDeps {
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function createApp(deps: AppDeps): Koa {
+/**
+ * Which routes an app serves: all of them (the default), or, when the operator API listens on its
+ * own address (OPERATOR_PORT), the public surface without /admin/v1 and the operator surface alone.
+ */
+export type Surface = 'all' | 'public' | 'operator';
+
+export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const routes = allRoutes(deps);
+  const routes = allRoutes(deps).filter((r) => surface === 'all' || (r.auth === 'operator' || r.operatorSurface === true) === (surface === 'operator'));
 
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     requestStarted();
+    // Every answer, errors and the MCP transport's own writes included: browsers never guess a type.
+    ctx.set('X-Content-Type-Options', 'nosniff');
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
@@ -48,6 +55,8 @@ export function createApp(deps: AppDeps): Koa {
       const e = asHttpError(err) ?? unexpected(err, deps.log, ctx);
       ctx.status = e.status;
       for (const [k, v] of Object.entries(e.extra.headers ?? {})) ctx.set(k, v);
+      // RFC 6750: every 401 names the scheme it expects, whichever door refused.
+      if (e.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = ctx.state.envelope === 'data' ? dataErrorBody(e) : v3ErrorBody(e);
     } finally {
       requestEnded();
@@ -68,7 +77,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const def of routes) {
     router.register(koaPath(def.path), [def.method], (ctx) => runRoute(deps, def, ctx));
   }
-  mountMcp(router, deps);
+  if (surface !== 'operator') mountMcp(router, deps);
   app.use(router.routes());
   return app;
 }
@@ -88,33 +97,11 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   if (def.auth === 'rest') {
     // Only account routes get a request-scoped EntityManager; provider receipts (thousands a second)
     // and operator routes open their own where they need one.
-    const em = deps.orm.em.fork();
-    // One round trip: key, account, issuer, this request counted in the key's window, default SMS channel.
-    const { rate, defaultSmsChannel, ...principal } = await authenticate(
-      em,
-      ctx.get('authorization'),
-      'rest',
-      deps.config.rateLimitPerMinute,
-    );
-    ctx.state.accountId = principal.account.id;
-    ctx.set('X-RateLimit-Limit', String(rate.limit));
-    ctx.set('X-RateLimit-Remaining', String(rate.remaining));
-    if (!rate.allowed) {
-      throw new HttpError(429, 'Too Many Attempts.', {
-        headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
-      });
-    }
-    if (def.issuerRequired || def.permission) authorizeIssuer(principal, def.permission);
-    rc = {
-      account: principal.account,
-      actor: { kind: 'api_key', key: principal.key, issuer: principal.user },
-      em,
-      log: deps.log.child({ account: principal.account.id }),
-    };
-    rememberDefaultSmsChannel(rc, defaultSmsChannel);
+    const caller = await callerOf(ctx, deps, 'rest');
+    if (def.issuerRequired || def.permission) authorizeIssuer(caller.principal, def.permission);
+    rc = caller.rc;
   } else if (def.auth === 'operator') {
-    const header = ctx.get('authorization');
-    if (header !== `Bearer ${deps.config.operatorToken}`) throw new HttpError(401, 'Unauthenticated.');
+    authenticateOperator(ctx, deps.config);
   }
 
   let body: unknown = {};

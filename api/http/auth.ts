@@ -1,10 +1,23 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type Koa from 'koa';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
 import { one } from '../../entities/db.js';
 import { HttpError, forbidden } from './errors.js';
-import type { AccountRow, KeyRow, UserRow } from './context.js';
+import type { AccountRow, KeyRow, RequestContext, UserRow } from './context.js';
 import { hasPermission } from '../../domain/account/permissions.js';
-import { countInWindowSql, rateDecision, sweepOldWindows, windowStartOf, type RateDecision } from './ratelimit.js';
-import { defaultSmsChannelSql, type SmsChannel } from '../../services/messaging/channels.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  FailureThrottle,
+  WINDOW_MS,
+  countInWindowSql,
+  previousWindowSql,
+  rateDecision,
+  sweepOldWindows,
+  windowStartOf,
+  type RateDecision,
+} from './ratelimit.js';
+import { defaultSmsChannelSql, rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
 
 export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
 import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
@@ -32,7 +45,7 @@ export interface Authenticated extends Principal {
 }
 
 /** One row of the authentication statement: the key, its account, its issuer and the request's rate count. */
-interface AuthRow {
+interface AuthRow extends AccountRow {
   key_id: number;
   kind: 'rest' | 'mcp';
   key_name: string;
@@ -42,19 +55,12 @@ interface AuthRow {
   last_used_at: Date | null;
   expired: boolean;
   touch_due: boolean;
-  id: number;
-  uid: string;
-  name: string;
-  status: string;
-  wallet_balance: string;
-  currency: string;
-  billing_mode: string;
-  created_at: Date;
   /** Read only when user_id is set (the left join found the issuer). */
   user_active: boolean;
   user_permissions: string[] | null;
   admitted: boolean;
   rate_count: number | string | null;
+  rate_previous: number | string;
   sms_channel_id: number | null;
   /** Read only when sms_channel_id is set (the lateral join found a default route). */
   sms_channel_code: string;
@@ -64,7 +70,8 @@ interface AuthRow {
 /**
  * One round trip per authenticated request: the key is looked up by its hash and, only when it is
  * admitted (right surface, not revoked, not expired, account active), its one-minute window is
- * counted and the account's default SMS channel read, all in one statement. A refused token (401,
+ * counted (and the previous minute's count read, for the sliding window) and the account's default
+ * SMS channel read, all in one statement. A refused token (401,
  * or 403 for a suspended account) therefore counts against nobody's window. The refusal messages
  * are decided here from the same row, with expiry judged by the database clock.
  */
@@ -94,9 +101,10 @@ export async function authenticate(
      ), hit as (
        ${countInWindowSql(`'key:' || k.key_id`, 'from k where k.admitted')}
      )
-     select k.*, (select count from hit) as rate_count, ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
+     select k.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || k.key_id`)} as rate_previous,
+            ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
        from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted`,
-    [surface, hashToken(token), windowStart],
+    [surface, hashToken(token), windowStart, windowStart - WINDOW_MS],
   );
   if (!row || row.kind !== surface) throw unauthenticated();
   if (row.revoked_at) throw unauthenticated('API token has been revoked.');
@@ -135,7 +143,7 @@ export async function authenticate(
       revoked_at: row.revoked_at,
     },
     user: row.user_id ? { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] } : null,
-    rate: rateDecision(Number(row.rate_count), rateLimitPerMinute, windowStart, now),
+    rate: rateDecision(Number(row.rate_count), rateLimitPerMinute, windowStart, now, Number(row.rate_previous)),
     defaultSmsChannel:
       row.sms_channel_id === null || row.sms_channel_id === undefined
         ? null
@@ -152,5 +160,90 @@ export function authorizeIssuer(p: Principal, permission: string | undefined): v
   if (!p.user.active) throw forbidden('The user who issued this API key is deactivated.', 'issuer_inactive');
   if (permission && !hasPermission(p.user.permissions, permission)) {
     throw forbidden(`This action requires the ${permission} permission.`, 'permission_denied');
+  }
+}
+
+/**
+ * The account caller of a request on the REST or the MCP surface: the bearer credential checked in
+ * one round trip (key, account, issuer, this request counted in the key's window, default SMS
+ * channel), the rate headers set and the request refused over the limit, and the request context
+ * naming the credential as its actor.
+ */
+export async function callerOf(
+  ctx: Koa.Context,
+  deps: { orm: MikroORM; config: Config; log: Logger },
+  surface: 'rest' | 'mcp',
+  logFields: Record<string, unknown> = {},
+): Promise<{ principal: Principal; rc: RequestContext }> {
+  const throttle = throttlesOf(deps.config).account;
+  refuseThrottled(throttle, ctx.ip);
+  const em = deps.orm.em.fork();
+  const { rate, defaultSmsChannel, ...principal } = await authenticate(
+    em,
+    ctx.get('authorization'),
+    surface,
+    deps.config.rateLimitPerMinute,
+  ).catch((err: unknown) => {
+    if (err instanceof HttpError && err.status === 401) throttle.fail(ctx.ip);
+    throw err;
+  });
+  ctx.state.accountId = principal.account.id;
+  ctx.set('X-RateLimit-Limit', String(rate.limit));
+  ctx.set('X-RateLimit-Remaining', String(rate.remaining));
+  if (!rate.allowed) {
+    throw new HttpError(429, 'Too Many Attempts.', {
+      headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
+    });
+  }
+  const rc: RequestContext = {
+    account: principal.account,
+    actor: { kind: surface === 'rest' ? 'api_key' : 'mcp_credential', key: principal.key, issuer: principal.user },
+    em,
+    log: deps.log.child({ account: principal.account.id, ...logFields }),
+  };
+  rememberDefaultSmsChannel(rc, defaultSmsChannel);
+  return { principal, rc };
+}
+
+/** Per API process (one Config each), the failure throttles of the two doors that take a bearer token. */
+const throttles = new WeakMap<Config, { account: FailureThrottle; operator: FailureThrottle }>();
+export function throttlesOf(config: Config) {
+  let t = throttles.get(config);
+  if (!t) {
+    t = { account: new FailureThrottle(config.authFailuresPerMinute), operator: new FailureThrottle(config.operatorFailuresPerMinute) };
+    throttles.set(config, t);
+  }
+  return t;
+}
+
+/** 429 before the credential is even looked at, once the client address has failed too often. */
+function refuseThrottled(throttle: FailureThrottle, address: string): void {
+  const d = throttle.blocked(address);
+  if (d) {
+    throw new HttpError(429, 'Too many failed authentication attempts from this address.', {
+      headers: { 'Retry-After': String(d.retryAfter) },
+    });
+  }
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * Compares in constant time: both sides are hashed first, so the comparison neither stops at the
+ * first differing byte nor depends on the token's length, and timingSafeEqual always gets equal lengths.
+ */
+export function operatorTokenMatches(header: string | undefined, operatorToken: string): boolean {
+  const token = bearerToken(header) ?? '';
+  const same = timingSafeEqual(digest(token), digest(operatorToken));
+  return same && token.length > 0;
+}
+
+/** The operator door: the token compared in constant time, failed attempts throttled per client address. */
+export function authenticateOperator(ctx: Koa.Context, config: Config): void {
+  const throttle = throttlesOf(config).operator;
+  refuseThrottled(throttle, ctx.ip);
+  if (!operatorTokenMatches(ctx.get('authorization'), config.operatorToken)) {
+    throttle.fail(ctx.ip);
+    throw unauthenticated();
   }
 }

@@ -3,9 +3,8 @@ import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { OperationDeps } from '../operation.js';
 import { HttpError } from '../http/errors.js';
-import { authenticate } from '../http/auth.js';
+import { callerOf } from '../http/auth.js';
 import { readRawBody } from '../http/body.js';
-import { rememberDefaultSmsChannel } from '../../services/messaging/channels.js';
 import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
 import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
 
@@ -43,33 +42,12 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
     checkOrigin(ctx);
 
     // The same check and rate window as REST, on the other surface: only svc_mcp_ credentials pass.
-    const em = deps.orm.em.fork();
-    const { rate, defaultSmsChannel, ...principal } = await authenticate(
-      em,
-      ctx.get('authorization'),
-      'mcp',
-      deps.config.rateLimitPerMinute,
-    ).catch((err: unknown) => {
+    const { principal, rc } = await callerOf(ctx, deps, 'mcp', { mcp: endpoint }).catch((err: unknown) => {
       // RFC 6750: a 401 names the scheme it expects.
       if (err instanceof HttpError && err.status === 401)
         throw new HttpError(401, err.message, { headers: { 'WWW-Authenticate': 'Bearer' } });
       throw err;
     });
-    ctx.state.accountId = principal.account.id;
-    ctx.set('X-RateLimit-Limit', String(rate.limit));
-    ctx.set('X-RateLimit-Remaining', String(rate.remaining));
-    if (!rate.allowed) {
-      throw new HttpError(429, 'Too Many Attempts.', {
-        headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
-      });
-    }
-    const rc = {
-      account: principal.account,
-      actor: { kind: 'mcp_credential' as const, key: principal.key, issuer: principal.user },
-      em,
-      log: deps.log.child({ account: principal.account.id, mcp: endpoint }),
-    };
-    rememberDefaultSmsChannel(rc, defaultSmsChannel);
     const session: McpSession = { endpoint, principal, rc, deps };
 
     const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { one } from '../../entities/db.js';
 import { notFound } from '../platform/errors.js';
+import type { RequestContext } from '../platform/context.js';
 import { validateBody, type JsonSchema } from '../platform/validation.js';
 import type { Config } from '../../config.js';
 import { startWorkflow } from '../../temporal/starters.js';
@@ -66,6 +66,23 @@ export interface RunRow {
   finished_at: Date | null;
 }
 
+/** An operation run as every door shows it (runView's output). */
+export const operationRunSchema = {
+  type: 'object',
+  required: ['run_id', 'operation', 'status'],
+  properties: {
+    run_id: { type: 'string', format: 'uuid' },
+    operation: { type: 'string' },
+    status: { enum: ['queued', 'running', 'succeeded', 'failed'] },
+    source: { type: 'string' },
+    input: { type: 'object' },
+    result: {},
+    error: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    finished_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
 export const runView = (r: RunRow) => ({
   run_id: r.id,
   operation: r.operation_name,
@@ -82,14 +99,11 @@ export const runView = (r: RunRow) => ({
  * Runs an operator-defined operation: the run is recorded (queued) and its workflow started. A
  * crash between the two is repaired by the worker's relay, which starts queued runs left behind.
  */
-export async function runOperation(
-  em: EntityManager,
-  deps: OperationDeps,
-  accountId: number,
-  name: string,
-  input: Record<string, unknown>,
-  source: string,
-) {
+export async function runOperation(rc: RequestContext, deps: OperationDeps, name: string, input: Record<string, unknown>) {
+  const em = rc.em;
+  const accountId = rc.account.id;
+  // Where the run came from, for the run record and its business events.
+  const source = rc.actor.kind === 'mcp_credential' ? 'mcp' : 'api';
   const def = await one<{ id: number; kind: string }>(
     em,
     'select id, kind from operation_definitions where account_id = ? and name = ? and active',

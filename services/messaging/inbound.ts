@@ -7,7 +7,7 @@ import { signalWorkflow } from '../../temporal/starters.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { newUid } from '../platform/ids.js';
 import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
-import type { StatusUpdate } from '../../activities/providers/index.js';
+import type { InboundMessage as ProviderInboundMessage, StatusUpdate } from '../../activities/providers/index.js';
 
 interface IngressDeps {
   orm: MikroORM;
@@ -72,17 +72,8 @@ export async function signal(deps: IngressDeps, accountId: number, uid: string, 
   }
 }
 
-export interface InboundMessage {
-  channelType: 'sms' | 'whatsapp';
-  /** How the business number is known to the provider: the E.164 number (SMS) or the phone-number id (chat). */
-  businessNumber: { number?: string; phoneNumberId?: string };
-  from: string;
-  body: string;
-  providerMessageId: string;
-  mediaUrl?: string | null;
-  mediaType?: string | null;
-  metadata?: Record<string, unknown>;
-}
+/** An inbound message as the provider adapters parse it. */
+export type InboundMessage = Omit<ProviderInboundMessage, 'type'>;
 
 /**
  * Stores an inbound message (direction inbound, status received) for the account that owns the
