@@ -48,6 +48,21 @@ export interface Config {
    * worker of a deployment polls it, so a delivery never waits for one particular worker.
    */
   webhookTaskQueue: string;
+  /** NODE_ENV=production: the processes refuse to start with a missing, known default or short secret (productionSecretProblems). */
+  production: boolean;
+  /** When set, /admin/v1 is served only on this port (and OPERATOR_HOST), never on the public one. */
+  operatorPort: number | null;
+  operatorHost: string;
+  /** Failed authentications (401) per client address per minute, per API process, before it is answered 429. */
+  authFailuresPerMinute: number;
+  /** Failed operator-token attempts per client address per minute, per API process, before it is answered 429. */
+  operatorFailuresPerMinute: number;
+  /**
+   * ALLOW_LOOPBACK_DESTINATIONS=true lets webhook and automation URLs point to this machine (127/8,
+   * ::1, localhost): for the dev launcher and the test stack only. Private, link-local and metadata
+   * addresses stay refused whatever it says (services/platform/destinations.ts).
+   */
+  allowLoopbackDestinations: boolean;
 }
 
 const env = (name: string, fallback: string): string => {
@@ -95,6 +110,45 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     campaignPagesPerRun: Number(env('CAMPAIGN_PAGES_PER_RUN', '20')),
     smsSegmentPrice: env('SMS_SEGMENT_PRICE', '0.01'),
     webhookTaskQueue: env('WEBHOOK_TASK_QUEUE', 'svc-webhooks'),
+    production: env('NODE_ENV', '') === 'production',
+    operatorPort: env('OPERATOR_PORT', '') === '' ? null : Number(env('OPERATOR_PORT', '')),
+    operatorHost: env('OPERATOR_HOST', '127.0.0.1'),
+    authFailuresPerMinute: Number(env('AUTH_FAILURES_PER_MINUTE', '30')),
+    operatorFailuresPerMinute: Number(env('OPERATOR_FAILURES_PER_MINUTE', '10')),
+    allowLoopbackDestinations: env('ALLOW_LOOPBACK_DESTINATIONS', 'false') === 'true',
     ...overrides,
   };
+}
+
+/**
+ * The secrets that must be real in production: anyone holding one of the development defaults could
+ * act as the operator or forge provider receipts and inbound messages into any account. The
+ * defaults are public (they are in this file and in the simulator), so they are refused by value.
+ */
+export const PRODUCTION_SECRETS = [
+  { variable: 'OPERATOR_TOKEN', key: 'operatorToken', defaults: ['dev-operator-token', 'test-operator-token'], minLength: 32 },
+  { variable: 'SMS_GATEWAY_AUTH_TOKEN', key: 'smsGatewayAuthToken', defaults: ['sim-sms-auth-token'], minLength: 16 },
+  { variable: 'WHATSAPP_ACCESS_TOKEN', key: 'whatsappAccessToken', defaults: ['sim-wa-access-token'], minLength: 16 },
+  { variable: 'WHATSAPP_APP_SECRET', key: 'whatsappAppSecret', defaults: ['sim-wa-app-secret'], minLength: 16 },
+  { variable: 'WHATSAPP_VERIFY_TOKEN', key: 'whatsappVerifyToken', defaults: ['sim-wa-verify-token'], minLength: 16 },
+] as const satisfies ReadonlyArray<{ variable: string; key: keyof Config; defaults: readonly string[]; minLength: number }>;
+
+/** The secret variables that are unset, a known default or too short; empty outside production. */
+export function productionSecretProblems(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (!config.production) return [];
+  return PRODUCTION_SECRETS.filter((s) => {
+    const given = env[s.variable];
+    const value = config[s.key];
+    return !given || (s.defaults as readonly string[]).includes(value) || value.length < s.minLength;
+  }).map((s) => s.variable);
+}
+
+/** Ends the process with one line naming the variables when productionSecretProblems finds any. */
+export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): void {
+  const bad = productionSecretProblems(config, env);
+  if (bad.length === 0) return;
+  process.stderr.write(
+    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN at least 32 characters, the others at least 16)\n`,
+  );
+  process.exit(1);
 }

@@ -26,7 +26,7 @@ export function createActivities(deps: ActivityDeps) {
       ...messageDeps,
       maxPerSecond: { sms: deps.config.smsMaxPerSecond, whatsapp: deps.config.whatsappMaxPerSecond },
     }),
-    ...createWebhookActivities({ orm: deps.orm, log: deps.log }),
+    ...createWebhookActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),
     ...createCampaignActivities({ orm: deps.orm, log: deps.log, smsSegmentPrice: deps.config.smsSegmentPrice }),

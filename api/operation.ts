@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { OperatorContext, RequestContext } from '../services/platform/context.js';
+import { withStorageBounds } from '../services/platform/validation.js';
 
 /**
  * One operation of the contract, defined once. The REST route, the OpenAPI operation, the MCP tool
@@ -126,9 +127,13 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   body?: B;
   query?: Q;
   output: { status: number; description: string; schema: JsonSchema };
+  /** Refusals its service decides (409 conflict, 402 balance…), status → when; the door's own are derived. */
+  refusals?: Record<number, string>;
   mcp?: McpExposure;
   /** Operator operations: the admin CLI commands that call this operation. */
   cli?: readonly CliExposure[];
+  /** The answer carries a secret shown once (a key, a signing secret): never stored by a cache (Cache-Control: no-store). */
+  secretInAnswer?: boolean;
   // NoInfer: the input type is computed from the schemas, never inferred back from the handler.
   handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<O>;
 }
@@ -148,8 +153,10 @@ export interface Operation {
   body?: JsonSchema;
   query?: JsonSchema;
   output: { status: number; description: string; schema: JsonSchema };
+  refusals?: Record<number, string>;
   mcp?: McpExposure;
   cli?: readonly CliExposure[];
+  secretInAnswer?: boolean;
   /** Names of the path parameters, in order. */
   params: string[];
   handler: (call: AccountCall | OperatorCall | PublicCall, input: Record<string, unknown>) => Promise<unknown>;
@@ -163,7 +170,8 @@ export function defineOperation<
   O = unknown,
 >(def: OperationDef<A, P, B, Q, O>): Operation {
   const params = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  return { ...def, params, body: def.body as JsonSchema | undefined, query: def.query as JsonSchema | undefined } as unknown as Operation;
+  const bounded = (s: unknown) => (s === undefined ? undefined : withStorageBounds(s as JsonSchema));
+  return { ...def, params, body: bounded(def.body), query: bounded(def.query) } as unknown as Operation;
 }
 
 /** The input schema an MCP client sees: path parameters and the body (or query) fields in one object. */

@@ -31,7 +31,9 @@ const servers = await Promise.all(
   }),
 );
 
-const { stack, dir, operator } = await benchStack();
+// The receivers listen on 127.0.0.1, which deployments refuse as a webhook destination.
+const { stack, dir, operator } = await benchStack({ ALLOW_LOOPBACK_DESTINATIONS: 'true' });
+process.stderr.write('ALLOW_LOOPBACK_DESTINATIONS=true: webhooks may be sent to 127.0.0.1 in this run\n');
 const adminPost = async (p: string, body: unknown) =>
   (
     await fetch(`${stack.apiUrl}/admin/v1${p}`, {

@@ -1,30 +1,66 @@
 import { CompiledQuery } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-// Thin helpers over the EntityManager's connection for the queries that are hot or set-based
-// (send path, receipts, rate limits), where building entities would only add cost.
-// Placeholders are `?`, as in every MikroORM raw query.
-export async function many<T>(em: EntityManager, query: string, params: unknown[] = []): Promise<T[]> {
-  return (await em.execute(query, params, 'all')) as T[];
+// The one door for hand-written SQL (hot and set-based statements: send path, receipts, rate limits,
+// where building entities would only add cost). Every value travels as a bind parameter ($1, $2, ...),
+// never in the SQL text: MikroORM's `em.execute` writes values into the text as escaped literals,
+// which is safe only as long as the escaping is, and costs escaping and lexing on large JSON documents.
+//
+// Placeholders are `?`, one per value, as in MikroORM raw queries. A `?` inside a quoted literal,
+// a quoted identifier or a comment is left alone; the jsonb `?` operators cannot be told apart from
+// placeholders, so use jsonb_exists() and friends instead. A value is passed as is: an array becomes
+// a Postgres array (write `= any(?::bigint[])`, not `in (?)`), an object is sent as JSON text, a
+// Date as a timestamp with its offset. Inside `em.transactional(...)` the statement runs on that
+// transaction's connection (getKysely() returns the transaction when there is one).
+
+/** `?` placeholders to `$n`, skipping quoted text and comments; returns the text and how many there were. */
+export function numberPlaceholders(query: string): { text: string; count: number } {
+  let out = '';
+  let count = 0;
+  for (let i = 0; i < query.length;) {
+    const c = query[i];
+    const skip =
+      c === "'" || c === '"' || c === '-' || c === '/'
+        ? /^(?:(['"])(?:[^'"]|(?!\1)['"]|\1\1)*\1|--[^\n]*|\/\*[\s\S]*?\*\/)/.exec(query.slice(i))
+        : null;
+    if (skip) {
+      out += skip[0];
+      i += skip[0].length;
+    } else if (c === '?') {
+      out += `$${++count}`;
+      i++;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return { text: out, count };
 }
 
-export async function one<T>(em: EntityManager, query: string, params: unknown[] = []): Promise<T | null> {
+export async function many<T>(em: EntityManager, query: string, params: readonly unknown[] = []): Promise<T[]> {
+  const res = await em.getKysely().executeQuery(compile(query, params));
+  return res.rows as T[];
+}
+
+export async function one<T>(em: EntityManager, query: string, params: readonly unknown[] = []): Promise<T | null> {
   const rows = await many<T>(em, query, params);
   return rows[0] ?? null;
 }
 
-/**
- * Like `many`, but the parameters travel as bind parameters ($1, $2, ...) instead of being written
- * into the SQL text. MikroORM's raw queries inline every value as an escaped literal; for the
- * set-based statements that carry a JSON document of hundreds of rows (status moves, a campaign
- * page) that meant escaping it here and lexing it there on every call. Each `?` is a parameter,
- * so the SQL must hold no other question mark, and a value is passed as is (no array expansion).
- * Runs in the EntityManager's transaction when there is one.
- */
-export async function manyBound<T>(em: EntityManager, query: string, params: unknown[]): Promise<T[]> {
-  let n = 0;
-  const text = query.replace(/\?/g, () => `$${++n}`);
-  if (n !== params.length) throw new Error(`manyBound: ${n} placeholders for ${params.length} parameters`);
-  const res = await em.getKysely().executeQuery(CompiledQuery.raw(text, params));
-  return res.rows as T[];
+/** A statement run for its effect; answers how many rows it changed. */
+export async function exec(em: EntityManager, query: string, params: readonly unknown[] = []): Promise<number> {
+  const res = await em.getKysely().executeQuery(compile(query, params));
+  return Number(res.numAffectedRows ?? 0);
 }
+
+/** Kept for the callers that used the binding path before every helper bound. */
+export const manyBound = many;
+
+function compile(query: string, params: readonly unknown[]): CompiledQuery {
+  const { text, count } = numberPlaceholders(query);
+  if (count !== params.length) throw new Error(`SQL has ${count} placeholders for ${params.length} parameters`);
+  return CompiledQuery.raw(text, params.map(bindable));
+}
+
+/** undefined is not a value Postgres knows; everything else pg encodes itself. */
+const bindable = (v: unknown) => (v === undefined ? null : v);

@@ -12,8 +12,10 @@ export const Message = defineEntity({
     direction: p.enum(['inbound', 'outbound']),
     channelType: p.enum(['sms', 'whatsapp']),
     channelId: p.integer().nullable(),
-    channelCode: p.string().length(64).nullable(),
+    // A chat record's code is `whatsapp:` + the provider's phone-number id (64): 73 at most.
+    channelCode: p.string().length(80).nullable(),
     sender: p.string().length(64).nullable(),
+    // The contract's limit on one recipient; the sends refuse a longer one before creating anything.
     recipient: p.string().length(191),
     body: p.text(),
     status: p.enum(MESSAGE_STATUSES),

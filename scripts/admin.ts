@@ -2,7 +2,11 @@
 //   npm run admin -- <command> [--flag value ...]      (npm run admin -- help [<command>])
 // Prints the JSON answer on stdout (a refusal too, with exit code 1 and a line on stderr); a command
 // line it cannot read is explained on stderr with exit code 2.
-// ADMIN_URL (default http://127.0.0.1:8080) and OPERATOR_TOKEN select the service.
+// ADMIN_URL (default http://127.0.0.1:8080) and OPERATOR_TOKEN select the service; without
+// OPERATOR_TOKEN the token `npm start` made for its data directory (SVC_DATA_DIR, default .data) is used.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { operatorOperations } from '../api/operations.js';
 import { cliCommands, parseCommandLine, CliUsageError, type CliRequest, type Parsed } from './admin-cli.js';
 
@@ -22,6 +26,16 @@ function parse(): Parsed | null {
   }
 }
 
+function operatorToken(): string {
+  if (process.env.OPERATOR_TOKEN) return process.env.OPERATOR_TOKEN;
+  const dataDir = process.env.SVC_DATA_DIR ?? fileURLToPath(new URL('../.data', import.meta.url));
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { OPERATOR_TOKEN?: string }).OPERATOR_TOKEN ?? '';
+  } catch {
+    return '';
+  }
+}
+
 async function send(request: CliRequest) {
   const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
   const query = new URLSearchParams(request.query).toString();
@@ -29,7 +43,7 @@ async function send(request: CliRequest) {
     const res = await fetch(`${base}${request.path}${query ? `?${query}` : ''}`, {
       method: request.method,
       headers: {
-        authorization: `Bearer ${process.env.OPERATOR_TOKEN ?? 'dev-operator-token'}`,
+        authorization: `Bearer ${operatorToken()}`,
         accept: 'application/json',
         ...(request.body ? { 'content-type': 'application/json' } : {}),
       },

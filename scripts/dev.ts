@@ -7,13 +7,17 @@ import { one } from '../entities/db.js';
 import { createAccount, createApiKey, createUser } from '../services/account/accounts.js';
 import { hashToken } from '../services/platform/secrets.js';
 import { PERMISSIONS } from '../domain/account/permissions.js';
-import { loadConfig } from '../config.js';
+import { dataDirSecrets, secretsEnv, SECRETS_FILE } from './secrets.js';
 import { createLogger } from '../logger.js';
 
 const log = createLogger('launcher');
 const dataDir = process.env.SVC_DATA_DIR ?? path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 8080);
-const operatorToken = process.env.OPERATOR_TOKEN ?? loadConfig().operatorToken;
+fs.mkdirSync(dataDir, { recursive: true });
+// Random secrets of this data directory (the public defaults of config.ts are never used), handed to
+// every child: the simulator signs receipts and inbound messages with the same values.
+const secrets = dataDirSecrets(dataDir);
+const operatorToken = secrets.OPERATOR_TOKEN;
 
 const stack = await startStack({
   dataDir,
@@ -22,7 +26,8 @@ const stack = await startStack({
   uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
   temporalPort: Number(process.env.TEMPORAL_PORT ?? 7233),
   simulatorPort: Number(process.env.SIM_PORT ?? 4010),
-  extraEnv: { OPERATOR_TOKEN: operatorToken },
+  // Webhooks to a receiver on this machine are part of trying the service out; deployments refuse them.
+  extraEnv: { ...secretsEnv(secrets), ALLOW_LOOPBACK_DESTINATIONS: process.env.ALLOW_LOOPBACK_DESTINATIONS ?? 'true' },
   logToFiles: false,
 });
 
@@ -55,6 +60,12 @@ process.stdout.write(`
   Simulator      ${stack.simulatorUrl}/_sim/sms/messages
   Dev API key    ${token}
   Operator token ${operatorToken}
+  Secrets        ${path.join(dataDir, SECRETS_FILE)} (mode 0600; the same values go to the simulator)
+                 SMS_GATEWAY_AUTH_TOKEN=${secrets.SMS_GATEWAY_AUTH_TOKEN}
+                 WHATSAPP_ACCESS_TOKEN=${secrets.WHATSAPP_ACCESS_TOKEN}
+                 WHATSAPP_APP_SECRET=${secrets.WHATSAPP_APP_SECRET}
+                 WHATSAPP_VERIFY_TOKEN=${secrets.WHATSAPP_VERIFY_TOKEN}
+  Loopback hooks ${stack.env.ALLOW_LOOPBACK_DESTINATIONS === 'true' ? 'allowed (ALLOW_LOOPBACK_DESTINATIONS=true): webhooks may target 127.0.0.1' : 'refused'}
 
   try: curl -s -H "Authorization: Bearer ${token}" ${stack.apiUrl}/api/v3/me
   Ctrl-C stops everything.

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { startStack, projectRoot } from './stack.js';
 import { freePort } from './embedded-pg.js';
+import { TEST_SECRETS, secretsEnv } from './secrets.js';
 
 const only = process.argv.slice(2);
 const step = (title: string) => process.stdout.write(`\n== ${title}\n`);
@@ -61,22 +62,29 @@ if (!withStack.length) process.exit(0);
 
 step('starting the stack');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-const operatorToken = 'test-operator-token';
+const operatorToken = TEST_SECRETS.OPERATOR_TOKEN;
 const stack = await startStack({
   dataDir,
   persistentTemporal: false,
   apiPort: await freePort(),
   logToFiles: true,
   extraEnv: {
-    OPERATOR_TOKEN: operatorToken,
+    // Fixed test secrets (not the public defaults), the simulator's matching ones included.
+    ...secretsEnv(TEST_SECRETS),
+    // The suite's files share one client address; the failure throttles are tested on processes of their own.
+    AUTH_FAILURES_PER_MINUTE: '1000000',
+    OPERATOR_FAILURES_PER_MINUTE: '1000000',
     LOG_LEVEL: 'warn',
     SIM_RECEIPT_DELAY_MS: '100',
     RECEIPT_TIMEOUT_SECONDS: '5',
     DELIVERY_POLL_SECONDS: '1',
     DELIVERY_POLL_ATTEMPTS: '3',
+    // The tests' webhook receivers listen on 127.0.0.1; a deployment never sets this.
+    ALLOW_LOOPBACK_DESTINATIONS: 'true',
   },
 });
 process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, logs in ${dataDir}\n`);
+process.stdout.write('ALLOW_LOOPBACK_DESTINATIONS=true: webhooks may be sent to 127.0.0.1 in this run\n');
 
 step(`integration and replay tests: ${withStack.length} files`);
 const status = runTests(withStack, {

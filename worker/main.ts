@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig, refuseDefaultSecrets } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
@@ -10,6 +10,7 @@ import { startMemoryLog } from './memory-log.js';
 
 if (process.env.SVC_MEMORY_LOG) startMemoryLog(process.env.SVC_MEMORY_LOG);
 const config = loadConfig();
+refuseDefaultSecrets(config);
 const log = createLogger('worker', config.logLevel);
 const orm = await openOrm(config.databaseUrl, 40);
 const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);

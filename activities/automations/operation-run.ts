@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
+import { exec, one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { RequestContext, AccountRow } from '../../services/platform/context.js';
@@ -73,7 +73,8 @@ export function createOperationActivities(deps: OperationDeps) {
         'select id, kind, config from operation_definitions where account_id = ? and name = ? and active',
         [b.accountId, b.operationName],
       );
-      await em.execute(
+      await exec(
+        em,
         `insert into operation_runs (id, account_id, operation_id, operation_name, input, status, source, created_at) values (?, ?, ?, ?, ?, 'running', ?, now())
          on conflict (id) do update set status = 'running' where operation_runs.status = 'queued'`,
         [b.runId, b.accountId, def?.id ?? 0, b.operationName, JSON.stringify(b.input), b.source],
@@ -114,14 +115,12 @@ export function createOperationActivities(deps: OperationDeps) {
       result?: Record<string, unknown>;
       error?: string;
     }): Promise<void> {
-      await deps.orm.em
-        .fork()
-        .execute('update operation_runs set status = ?, result = ?, error = ?, finished_at = now() where id = ?', [
-          f.status,
-          f.result ? JSON.stringify(f.result) : null,
-          f.error ?? null,
-          f.runId,
-        ]);
+      await exec(deps.orm.em.fork(), 'update operation_runs set status = ?, result = ?, error = ?, finished_at = now() where id = ?', [
+        f.status,
+        f.result ? JSON.stringify(f.result) : null,
+        f.error ?? null,
+        f.runId,
+      ]);
     },
   };
 }

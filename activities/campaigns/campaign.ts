@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
+import { exec, one } from '../../entities/db.js';
 import { readAudiencePage, draftRecipients, insertRecipientMessages, debitSegments } from '../../services/campaigns/campaign-audience.js';
 import type { Logger } from '../../logger.js';
 
@@ -32,6 +32,7 @@ interface CampaignLock {
   cursor: string;
   total_recipients: number;
   channel_active: boolean | null;
+  account_status: string;
 }
 
 class InsufficientFunds extends Error {}
@@ -39,13 +40,14 @@ class InsufficientFunds extends Error {}
 const lockCampaign = (em: EntityManager, id: number) =>
   one<CampaignLock>(
     em,
-    `select c.*, ch.active as channel_active from campaigns c left join channels ch on ch.id = c.channel_id and ch.channel_type = 'sms'
-    where c.id = ? for update of c`,
+    `select c.*, ch.active as channel_active, (select status from accounts a where a.id = c.account_id) as account_status
+       from campaigns c left join channels ch on ch.id = c.channel_id and ch.channel_type = 'sms'
+      where c.id = ? for update of c`,
     [id],
   );
 
 const setStatus = (em: EntityManager, id: number, status: CampaignStatus) =>
-  em.execute('update campaigns set status = ?, updated_at = now() where id = ?', [status, id]);
+  exec(em, 'update campaigns set status = ?, updated_at = now() where id = ?', [status, id]);
 
 /**
  * One audience page in one transaction: the page's message records, the wallet debit, the cursor
@@ -57,6 +59,13 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
   if (!c) throw ApplicationFailure.nonRetryable(`campaign ${campaignId} is gone`, 'CampaignMissing');
   const base = { cursor: Number(c.cursor), totalRecipients: c.total_recipients, inserted: 0, skipped: 0 };
   if (c.status !== 'running') return { ...base, state: 'stopped' };
+  // A suspended account's campaign stops where it is, as when the wallet runs out: paused, resumed
+  // (POST /campaign/{uid}/resume) once the account is active again. What it already queued fails at
+  // dispatch (ACCOUNT_SUSPENDED_ERROR).
+  if (c.account_status !== 'active') {
+    await setStatus(em, c.id, 'paused');
+    return { ...base, state: 'paused' };
+  }
   if (!c.channel_active) {
     await setStatus(em, c.id, 'cancelled');
     return { ...base, state: 'cancelled' };
@@ -87,10 +96,12 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
   if (!(await debitSegments(em, c.account_id, written.queuedSegments, price))) throw new InsufficientFunds();
   const cursor = page.length ? page[page.length - 1].id : Number(c.cursor);
   const done = page.length < pageSize;
-  await em.execute(
-    `update campaigns set cursor = ?, total_recipients = total_recipients + ?, status = ?, updated_at = now() where id = ?`,
-    [cursor, written.inserted, done ? 'completed' : 'running', c.id],
-  );
+  await exec(em, `update campaigns set cursor = ?, total_recipients = total_recipients + ?, status = ?, updated_at = now() where id = ?`, [
+    cursor,
+    written.inserted,
+    done ? 'completed' : 'running',
+    c.id,
+  ]);
   return {
     state: done ? 'completed' : 'more',
     cursor,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { many, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 import { planBatch, numbersToMatch, capProblems, type StagedRow, type ContactWrite } from '../../domain/contacts/contact-import.js';
 import { newUid } from '../../services/platform/ids.js';
 import type { Logger } from '../../logger.js';
@@ -79,7 +79,8 @@ async function importBatch(em: EntityManager, importId: number, batchSize: numbe
   const plan = planBatch(staged, new Map(existing.map((e) => [e.full_phone_number, Number(e.id)])));
 
   if (plan.inserts.length > 0) {
-    await em.execute(
+    await exec(
+      em,
       `insert into contacts (uid, account_id, group_id, name, country_code, phone_number, full_phone_number, is_subscribed, custom_field_values, created_at, updated_at)
        select v.uid, ?, ?, v.name, v.country_code, v.phone_number, v.full_phone_number, coalesce(v.is_subscribed, true), v.custom_field_values, now(), now()
          from jsonb_to_recordset(?::jsonb) as v(uid text, ord int, ${COLUMNS}) order by v.ord`,
@@ -87,7 +88,8 @@ async function importBatch(em: EntityManager, importId: number, batchSize: numbe
     );
   }
   if (plan.updates.size > 0) {
-    await em.execute(
+    await exec(
+      em,
       `update contacts c set name = v.name, country_code = v.country_code, phone_number = v.phone_number, full_phone_number = v.full_phone_number,
               is_subscribed = coalesce(v.is_subscribed, c.is_subscribed), custom_field_values = v.custom_field_values, updated_at = now()
          from jsonb_to_recordset(?::jsonb) as v(id bigint, ${COLUMNS}) where c.id = v.id and c.group_id = ?`,
@@ -96,13 +98,14 @@ async function importBatch(em: EntityManager, importId: number, batchSize: numbe
   }
   const processed = staged[staged.length - 1].rowNo;
   const { keep, truncated } = capProblems(imp.problem_count, plan.problems);
-  await em.execute(
+  await exec(
+    em,
     `update contact_imports set processed_rows = ?, created_count = created_count + ?, updated_count = updated_count + ?, failed_count = failed_count + ?,
             problems = problems || ?::jsonb, problems_truncated = problems_truncated or ?, status = 'running', updated_at = now()
       where id = ?`,
     [processed, plan.created, plan.updated, plan.failed, JSON.stringify(keep), truncated, importId],
   );
-  await em.execute('delete from contact_import_rows where import_id = ? and row_no <= ?', [importId, processed]);
+  await exec(em, 'delete from contact_import_rows where import_id = ? and row_no <= ?', [importId, processed]);
   return { state: processed >= imp.total_rows ? 'done' : 'more', processed, total: imp.total_rows };
 }
 
@@ -152,7 +155,8 @@ export function createContactActivities(deps: ContactActivityDeps) {
     },
 
     async failContactImport(input: { importId: number; message: string }): Promise<void> {
-      await deps.orm.em.fork().execute(
+      await exec(
+        deps.orm.em.fork(),
         `update contact_imports set status = 'failed', error_message = ?, finished_at = coalesce(finished_at, now()), updated_at = now()
           where id = ? and status <> 'completed'`,
         [input.message, input.importId],

@@ -1,5 +1,5 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
-import { many, manyBound } from '../../entities/db.js';
+import { exec, many, manyBound } from '../../entities/db.js';
 import {
   pollOnce,
   moveStatus,
@@ -8,6 +8,7 @@ import {
   loadSendable,
   applyPendingReceipts,
   OUTBOUND_COLUMNS,
+  ACCOUNT_SUSPENDED_ERROR,
   type MessageDeps,
   type OutboundRow,
 } from './messages.js';
@@ -91,6 +92,10 @@ function outcomeWriter(deps: DispatchDeps) {
  * non-retryable failure (a channel with an unknown provider) fails the activity.
  */
 async function sendAndRecord(deps: DispatchDeps, writer: ReturnType<typeof outcomeWriter>, msg: OutboundRow): Promise<string | null> {
+  if (msg.account_status !== 'active') {
+    writer.add({ id: Number(msg.id), to: 'failed', errorMessage: ACCOUNT_SUSPENDED_ERROR });
+    return null;
+  }
   try {
     const result = await callProvider(deps, msg);
     if (result.ok) {
@@ -324,7 +329,8 @@ export function createDispatchActivities(deps: DispatchDeps) {
       await writer.drain();
       // Whatever a stop left claimed but unsent goes back to the queue for the next run.
       if (queue.length) {
-        await em.execute(
+        await exec(
+          em,
           `update messages set status = 'queued', dispatch_claim = null where id = any(?::bigint[]) and status = 'processing'`,
           [`{${queue.map((m) => Number(m.id)).join(',')}}`],
         );

@@ -27,7 +27,15 @@ export interface OutboundRow {
   provider_request: Record<string, unknown> | null;
   /** The stored provider of the message's channel (null: none stored, the channel type's default). */
   provider: string | null;
+  /** The account's status when the message was loaded for its send: only an active account's messages go out. */
+  account_status: string;
 }
+
+/**
+ * The failure a message of a suspended account gets at dispatch time instead of its send. Failed, not
+ * held: a suspended account's queue does not burst out on reactivation; the client sends again.
+ */
+export const ACCOUNT_SUSPENDED_ERROR = 'Not sent: the account is suspended.';
 
 /**
  * Moves a message forward only (see services/message-moves.ts: the change and its callback event are
@@ -51,7 +59,8 @@ export async function applyPendingReceipts(orm: MikroORM, providerMessageId: str
 
 export const OUTBOUND_COLUMNS =
   'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request, ' +
-  '(select provider from channels where channels.id = messages.channel_id and channels.channel_type = messages.channel_type) as provider';
+  '(select provider from channels where channels.id = messages.channel_id and channels.channel_type = messages.channel_type) as provider, ' +
+  '(select status from accounts where accounts.id = messages.account_id) as account_status';
 
 const loadMessage = (deps: MessageDeps, messageId: number) =>
   one<OutboundRow>(deps.orm.em.fork(), `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
@@ -95,6 +104,9 @@ export async function dispatchOnce(
   const msg = await loadMessage(deps, messageId);
   if (!msg) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
   if (msg.status !== 'queued' && msg.status !== 'processing') return { status: msg.status, gatewayMessageId: msg.gateway_message_id };
+  if (msg.account_status !== 'active') {
+    return { status: await moveStatus(deps.orm, messageId, 'failed', { errorMessage: ACCOUNT_SUSPENDED_ERROR }), gatewayMessageId: null };
+  }
   if (msg.status === 'queued') await moveStatus(deps.orm, messageId, 'processing');
   const result = await callProvider(deps, msg);
   if (result.ok) {

@@ -1,5 +1,6 @@
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
-import { many, one } from '../../entities/db.js';
+import { request } from 'undici';
+import { exec, many, one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import { communicationHeaders, automationHeaders } from '../../services/webhooks/signing.js';
 import { orderedPayload } from '../../services/webhooks/events.js';
@@ -10,11 +11,42 @@ import {
   DISABLE_AFTER_FAILING_HOURS,
   isDelivered,
 } from '../../domain/webhooks/retry.js';
+import {
+  DESTINATION_NOT_ALLOWED,
+  checkDestinationText,
+  destinationAgent,
+  isDestinationRefusal,
+  type DestinationPolicy,
+} from '../../services/platform/destinations.js';
 
 export interface WebhookDeps {
   orm: MikroORM;
   log: Logger;
+  /** Checked again on every connection: what a name resolves to can change after it was saved. */
+  destinations: DestinationPolicy;
   attemptTimeoutMs?: number;
+}
+
+/**
+ * How much of an answer the delivery log keeps. Enough to read a receiver's error message; too
+ * little to use the worker as a reader of other people's pages.
+ */
+const EXCERPT_CHARS = 256;
+const EXCERPT_BYTES = 1024;
+
+/** The start of a body; the rest is not read (the connection is dropped instead). */
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= EXCERPT_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').slice(0, EXCERPT_CHARS);
 }
 
 export interface DeliveryTarget {
@@ -87,6 +119,7 @@ async function prepare(em: EntityManager, ref: DeliveryRef, now: Date): Promise<
 
 export function createWebhookActivities(deps: WebhookDeps) {
   const timeoutMs = deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const agent = destinationAgent(deps.destinations, { timeoutMs });
   const api = {
     /**
      * One HTTP attempt. Receiver problems (refusals, timeouts, connection errors) are results, never
@@ -97,32 +130,39 @@ export function createWebhookActivities(deps: WebhookDeps) {
       const req = await prepare(deps.orm.em.fork(), ref, now);
       const base = { attemptedAt: now.toISOString(), responseExcerpt: null };
       if (typeof req === 'string') return { ...base, outcome: 'skipped', statusCode: null, latencyMs: 0, error: req };
+      const refused = () => {
+        deps.log.warn({ account: ref.accountId, target: ref.target }, 'webhook destination refused');
+        return { ...base, outcome: 'failed' as const, statusCode: null, latencyMs: 0, error: DESTINATION_NOT_ALLOWED };
+      };
+      // Rows saved before the policy existed, or under a looser one, are judged again here.
+      if ('refused' in checkDestinationText(req.url, deps.destinations)) return refused();
       const started = performance.now();
       try {
-        const res = await fetch(req.url, {
+        // undici's request follows no redirects: a 3xx is logged as the answer, never fetched.
+        const res = await request(req.url, {
           method: 'POST',
           headers: req.headers,
           body: req.body,
-          redirect: 'manual',
+          dispatcher: agent,
           signal: AbortSignal.timeout(timeoutMs),
         });
-        const text = await res.text().catch((e: Error) => `(response body unreadable: ${e.message})`);
+        const text = await readExcerpt(res.body).catch(() => '');
         const latencyMs = Math.round(performance.now() - started);
-        const ok = isDelivered(res.status);
+        const ok = isDelivered(res.statusCode);
         return {
           ...base,
-          outcome: ok ? 'succeeded' : res.status === 410 ? 'gone' : 'failed',
-          statusCode: res.status,
+          outcome: ok ? 'succeeded' : res.statusCode === 410 ? 'gone' : 'failed',
+          statusCode: res.statusCode,
           latencyMs,
-          error: ok ? null : `HTTP ${res.status}`,
-          responseExcerpt: text.slice(0, 1024) || null,
+          error: ok ? null : `HTTP ${res.statusCode}`,
+          responseExcerpt: text || null,
         };
       } catch (err) {
-        const e = err as Error & { cause?: { code?: string; message?: string } };
-        const reason =
-          e.name === 'TimeoutError'
-            ? `timed out after ${timeoutMs} ms`
-            : `${e.message}${e.cause ? `: ${e.cause.code ?? e.cause.message}` : ''}`;
+        if (isDestinationRefusal(err)) return refused();
+        const e = err as Error & { code?: string; cause?: { code?: string } };
+        const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || /TIMEOUT/.test(e.code ?? '');
+        const code = e.code ?? e.cause?.code;
+        const reason = timedOut ? `timed out after ${timeoutMs} ms` : `connection failed${code ? ` (${code})` : ''}`;
         return { ...base, outcome: 'failed', statusCode: null, latencyMs: Math.round(performance.now() - started), error: reason };
       }
     },
@@ -156,7 +196,8 @@ export function createWebhookActivities(deps: WebhookDeps) {
         );
         if (!logged || target.type !== 'endpoint' || r.outcome === 'skipped') return { disabled: false };
         if (r.outcome === 'succeeded') {
-          await tx.execute(
+          await exec(
+            tx,
             'update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and (consecutive_failures > 0 or failing_since is not null)',
             [target.id],
           );

@@ -100,7 +100,8 @@ const identityRow = (properties: Record<string, unknown>) => ({
 const accountFields = {
   name: { type: 'string', minLength: 1, maxLength: 160 },
   status: { enum: ['active', 'suspended'] },
-  wallet_balance: { type: 'number' },
+  // The column is numeric(16,4): twelve digits before the point.
+  wallet_balance: { type: 'number', minimum: -999_999_999_999, maximum: 999_999_999_999 },
   currency,
   billing_mode: billingMode,
 } as const;
@@ -266,6 +267,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
         kind === 'rest' ? 'Create an API key (the secret is shown once)' : 'Create an MCP connection credential (svc_mcp_…, shown once)',
       body: keyBody,
       output: { status: 201, description: `The ${what} with its secret`, schema: issuedKeySchema },
+      secretInAnswer: true,
       cli: [{ command: `${cli}:create`, flags: { user: 'user_id' } }],
       handler: async ({ oc }, { account, ...key }) => issueKey(oc, accountId(account), kind, key),
     }),

@@ -94,8 +94,8 @@ export const automationSettingsOperations: readonly Operation[] = [
       },
     },
     cli: [{ command: 'subscriptions:create', flags: { url: 'target_url' } }],
-    handler: async ({ oc, deps }, { account, ...subscription }) =>
-      createSubscription(oc, accountId(account), subscription, deps.config),
+    secretInAnswer: true,
+    handler: async ({ oc, deps }, { account, ...subscription }) => createSubscription(oc, accountId(account), subscription, deps.config),
   }),
   defineOperation({
     ...base,

@@ -16,6 +16,7 @@ export const createCampaignOperation = defineOperation({
   description:
     'Duplicates resolving to the same group collapse; one campaign per group found; 404 when none is found. ' +
     'The audience is read when the campaign runs. Not idempotent.',
+  refusals: { 404: 'The contact list (group) is not one of the account’s' },
   output: {
     status: 201,
     description: 'Campaigns created',

@@ -7,7 +7,7 @@ import type { Logger } from '../../logger.js';
 import { HttpError, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js';
 import { koaPath, type RouteDef } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
-import { validateBody, validateQuery } from './validation.js';
+import { validateBody, validateQuery, unstorableTextAt } from './validation.js';
 import { authenticateOperator, authorizeIssuer, callerOf } from './auth.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
@@ -22,6 +22,7 @@ export interface AppDeps {
 }
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
  * Which routes an app serves: all of them (the default), or, when the operator API listens on its
@@ -32,7 +33,9 @@ export type Surface = 'all' | 'public' | 'operator';
 export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const routes = allRoutes(deps).filter((r) => surface === 'all' || (r.auth === 'operator' || r.operatorSurface === true) === (surface === 'operator'));
+  const routes = allRoutes(deps).filter(
+    (r) => surface === 'all' || (r.auth === 'operator' || r.operatorSurface === true) === (surface === 'operator'),
+  );
 
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -74,6 +77,21 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
     }
   });
 
+  // A fixed path is never read as another route's parameter: GET /api/v3/sms/send answers 405 (Allow:
+  // POST) instead of GET /api/v3/sms/{uid} looking up a message called "send". Registered first, so
+  // these refusals run before any parameter route that also matches.
+  const fixed = new Map<string, string[]>();
+  for (const def of routes) if (!def.path.includes('{')) (fixed.get(def.path) ?? fixed.set(def.path, []).get(def.path)!).push(def.method);
+  for (const [path, methods] of fixed) {
+    // HEAD is the router's own answer wherever GET is served.
+    const others = ROUTE_METHODS.filter((m) => !methods.includes(m) && !(m === 'HEAD' && methods.includes('GET')));
+    const allowed = methods.join(', ');
+    router.register(path, others, (ctx) => {
+      throw new HttpError(405, `The ${ctx.method} method is not supported for this route. Supported methods: ${allowed}.`, {
+        headers: { Allow: allowed },
+      });
+    });
+  }
   for (const def of routes) {
     router.register(koaPath(def.path), [def.method], (ctx) => runRoute(deps, def, ctx));
   }
@@ -104,8 +122,12 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
     authenticateOperator(ctx, deps.config);
   }
 
+  // A path segment with a NUL or an unpaired surrogate names nothing PostgreSQL could even compare.
+  if (unstorableTextAt(ctx.params) !== undefined)
+    throw new HttpError(400, 'The request path contains a NUL character or an unpaired surrogate.');
   let body: unknown = {};
-  if (METHODS_WITH_BODY.has(def.method)) {
+  // Only a route that reads a body refuses one (400/413/415); a body sent to a DELETE is ignored.
+  if (METHODS_WITH_BODY.has(def.method) && (def.body || def.rawBody)) {
     const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
     ctx.state.rawBody = raw;
     if (!def.rawBody) body = parseBody(ctx, raw);

@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { one } from '../../entities/db.js';
+import { exec, one } from '../../entities/db.js';
 import { HttpError, forbidden } from './errors.js';
 import type { AccountRow, KeyRow, RequestContext, UserRow } from './context.js';
 import { hasPermission } from '../../domain/account/permissions.js';
@@ -115,12 +115,11 @@ export async function authenticate(
   // outside the statement above, so that write never holds the key's hot rate-limit row. The guard
   // in the update keeps concurrent requests that all saw a stale value from writing it again.
   if (row.touch_due) {
-    void em
-      .execute(
-        `update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-        [row.key_id],
-      )
-      .catch(() => {});
+    void exec(
+      em,
+      `update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+      [row.key_id],
+    ).catch(() => {});
   }
   sweepOldWindows(em, windowStart);
   return {

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { AppDeps } from './app.js';
 import { HttpError, asHttpError, v3ErrorBody } from './errors.js';
 import { emptyQuery, type RouteDef } from './registry.js';
+import { closeAfterAnswer } from './body.js';
 import type { JsonSchema } from './validation.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { providerWebhooks, type WebhookAnswer } from '../../services/messaging/ingress.js';
@@ -31,6 +32,7 @@ export interface IngressHook {
 }
 
 const hooks = new WeakMap<AppDeps, IngressHook[]>();
+const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const;
 
 /** Every raw-ingress hook of the service: the provider registry's webhooks (then payment, chat platforms…). */
 export function ingressHooks(deps: AppDeps): IngressHook[] {
@@ -87,10 +89,15 @@ export function rawIngress(deps: AppDeps) {
     const answer = (status: number, body?: string, contentType?: string) => {
       requestEnded();
       if (res.headersSent || res.destroyed) return;
-      if (body === undefined || status === 204) res.writeHead(status).end();
+      // nosniff like every answer of the Koa app (api/http/app.ts), which these never pass through.
+      if (body === undefined || status === 204) res.writeHead(status, NOSNIFF).end();
       else
         res
-          .writeHead(status, { 'content-type': `${contentType ?? 'text/plain'}; charset=utf-8`, 'content-length': Buffer.byteLength(body) })
+          .writeHead(status, {
+            ...NOSNIFF,
+            'content-type': `${contentType ?? 'text/plain'}; charset=utf-8`,
+            'content-length': Buffer.byteLength(body),
+          })
           .end(body);
       if (deps.log.isLevelEnabled('info')) {
         deps.log.info(
@@ -111,8 +118,8 @@ export function rawIngress(deps: AppDeps) {
     };
     const tooLarge = () => new HttpError(413, `The request body may not be larger than ${limit} bytes.`);
     if (Number(req.headers['content-length'] ?? 0) > limit) {
+      closeAfterAnswer(req, res);
       fail(tooLarge());
-      req.resume();
       return true;
     }
     const chunks: Buffer[] = [];
@@ -122,8 +129,8 @@ export function rawIngress(deps: AppDeps) {
       size += chunk.length;
       if (size > limit && !done) {
         done = true;
+        closeAfterAnswer(req, res);
         fail(tooLarge());
-        req.resume();
         return;
       }
       if (!done) chunks.push(chunk);

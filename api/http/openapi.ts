@@ -1,4 +1,5 @@
 import type { RouteDef } from './registry.js';
+import { refusalsOf } from './refusals.js';
 
 const v3Error = {
   type: 'object',
@@ -11,8 +12,12 @@ const v3Error = {
   },
 };
 
-/** OpenAPI 3.1 from the route definitions: the request schemas are the very objects ajv validates with. */
-export function buildOpenApi(routes: RouteDef[]) {
+/**
+ * OpenAPI 3.1 from the route definitions: the request schemas are the very objects ajv validates with.
+ * Two documents: the customer one (account keys) and the operator one (/admin/v1, operator token),
+ * so the customer document never describes the operator surface.
+ */
+export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operator' = 'customer') {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -31,20 +36,13 @@ export function buildOpenApi(routes: RouteDef[]) {
           description: r.response.description,
           ...(r.response.status === 204 ? {} : { content: { 'application/json': { schema: r.response.schema } } }),
         },
-        ...(r.auth === 'rest'
-          ? {
-              401: {
-                description: 'Missing, unknown, revoked, expired or wrong-kind credential',
-                content: { 'application/json': { schema: v3Error } },
-              },
-              403: { description: 'Suspended account or missing issuer permission', content: { 'application/json': { schema: v3Error } } },
-              429: {
-                description: 'Rate limited (120 requests per minute per token)',
-                content: { 'application/json': { schema: v3Error } },
-              },
-            }
-          : {}),
-        ...(r.body ? { 422: { description: 'Validation failed', content: { 'application/json': { schema: v3Error } } } } : {}),
+        // Every refusal this operation can answer, derived per route (refusals.ts), in its envelope.
+        ...Object.fromEntries(
+          Object.entries(refusalsOf(r)).map(([status, description]) => [
+            status,
+            { description, content: { 'application/json': { schema: v3Error } } },
+          ]),
+        ),
       },
       ...(r.auth === 'rest' ? { security: [{ bearer: [] }] } : r.auth === 'operator' ? { security: [{ operator: [] }] } : { security: [] }),
       ...(r.permission ? { 'x-permission': r.permission } : {}),
@@ -56,13 +54,17 @@ export function buildOpenApi(routes: RouteDef[]) {
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    info: { title: 'Business Messaging, Commerce and Data API', version: '3.6.0', 'x-reference-version': '3.1.0' },
+    info: {
+      title: audience === 'operator' ? 'Operator API (Settings)' : 'Business Messaging, Commerce and Data API',
+      version: '3.6.0',
+      'x-reference-version': '3.1.0',
+    },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Account REST key (64 characters)' },
-        operator: { type: 'http', scheme: 'bearer', description: 'Operator token (Settings)' },
-      },
+      securitySchemes:
+        audience === 'operator'
+          ? { operator: { type: 'http', scheme: 'bearer', description: 'Operator token (Settings)' } }
+          : { bearer: { type: 'http', scheme: 'bearer', description: 'Account REST key (64 characters)' } },
     },
     paths,
   };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
+import { exec } from '../../entities/db.js';
 
 export interface RateDecision {
   limit: number;
@@ -10,39 +10,123 @@ export interface RateDecision {
 }
 
 /**
- * Fixed one-minute windows, counted in PostgreSQL (`rate_limit_windows`, unlogged) so every API
- * process shares the count. A token's window is counted inside its authentication statement
- * (api/auth.ts); `hitRateLimit` counts any other bucket with one upsert of its own.
+ * Sliding one-minute windows, counted in PostgreSQL (`rate_limit_windows`, unlogged) so every API
+ * process shares the count. Each bucket keeps one counter per fixed minute; a request is judged on
+ * the current minute's count plus the previous minute's weighted by the share of it that still lies
+ * inside the last 60 seconds. With fixed windows alone a client could spend its budget at 00:59 and
+ * again at 01:00 (twice the limit in about a second); here the previous minute's spending still
+ * weighs almost fully at 01:00. A token's window is counted inside its authentication statement
+ * (api/http/auth.ts), so the decision costs no extra round trip.
  */
-export const windowStartOf = (now: number) => Math.floor(now / 60_000) * 60_000;
+export const WINDOW_MS = 60_000;
+export const windowStartOf = (now: number) => Math.floor(now / WINDOW_MS) * WINDOW_MS;
 
-/** The upsert both callers use: `bucketExpr` is an SQL expression for the bucket, the window start is the next `?`. */
+/** The upsert that counts this request: `bucketExpr` is an SQL expression for the bucket, the window start is the next `?`. */
 export const countInWindowSql = (bucketExpr: string, from = '') =>
   `insert into rate_limit_windows (bucket, window_start, count) select ${bucketExpr}, ?::bigint, 1 ${from}
    on conflict (bucket, window_start) do update set count = rate_limit_windows.count + 1
    returning count`;
 
-export function rateDecision(count: number, limit: number, windowStart: number, now: number): RateDecision {
-  const resetAt = windowStart + 60_000;
-  return {
-    limit,
-    remaining: Math.max(0, limit - count),
-    resetAt,
-    allowed: count <= limit,
-    retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-  };
+/** The previous minute's count of a bucket (0 when it has none); the previous window's start is the next `?`. */
+export const previousWindowSql = (bucketExpr: string) =>
+  `coalesce((select count from rate_limit_windows where bucket = ${bucketExpr} and window_start = ?::bigint), 0)`;
+
+/**
+ * The decision for a request already counted in `current` (this minute) with `previous` requests in
+ * the minute before. Pure, so the boundary behaviour is tested with a controlled clock. `refusedCount`
+ * says whether a refused request stays counted (the table's upsert counts every request), which
+ * decides how long Retry-After must be.
+ */
+export function rateDecision(
+  current: number,
+  limit: number,
+  windowStart: number,
+  now: number,
+  previous = 0,
+  refusedCount = true,
+): RateDecision {
+  const elapsed = Math.min(Math.max(now - windowStart, 0), WINDOW_MS);
+  const weight = (WINDOW_MS - elapsed) / WINDOW_MS;
+  const used = current + previous * weight;
+  const allowed = used <= limit;
+  const remaining = Math.max(0, Math.floor(limit - used));
+  let resetAt = windowStart + WINDOW_MS;
+  if (!allowed) resetAt = now + waitMs(refusedCount ? current : current - 1, previous, limit, elapsed);
+  return { limit, remaining, resetAt, allowed, retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)) };
+}
+
+/** How long until one more request fits beside `current` counted ones: first while the previous minute's weight drains, then the current one's. */
+function waitMs(current: number, previous: number, limit: number, elapsed: number): number {
+  const room = limit - 1 - current;
+  if (room >= 0 && previous > 0) {
+    // previous * (WINDOW_MS - t) / WINDOW_MS <= room  ⇔  t >= WINDOW_MS * (1 - room / previous)
+    return Math.max(0, Math.ceil(WINDOW_MS * (1 - room / previous)) - elapsed);
+  }
+  // This minute alone is over: in the next one it becomes the previous minute and drains the same way.
+  const untilNext = WINDOW_MS - elapsed;
+  if (current <= 0 || limit - 1 >= current) return untilNext;
+  return untilNext + Math.ceil(WINDOW_MS * (1 - (limit - 1) / current));
 }
 
 /** Now and then (one call in a thousand) drop windows older than two minutes; nobody waits for it. */
 export function sweepOldWindows(em: EntityManager, windowStart: number): void {
   if (Math.random() < 0.001) {
-    void em.execute('delete from rate_limit_windows where window_start < ?', [windowStart - 120_000]).catch(() => {});
+    void exec(em, 'delete from rate_limit_windows where window_start < ?', [windowStart - 2 * WINDOW_MS]).catch(() => {});
   }
 }
 
-export async function hitRateLimit(em: EntityManager, bucket: string, limit: number, now = Date.now()): Promise<RateDecision> {
-  const windowStart = windowStartOf(now);
-  const row = await one<{ count: number }>(em, countInWindowSql('?::varchar'), [bucket, windowStart]);
-  sweepOldWindows(em, windowStart);
-  return rateDecision(Number(row!.count), limit, windowStart, now);
+/**
+ * Failed authentications per client address, in this process's memory: a guesser is slowed without
+ * a database write per guess, and a flood of bad tokens cannot grow a table. The same sliding
+ * window as the rate limit. With several API processes an address gets the limit in each of them
+ * (documented in docs/security.md); the keys themselves carry 256 bits, so the limit is about load
+ * and noise, and for the operator token about making guesses slow.
+ */
+export class FailureThrottle {
+  private readonly windows = new Map<string, { start: number; current: number; previous: number }>();
+
+  constructor(
+    readonly limit: number,
+    private readonly clock: () => number = Date.now,
+    private readonly maxAddresses = 100_000,
+  ) {}
+
+  /** A refusal decision when the address has already failed `limit` times in the sliding minute, else null. */
+  blocked(address: string): RateDecision | null {
+    const w = this.window(address, false);
+    if (!w) return null;
+    const now = this.clock();
+    // One more failure would be judged like this; the address is blocked when even that would be over.
+    const d = rateDecision(w.current + 1, this.limit, w.start, now, w.previous, false);
+    return d.allowed ? null : d;
+  }
+
+  fail(address: string): void {
+    this.window(address, true)!.current++;
+  }
+
+  private window(address: string, create: boolean) {
+    const now = this.clock();
+    const start = windowStartOf(now);
+    let w = this.windows.get(address);
+    if (w && w.start !== start) {
+      w = { start, current: 0, previous: w.start === start - WINDOW_MS ? w.current : 0 };
+      this.windows.set(address, w);
+    }
+    if (!w && create) {
+      if (this.windows.size >= this.maxAddresses) this.sweep(start);
+      w = { start, current: 0, previous: 0 };
+      this.windows.set(address, w);
+    }
+    return w;
+  }
+
+  private sweep(start: number): void {
+    for (const [a, w] of this.windows) if (w.start < start - WINDOW_MS) this.windows.delete(a);
+    // Still full: the oldest entries go (a Map iterates in insertion order).
+    for (const a of this.windows.keys()) {
+      if (this.windows.size < this.maxAddresses) break;
+      this.windows.delete(a);
+    }
+  }
 }

@@ -28,10 +28,14 @@ export interface RouteDef {
   response: { status: number; description: string; schema: JsonSchema };
   /** Body is read raw (signature checks); no JSON parsing or body schema. */
   rawBody?: boolean;
+  /** Refusals a service decides for this route alone (status → when), beyond those the door derives (refusals.ts). */
+  refusals?: Record<number, string>;
   /** Stable operation id (the operation's name); derived from the path when absent. */
   operationId?: string;
   /** Admin CLI commands that call this route (operator operations). */
   cli?: readonly CliExposure[];
+  /** Served with the operator API (on its own address when OPERATOR_PORT is set) though it needs no token: its OpenAPI document. */
+  operatorSurface?: boolean;
   handler: (req: RouteRequest) => Promise<RouteResult>;
 }
 

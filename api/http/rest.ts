@@ -24,11 +24,16 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     query: op.query ?? (op.body ? undefined : { type: 'object', properties: {}, additionalProperties: true }),
     response: { status: op.output.status, description: op.output.description, schema: successOf(op.output.schema) },
     cli: op.cli,
+    refusals: op.refusals,
     handler: async ({ rc, params, body, query }) => {
       const input = { ...(op.body ? body : query), ...params };
       const call = op.auth === 'operator' ? { oc: operatorContext(deps, op), deps } : op.auth === 'rest' ? { rc, deps } : { deps };
       const data = await op.handler(call, input);
-      return { status: op.output.status, body: { status: 'success', data } };
+      return {
+        status: op.output.status,
+        body: { status: 'success', data },
+        ...(op.secretInAnswer ? { headers: { 'Cache-Control': 'no-store' } } : {}),
+      };
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Operation, OperationDeps } from '../operation.js';
 import { splitToolArguments } from '../operation.js';
 import type { RequestContext } from '../../services/platform/context.js';
-import { validateBody, validateQuery } from '../../services/platform/validation.js';
+import { refuseUnstorableText, validateBody, validateQuery } from '../../services/platform/validation.js';
 import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
 import { asHttpError, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type Principal } from '../http/auth.js';
@@ -55,6 +55,8 @@ function toInput(op: Operation, args: Record<string, unknown>): Record<string, u
   const { params, rest } = splitToolArguments(op, args);
   const missing: FieldErrors = {};
   for (const p of op.params) if (!params[p]) missing[p] = [`The ${p.replace(/_/g, ' ')} field is required.`];
+  // The REST door refuses these in the path (400); here the path parameters are fields.
+  refuseUnstorableText(params);
   let fields: Record<string, unknown> = rest;
   try {
     if (op.body) fields = validateBody(op.body, rest);

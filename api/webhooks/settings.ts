@@ -111,8 +111,9 @@ export const webhookSettingsOperations: readonly Operation[] = [
       properties: { url, events, description: { type: 'string', maxLength: 255 } },
     } as const,
     output: { status: 201, description: 'The endpoint with its signing secret', schema: withSecret },
+    secretInAnswer: true,
     cli: [{ command: 'webhooks:create' }],
-    handler: async ({ oc }, { account, ...endpoint }) => createEndpoint(oc, accountId(account), endpoint),
+    handler: async ({ oc, deps }, { account, ...endpoint }) => createEndpoint(oc, accountId(account), endpoint, deps.config),
   }),
   defineOperation({
     ...base,
@@ -169,7 +170,8 @@ export const webhookSettingsOperations: readonly Operation[] = [
         flags: { endpoint: 'id' },
       },
     ],
-    handler: async ({ oc }, { account, id, ...changes }) => updateEndpoint(oc, accountId(account), endpointId(id), changes),
+    handler: async ({ oc, deps }, { account, id, ...changes }) =>
+      updateEndpoint(oc, accountId(account), endpointId(id), changes, deps.config),
   }),
   defineOperation({
     ...base,
@@ -193,6 +195,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
       properties: { overlap_hours: { type: 'number', minimum: 0, maximum: 168, description: 'Default 24; 0 drops the old secret now' } },
     } as const,
     output: { status: 200, description: 'The endpoint with its new signing secret', schema: withSecret },
+    secretInAnswer: true,
     cli: [{ command: 'webhooks:rotate', flags: { endpoint: 'id' } }],
     handler: async ({ oc }, { account, id, overlap_hours }) => rotateSecret(oc, accountId(account), endpointId(id), overlap_hours),
   }),

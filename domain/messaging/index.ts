@@ -1,3 +1,4 @@
 // The messaging family's pure rules as other families see them.
 export { mergeRecipients, toE164 } from './recipients.js';
 export { estimateSegments } from './segments.js';
+export { SCHEDULE_TIME_PATTERN, scheduleTimeSchema } from './schedule-time.js';

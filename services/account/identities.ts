@@ -1,7 +1,8 @@
-import { many, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 import { notFound } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
 import { requireAccount } from './settings.js';
+import { withIsoTimestamps } from '../platform/time.js';
 
 // Sending identities and routes of an account, kept by the operator. Each kind has its own state:
 // alphanumeric ids an approval, numbers capabilities and a released flag, short codes an assignment.
@@ -37,7 +38,9 @@ function normalized<K extends IdentityKind>(kind: K, input: IdentityInput<K>): R
 
 export async function listIdentities(oc: OperatorContext, kind: IdentityKind, accountId: number): Promise<IdentityRow[]> {
   await requireAccount(oc, accountId);
-  return many<IdentityRow>(oc.em, `select * from ${IDENTITY_TABLES[kind].table} where account_id = ? order by id`, [accountId]);
+  return (await many<IdentityRow>(oc.em, `select * from ${IDENTITY_TABLES[kind].table} where account_id = ? order by id`, [accountId])).map(
+    withIsoTimestamps,
+  );
 }
 
 export async function addIdentity<K extends IdentityKind>(
@@ -53,10 +56,7 @@ export async function addIdentity<K extends IdentityKind>(
   const row = await oc.em.transactional(async (tx) => {
     // One default route per account and channel type: a new default replaces the old one.
     if (kind === 'channels' && values.is_default === true) {
-      await tx.execute('update channels set is_default = false where account_id = ? and channel_type = ?', [
-        accountId,
-        values.channel_type,
-      ]);
+      await exec(tx, 'update channels set is_default = false where account_id = ? and channel_type = ?', [accountId, values.channel_type]);
     }
     return one<IdentityRow>(
       tx,
@@ -65,7 +65,7 @@ export async function addIdentity<K extends IdentityKind>(
     );
   });
   oc.log.info({ actor: 'operator', account: accountId, kind, id: row!.id }, 'identity added');
-  return row!;
+  return withIsoTimestamps(row!);
 }
 
 export async function updateIdentity<K extends IdentityKind>(
@@ -86,7 +86,7 @@ export async function updateIdentity<K extends IdentityKind>(
       )
     : await one<IdentityRow>(oc.em, `select * from ${table} where id = ? and account_id = ?`, [id, accountId]);
   if (!row) throw notFound(what);
-  return row;
+  return withIsoTimestamps(row);
 }
 
 export async function removeIdentity(oc: OperatorContext, kind: IdentityKind, accountId: number, id: number): Promise<{ deleted: true }> {

@@ -3,3 +3,4 @@ export * from './profile.js';
 export { createAccount, createApiKey, createUser } from './accounts.js';
 export { requireAccount } from './settings.js';
 export { addIdentity, updateIdentity, listIdentities, removeIdentity, type IdentityKind } from './identities.js';
+export { debitSegments } from './wallet.js';

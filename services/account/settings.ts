@@ -2,6 +2,7 @@ import { many, one } from '../../entities/db.js';
 import { notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
 import { createAccount, createApiKey, createUser } from './accounts.js';
+import { iso, withIsoTimestamps } from '../platform/time.js';
 
 // The operator's side of the account family ("Settings" in the contract): accounts, their users
 // and their credentials. Every function acts as the operator on the account it names; a missing
@@ -14,7 +15,8 @@ export async function requireAccount(oc: OperatorContext, accountId: number): Pr
   if (!Number.isInteger(accountId) || !(await one(oc.em, 'select id from accounts where id = ?', [accountId]))) throw notFound('Account');
 }
 
-export const listAccounts = (oc: OperatorContext) => many<Row>(oc.em, 'select * from accounts order by id');
+export const listAccounts = async (oc: OperatorContext) =>
+  (await many<Row>(oc.em, 'select * from accounts order by id')).map(withIsoTimestamps);
 
 export async function openAccount(
   oc: OperatorContext,
@@ -22,13 +24,13 @@ export async function openAccount(
 ): Promise<Row> {
   const row = (await createAccount(oc.em, input))!;
   oc.log.info({ actor: 'operator', account: row.id }, 'account created');
-  return row;
+  return withIsoTimestamps(row);
 }
 
 export async function getAccount(oc: OperatorContext, accountId: number): Promise<Row> {
   const row = await one<Row>(oc.em, 'select * from accounts where id = ?', [accountId]);
   if (!row) throw notFound('Account');
-  return row;
+  return withIsoTimestamps(row);
 }
 
 // Column names come from these fixed lists, never from request keys.
@@ -63,12 +65,12 @@ export async function updateAccount(
   ]);
   if (!row) throw notFound('Account');
   oc.log.info({ actor: 'operator', account: accountId, fields: Object.keys(input) }, 'account changed');
-  return row;
+  return withIsoTimestamps(row);
 }
 
 export async function listUsers(oc: OperatorContext, accountId: number): Promise<Row[]> {
   await requireAccount(oc, accountId);
-  return many<Row>(oc.em, 'select * from users where account_id = ? order by id', [accountId]);
+  return (await many<Row>(oc.em, 'select * from users where account_id = ? order by id', [accountId])).map(withIsoTimestamps);
 }
 
 export async function addUser(
@@ -97,7 +99,7 @@ export async function updateUser(
     accountId,
   ]);
   if (!row) throw notFound('User');
-  return row;
+  return withIsoTimestamps(row);
 }
 
 /** A key as the operator sees it after creation: a hint, never the secret. */
@@ -108,10 +110,10 @@ export const keyView = (k: Row) => ({
   kind: k.kind,
   name: k.name,
   hint: k.token_hint,
-  expires_at: k.expires_at,
-  revoked_at: k.revoked_at,
-  last_used_at: k.last_used_at ?? null,
-  created_at: k.created_at,
+  expires_at: iso(k.expires_at),
+  revoked_at: iso(k.revoked_at),
+  last_used_at: iso(k.last_used_at),
+  created_at: iso(k.created_at),
 });
 
 /**

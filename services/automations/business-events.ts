@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { exec } from '../../entities/db.js';
 
 /**
  * Business-event types with their `live` flag. live=false means the source is reconciled later
@@ -34,7 +35,7 @@ export async function emitBusinessEvent(
   source: string | null = null,
 ): Promise<string> {
   const id = crypto.randomUUID();
-  await tx.execute('insert into business_events (id, account_id, type, data, live, source, occurred_at) values (?, ?, ?, ?, ?, ?, now())', [
+  await exec(tx, 'insert into business_events (id, account_id, type, data, live, source, occurred_at) values (?, ?, ?, ?, ?, ?, now())', [
     id,
     accountId,
     type,

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleOverlapPolicy, ScheduleNotFoundError, type Client } from '@temporalio/client';
-import { many, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 import { notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
+import { assertDestinationAllowed, type DestinationPolicy } from '../platform/destinations.js';
 import { requireAccount } from '../account/index.js';
 import { validateBody } from '../platform/validation.js';
 import { newSecret } from '../platform/secrets.js';
@@ -12,11 +13,11 @@ import { automationScheduleId } from '../../temporal/ids.js';
 import { scheduleAction } from '../../temporal/starters.js';
 import type { OperationRunInput } from '../../workflows/automations/operation-run.js';
 import { scheduledOperationRunStarter } from '../../workflows/automations/operation-run.starter.js';
+import { iso } from '../platform/time.js';
 
 // Operator side of automations: subscriptions, operation definitions and schedules. API keys can
 // read subscriptions and schedules and run operations, never define them.
 type Row = Record<string, unknown>;
-const iso = (d: unknown) => (d ? new Date(d as string).toISOString() : null);
 
 export const subscriptionView = (r: Row) => ({
   id: r.id,
@@ -51,8 +52,10 @@ export async function createSubscription(
   oc: OperatorContext,
   accountId: number,
   b: { event_type: string; target_url: string; description?: string },
+  policy: DestinationPolicy,
 ) {
   await requireAccount(oc, accountId);
+  await assertDestinationAllowed(b.target_url, policy, 'target_url');
   const secret = `svcsec_${newSecret(40)}`;
   const row = await one<Row>(
     oc.em,
@@ -123,7 +126,7 @@ export async function deleteSchedule(em: EntityManager, temporal: Client, accoun
   } catch (err) {
     if (!(err instanceof ScheduleNotFoundError)) throw err;
   }
-  await em.execute('delete from automation_schedules where id = ?', [id]);
+  await exec(em, 'delete from automation_schedules where id = ?', [id]);
 }
 
 // The operator's reads, changes and removals; every one names the account and finds nothing in another.

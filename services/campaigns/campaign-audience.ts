@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many, manyBound, one } from '../../entities/db.js';
+import { many, manyBound } from '../../entities/db.js';
 import { personalize } from '../../domain/campaigns/personalize.js';
 import { estimateSegments, toE164 } from '../../domain/messaging/index.js';
 import { newUid } from '../platform/ids.js';
@@ -139,17 +139,5 @@ export async function insertRecipientMessages(
   return { inserted: rows.length, queuedSegments: rows.filter((r) => r.status === 'queued').reduce((n, r) => n + Number(r.segments), 0) };
 }
 
-/**
- * Debits a prepaid wallet by segments × price, refusing to go negative; postpaid accounts are not
- * debited. Returns false when the balance cannot cover it (nothing changed).
- */
-export async function debitSegments(em: EntityManager, accountId: number, segments: number, pricePerSegment: string): Promise<boolean> {
-  if (segments <= 0) return true;
-  const row = await one<{ id: number }>(
-    em,
-    `update accounts set wallet_balance = case when billing_mode = 'prepaid' then wallet_balance - (?::numeric * ?) else wallet_balance end, updated_at = now()
-      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?) returning id`,
-    [pricePerSegment, segments, accountId, pricePerSegment, segments],
-  );
-  return row !== null;
-}
+// The wallet rule is the account family's; campaigns debit through it as the sends do.
+export { debitSegments } from '../account/index.js';

@@ -9,6 +9,7 @@ import type { CampaignWorkflowInput } from '../../workflows/campaigns/campaign.j
 import { campaignResumeStarter, campaignStarter } from '../../workflows/campaigns/campaign.starter.js';
 import { groupCondition } from '../contacts/index.js';
 import { parseScheduleTime, resolveSmsRoute, type ResolvedRoute } from '../messaging/index.js';
+import { scheduleTimeSchema } from '../../domain/messaging/index.js';
 import { newUid } from '../platform/ids.js';
 
 export interface CampaignServiceDeps {
@@ -34,7 +35,7 @@ export const campaignBody = {
     },
     sender_id: { type: 'string', maxLength: 64 },
     name: { type: 'string', maxLength: 160, description: 'Defaults to "<group name> campaign"' },
-    schedule_time: { type: 'string', maxLength: 100, description: 'ISO 8601 with offset or Z; a past time starts at once' },
+    schedule_time: { ...scheduleTimeSchema, description: 'ISO 8601 with offset or Z; a past time starts at once' },
   },
 } as const;
 export type CampaignCreateInput = FromSchema<typeof campaignBody>;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { many, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 import { notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { groupView, type GroupRow } from './contact-view.js';
@@ -85,14 +85,14 @@ export async function createGroup(rc: RequestContext, name: string) {
 
 export async function renameGroup(rc: RequestContext, ref: string, name: string) {
   const group = await resolveGroup(rc, ref);
-  await rc.em.execute('update contact_groups set name = ?, updated_at = now() where id = ?', [groupName(name), group.id]);
+  await exec(rc.em, 'update contact_groups set name = ?, updated_at = now() where id = ?', [groupName(name), group.id]);
   return getGroup(rc, String(group.id));
 }
 
 /** Deletes the group with its contacts and imports (foreign keys cascade). */
 export async function deleteGroup(rc: RequestContext, ref: string) {
   const group = await resolveGroup(rc, ref);
-  await rc.em.execute('delete from contact_groups where id = ? and account_id = ?', [group.id, rc.account.id]);
+  await exec(rc.em, 'delete from contact_groups where id = ? and account_id = ?', [group.id, rc.account.id]);
   return { id: group.id, uid: group.uid, deleted: true };
 }
 

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
+import { exec, one } from '../../entities/db.js';
 import { notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Config } from '../../config.js';
@@ -75,7 +75,8 @@ export async function createImport(rc: RequestContext, deps: ImportServiceDeps, 
        values (?, ?, ?, 'queued', ?, '[]'::jsonb, now(), now()) returning *`,
       [rc.account.id, group.id, format, rows.length],
     );
-    await em.execute(
+    await exec(
+      em,
       `insert into contact_import_rows (import_id, row_no, line, data, note)
        select ?, t.ord, (t.value->>'line')::int, t.value->'data', t.value->>'note' from jsonb_array_elements(?::jsonb) with ordinality as t(value, ord)`,
       [imp!.id, JSON.stringify(rows)],

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { many, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 import { moveMessage, type MoveResult } from './message-moves.js';
 import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
 import { signalWorkflow } from '../../temporal/starters.js';
@@ -27,7 +27,7 @@ export async function applyParkableStatus(deps: IngressDeps, s: Pick<StatusUpdat
   const em = deps.orm.em.fork();
   const moved = await moveMessage(em, { gatewayMessageId: id }, { to, errorMessage });
   if (!moved) {
-    await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [
+    await exec(em, 'insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [
       id,
       to,
       errorMessage ?? null,
@@ -124,7 +124,8 @@ export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Prom
         JSON.stringify({ source: 'provider', ...m.metadata }),
       ],
     );
-    await tx.execute(
+    await exec(
+      tx,
       `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
        on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
       [owner.account_id, m.channelType, business, from],

@@ -1,5 +1,5 @@
 import { many, one } from '../../entities/db.js';
-import { mergeRecipients, toE164 } from '../../domain/messaging/recipients.js';
+import { checkRecipients, toE164 } from '../../domain/messaging/recipients.js';
 import { estimateSegments } from '../../domain/messaging/segments.js';
 import { validationFailed, notFound } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
@@ -11,14 +11,16 @@ import { pageOf, paginationOf } from '../platform/pagination.js';
 
 export { smsSendBody, type SmsSendInput } from './send-schemas.js';
 import type { SmsSendInput } from './send-schemas.js';
+import { SCHEDULE_TIME_PATTERN } from '../../domain/messaging/schedule-time.js';
 
 const GENERIC_BODY = 'You have a new message.';
+const SCHEDULE_TIME_RE = new RegExp(SCHEDULE_TIME_PATTERN);
 const SMS_TYPES = new Set(['plain', 'text', 'sms']);
 
 export function parseScheduleTime(value: string | undefined): Date | null {
   if (value === undefined || value.trim() === '') return null;
-  // ISO 8601 with an explicit offset or Z: a time without a zone would mean different instants to different readers.
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim())) {
+  // The schema's own pattern (domain/messaging/schedule-time.ts): the send admits what the document says.
+  if (!SCHEDULE_TIME_RE.test(value)) {
     throw validationFailed({
       schedule_time: ['The schedule time must be an ISO 8601 date and time with an offset, e.g. 2026-12-01T09:00:00+03:00.'],
     });
@@ -45,7 +47,9 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
     });
   }
   if (!SMS_TYPES.has(kind)) throw validationFailed({ [typeField]: ['The message type must be one of plain, text, sms or whatsapp.'] });
-  const recipients = mergeRecipients(input.recipient, input.recipients);
+  // Every recipient is checked before anything is created: a bad one refuses the whole request.
+  const { recipients, errors } = checkRecipients(input.recipient, input.recipients);
+  if (Object.keys(errors).length) throw validationFailed(errors);
   if (recipients.length === 0) {
     throw validationFailed({
       recipient: ['The recipient field is required when recipients is not present.'],

@@ -1,5 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
+import { manyBound, one } from '../../entities/db.js';
+import { debitSegments } from '../account/index.js';
+import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { providerTaskQueue, type Config } from '../../config.js';
 import { messageView, type MessageRow } from './message-view.js';
@@ -41,85 +43,113 @@ let waitingForFirstOutcome = 0;
 const immediateSends = rateMeter();
 
 /**
- * Creates the records one after another (each recipient has its own outcome) and starts one message
- * workflow per record. Immediate sends use update-with-start, so the answer can carry the provider's
- * first outcome; the whole request waits at most `firstOutcomeWaitMs` for all of them together, and
- * whatever the provider has not answered by then (admission control, a slow provider) answers queued.
- * Under load (more than `firstOutcomePerSecond` immediate sends in this process in the last second, more than
- * `firstOutcomeMaxInFlight` requests in flight, or `firstOutcomeConcurrency` sends already waiting) an immediate
- * send skips its own workflow and is queued for the batch dispatcher: the answer is then queued at
- * once, and the engine is spared one workflow per message.
+ * Creates every record of a request in one transaction with the prepaid wallet's debit (segments of
+ * the records that will be sent × `smsSegmentPrice`): a wallet that cannot cover them all refuses the
+ * whole request (402, reason insufficient_balance) and nothing is created or sent. Then starts one
+ * message workflow per record that needs its own. Immediate sends use update-with-start, so the
+ * answer can carry the provider's first outcome; the whole request waits at most `firstOutcomeWaitMs`
+ * for all of them together, and whatever the provider has not answered by then (admission control, a
+ * slow provider) answers queued. Under load (more than `firstOutcomePerSecond` immediate sends in
+ * this process in the last second, more than `firstOutcomeMaxInFlight` requests in flight, or
+ * `firstOutcomeConcurrency` sends already waiting) an immediate send skips its own workflow and is
+ * queued for the batch dispatcher: the answer is then queued at once, and the engine is spared one
+ * workflow per message.
+ *
+ * Once the transaction commits the request can only answer 201: a workflow that cannot be started
+ * leaves its record queued for the start-gap reconciler (worker/reconciler.ts), so a retry by the
+ * client never sends twice.
  */
 export async function createOutboundMessages(rc: RequestContext, deps: MessageServiceDeps, drafts: OutboundDraft[]) {
   const deadline = Date.now() + deps.config.firstOutcomeWaitMs;
-  const out = [];
-  for (const d of drafts) {
+  const planned = drafts.map((d) => {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
-    const lightLoad = !future && immediateSends() <= deps.config.firstOutcomePerSecond;
+    const lightLoad = !future && !d.failure && immediateSends() <= deps.config.firstOutcomePerSecond;
     const fastPath =
       lightLoad &&
       waitingForFirstOutcome < deps.config.firstOutcomeConcurrency &&
-      requestsInFlight() <= deps.config.firstOutcomeMaxInFlight &&
-      deadline > Date.now();
-    const mode = future || fastPath ? 'workflow' : 'batch';
-    // A record refused before any send (a malformed number) is final at once: its message.failed
-    // callback commits with it, as every other status change does through moveStatus.
-    const insert = (em: RequestContext['em']) =>
-      one<MessageRow>(
-        em,
-        `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
+      requestsInFlight() <= deps.config.firstOutcomeMaxInFlight;
+    return { d, future, uid: newUid('msg'), mode: future || fastPath ? 'workflow' : 'batch' };
+  });
+  const chargedSegments = drafts.reduce((n, d) => n + (d.failure ? 0 : (d.segments ?? 1)), 0);
+  const created = await rc.em.transactional(async (tx) => {
+    if (!(await debitSegments(tx, rc.account.id, chargedSegments, deps.config.smsSegmentPrice)))
+      throw quotaExceeded('The prepaid balance cannot cover this send; nothing was sent.', 'insufficient_balance');
+    const rows = await manyBound<MessageRow>(
+      tx,
+      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
                              campaign_id, scheduled_at, dispatch_mode, created_at, updated_at)
-       values (?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
-        [
-          newUid('msg'),
-          rc.account.id,
-          d.channelType,
-          d.channelId,
-          d.channelCode,
-          d.sender,
-          d.recipient,
-          d.body,
-          d.failure ? 'failed' : 'queued',
-          d.mediaUrl ?? null,
-          d.mediaType ?? null,
-          d.failure ?? null,
-          json(d.metadata),
-          json(d.templateParams),
-          json(d.providerRequest),
-          d.segments ?? 1,
-          d.encoding ?? 'GSM-7',
-          d.campaignId ?? null,
-          future ? d.scheduledAt : null,
-          mode,
-        ],
-      );
-    let row = !d.failure
-      ? await insert(rc.em)
-      : await rc.em.transactional(async (tx) => {
-          const inserted = await insert(tx);
-          await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(inserted as unknown as MessageEventRow));
-          return inserted;
-        });
-    if (row && !d.failure && mode === 'workflow') {
-      if (future) {
-        await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);
-      } else {
-        waitingForFirstOutcome++;
-        try {
-          const answered = await startMessageWorkflow(deps, rc.account.id, row, d.channelType, null, Math.max(1, deadline - Date.now()));
-          if (answered) row = (await one<MessageRow>(rc.em, 'select * from messages where id = ?', [row.id])) ?? row;
-        } finally {
-          waitingForFirstOutcome--;
+       select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
+              v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
+              v.campaign_id, v.scheduled_at, v.dispatch_mode, now(), now()
+         from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
+              recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
+              template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
+              dispatch_mode text)
+        order by v.ord
+       returning *`,
+      [
+        rc.account.id,
+        JSON.stringify(
+          planned.map(({ d, future, uid, mode }, ord) => ({
+            ord,
+            uid,
+            channel_type: d.channelType,
+            channel_id: d.channelId,
+            channel_code: d.channelCode,
+            sender: d.sender,
+            recipient: d.recipient,
+            body: d.body,
+            status: d.failure ? 'failed' : 'queued',
+            media_url: d.mediaUrl ?? null,
+            media_type: d.mediaType ?? null,
+            error_message: d.failure ?? null,
+            metadata: d.metadata ?? null,
+            template_params: d.templateParams ?? null,
+            provider_request: d.providerRequest ?? null,
+            segments: d.segments ?? 1,
+            encoding: d.encoding ?? 'GSM-7',
+            campaign_id: d.campaignId ?? null,
+            scheduled_at: future ? d.scheduledAt!.toISOString() : null,
+            dispatch_mode: mode,
+          })),
+        ),
+      ],
+    );
+    // A record refused before any send (a malformed number) is final at once: its message.failed
+    // callback commits with it, as every other status change does through moveStatus.
+    for (const row of rows)
+      if (row.status === 'failed')
+        await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row as unknown as MessageEventRow));
+    return new Map(rows.map((r) => [r.uid, r]));
+  });
+
+  const out = [];
+  for (const { d, future, uid, mode } of planned) {
+    let row = created.get(uid)!;
+    if (!d.failure && mode === 'workflow') {
+      try {
+        if (future) {
+          await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);
+        } else {
+          waitingForFirstOutcome++;
+          try {
+            const answered = await startMessageWorkflow(deps, rc.account.id, row, d.channelType, null, Math.max(1, deadline - Date.now()));
+            if (answered) row = (await one<MessageRow>(rc.em, 'select * from messages where id = ?', [row.id])) ?? row;
+          } finally {
+            waitingForFirstOutcome--;
+          }
         }
+      } catch (err) {
+        // The record is committed (and paid for): the reconciler starts its workflow later; this
+        // answer shows it as it stands.
+        rc.log.warn({ err, uid: row.uid }, 'message workflow not started; left for the reconciler');
       }
     }
-    out.push(messageView(row!));
+    out.push(messageView(row));
   }
   return out;
 }
-
-const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /**
  * Starts the message workflow (REJECT_DUPLICATE: one process per message, ever). With `waitMs` > 0

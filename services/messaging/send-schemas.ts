@@ -1,5 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { WHATSAPP_INTERACTIVE_TYPES, WHATSAPP_KINDS, WHATSAPP_LIMITS } from '../../domain/messaging/whatsapp-message.js';
+import { MAX_RECIPIENTS_PER_REQUEST, RECIPIENT_MAX_LENGTH } from '../../domain/messaging/recipients.js';
+import { scheduleTimeSchema } from '../../domain/messaging/schedule-time.js';
 
 // The request bodies of the two sends, stated as far as JSON Schema can state them, so OpenAPI and
 // MCP clients see the rules: the message types, the payloads that may not be combined, the
@@ -16,12 +18,20 @@ const absent = (message: string) => ({ not: {}, 'x-error': message }) as const;
 const SMS_TYPES = ['plain', 'text', 'sms', 'whatsapp'] as const;
 const smsTypeRule = { pattern: oneOfWords(SMS_TYPES), 'x-error': 'The message type must be one of plain, text, sms or whatsapp.' };
 
+/** Each number at most 191 characters once split at separators, at most 1,000 distinct numbers: checked by the send. */
+const recipients = {
+  type: 'array',
+  maxItems: MAX_RECIPIENTS_PER_REQUEST,
+  items: { type: 'string', maxLength: RECIPIENT_MAX_LENGTH },
+  description: `Entries may hold several numbers (same separators); at most ${MAX_RECIPIENTS_PER_REQUEST} distinct recipients per request in all`,
+} as const;
+
 /** The body of POST /sms/send: the operation's input schema, and the type the service takes. */
 export const smsSendBody = {
   type: 'object',
   properties: {
     recipient: { type: 'string', maxLength: 4000, description: 'One or more numbers separated by comma, semicolon or whitespace' },
-    recipients: { type: 'array', items: { type: 'string', maxLength: 191 } },
+    recipients,
     sender_id: { type: 'string', maxLength: 64 },
     message: { type: 'string', maxLength: 4096, description: 'Takes precedence over body' },
     body: { type: 'string', maxLength: 4096 },
@@ -32,7 +42,7 @@ export const smsSendBody = {
       description: 'plain, text, sms (default plain); whatsapp routes to the chat channel. Any case.',
     },
     type: { type: 'string', maxLength: 60, description: 'Alias of message_type, read only when message_type is absent' },
-    schedule_time: { type: 'string', maxLength: 100, description: 'ISO 8601 with offset; a future time queues the message' },
+    schedule_time: { ...scheduleTimeSchema, description: 'ISO 8601 with offset; a future time queues the message' },
     media_url: { type: 'string', maxLength: 2048 },
     media_type: { type: 'string', maxLength: 32 },
     tenant_channel_id: { description: 'Ignored: the route is resolved from sender_id' },
@@ -162,8 +172,8 @@ const kindIs = (kind: string) => ({ properties: { message_type: { const: kind } 
 export const whatsappSendBody = {
   type: 'object',
   properties: {
-    recipient: { type: 'string', maxLength: 4000 },
-    recipients: { type: 'array', items: { type: 'string', maxLength: 191 } },
+    recipient: { type: 'string', maxLength: 4000, description: 'One or more numbers separated by comma, semicolon or whitespace' },
+    recipients,
     sender_id: { type: 'string', maxLength: 64, description: 'A provider phone-number id of the account (not a local channel id)' },
     message: { type: 'string', maxLength: L.message },
     body: { type: 'string', maxLength: L.message },
@@ -174,7 +184,7 @@ export const whatsappSendBody = {
       description: `${WHATSAPP_KINDS.join(', ')} (any case); inferred from the payload when absent`,
     },
     type: { type: 'string', maxLength: 60, description: 'Alias of message_type, read only when message_type is absent' },
-    schedule_time: { type: 'string', maxLength: 100 },
+    schedule_time: scheduleTimeSchema,
     in_reply_to_gateway_id: {
       type: 'string',
       maxLength: L.providerId,

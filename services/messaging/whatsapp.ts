@@ -1,5 +1,5 @@
 import { many } from '../../entities/db.js';
-import { mergeRecipients, toE164 } from '../../domain/messaging/recipients.js';
+import { checkRecipients, toE164 } from '../../domain/messaging/recipients.js';
 import { prepareWhatsAppMessage, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
 import { providerRegistry } from '../../activities/providers/index.js';
 import { validationFailed } from '../platform/errors.js';
@@ -43,8 +43,11 @@ export async function resolveWhatsAppSender(rc: RequestContext, senderId: string
 
 /** POST /whatsapp/send: one record per recipient, the Cloud API body stored for the dispatch. */
 export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps, input: WhatsAppSendInput) {
-  const recipients = mergeRecipients(input.recipient, input.recipients);
+  // Every recipient is checked before anything is created: a bad one refuses the whole request.
+  const checked = checkRecipients(input.recipient, input.recipients);
+  const recipients = checked.recipients;
   const { errors, prepared } = prepareWhatsAppMessage(input);
+  Object.assign(errors, checked.errors);
   if (recipients.length === 0) {
     errors.recipient = ['The recipient field is required when recipients is not present.'];
     errors.recipients = ['The recipients field is required when recipient is not present.'];

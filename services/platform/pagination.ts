@@ -14,10 +14,11 @@ export const paginationSchema = {
 } as const;
 
 /** The query properties every page-number list accepts (spread into each list's query schema). */
+// Bounded so the offset stays a bigint: page 5e17 or 1e308 is a 422, not a failed statement.
 export const pageQueryProperties = {
-  page: { type: 'integer', minimum: 1 },
-  per_page: { type: 'integer', minimum: 1 },
-  limit: { type: 'integer', minimum: 1, description: 'wins over per_page; default 20, at most 100' },
+  page: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+  per_page: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'default 20; above 100 reads as 100' },
+  limit: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'wins over per_page; default 20; above 100 reads as 100' },
 } as const;
 
 /** Page-number lists: limit wins over per_page, default 20, at most 100. */

@@ -90,13 +90,87 @@ function compile(ajv: typeof bodyAjv, schema: JsonSchema): ValidateFunction {
   return fn;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * NUL and unpaired UTF-16 surrogates (JSON escapes such as "\\ud800" produce them) cannot be stored:
+ * PostgreSQL refuses NUL in text and jsonb, and an unpaired surrogate is silently replaced on the way
+ * there. Returns the dotted path of the first string or object key holding one (undefined: none).
+ * Iterative, so a value of any depth is walked without recursion.
+ */
+export function unstorableTextAt(value: unknown, base = ''): string | undefined {
+  const bad = (s: string) => s.includes('\0') || LONE_SURROGATE.test(s);
+  const stack: Array<[unknown, string]> = [[value, base]];
+  while (stack.length) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (bad(v)) return at;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        // A refused key is named readably in the answer: NUL as \0, an unpaired surrogate as U+FFFD.
+        const name = bad(k) ? k.replace(/\0/g, '\\0').replace(LONE_SURROGATE_ALL, '\uFFFD') : k;
+        const path = at ? `${at}.${name}` : name;
+        if (bad(k)) return path;
+        stack.push([child, path]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** 422 naming the field when a value holds text that cannot be stored (see unstorableTextAt). */
+export function refuseUnstorableText(value: unknown, base = ''): void {
+  const at = unstorableTextAt(value, base);
+  if (at === undefined) return;
+  const field = at || 'body';
+  throw validationFailed({
+    [field]: [`The ${field.split('.').pop()!.replace(/_/g, ' ')} contains a NUL character or an unpaired surrogate.`],
+  });
+}
+
+/**
+ * What storage refuses, stated in an operation's schemas where they do not state it already: every
+ * integer an operation accepts reaches an int4 column or an int4-sized id, and a value beyond it
+ * would fail the statement (a 500) instead of the request (a 422); strings and object keys may not
+ * hold a NUL. Applied once to each operation's schemas, so ajv, the OpenAPI document and the MCP
+ * tools all state the same bounds.
+ */
+export const INT4_MAX = 2_147_483_647;
+const NO_NUL = '^[^\\u0000]*$';
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+export function withStorageBounds<S>(schema: S): S {
+  if (Array.isArray(schema)) return schema.map((s: unknown) => withStorageBounds(s)) as S;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    // const, enum, default and examples are values, not schemas; properties and the like are maps of schemas.
+    if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples') out[k] = v;
+    else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === 'object')
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, withStorageBounds(sub)]));
+    else out[k] = withStorageBounds(v);
+  }
+  const types = ([] as unknown[]).concat(out.type ?? []);
+  // Text is refused with a NUL (refuseUnstorableText); the schema says so, for strings and keys.
+  if (types.includes('string') && out.pattern === undefined) out.pattern = NO_NUL;
+  if ((types.includes('object') || out.properties !== undefined) && out.propertyNames === undefined)
+    out.propertyNames = { pattern: NO_NUL };
+  if (types.includes('integer')) {
+    if (out.maximum === undefined && out.exclusiveMaximum === undefined) out.maximum = INT4_MAX;
+    if (out.minimum === undefined && out.exclusiveMinimum === undefined) out.minimum = -INT4_MAX - 1;
+  }
+  return out as S;
+}
+
 export function validateBody<T>(schema: JsonSchema, data: unknown): T {
+  refuseUnstorableText(data);
   const fn = compile(bodyAjv, schema);
   if (!fn(data)) throw validationFailed(toFieldErrors(fn.errors));
   return data as T;
 }
 
 export function validateQuery<T>(schema: JsonSchema, data: Record<string, unknown>): T {
+  refuseUnstorableText(data);
   const fn = compile(queryAjv, schema);
   const copy = { ...data };
   if (!fn(copy)) throw validationFailed(toFieldErrors(fn.errors));

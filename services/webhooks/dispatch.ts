@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many } from '../../entities/db.js';
+import { exec, many } from '../../entities/db.js';
 import { startWorkflow } from '../../temporal/starters.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhooks/webhook-delivery.js';
 import { webhookDeliveryStarter } from '../../workflows/webhooks/webhook-delivery.starter.js';
@@ -68,7 +68,8 @@ export async function relayEvents(em: EntityManager, deps: DispatchDeps, limit =
         .map((e) => ({ accountId: r.account_id, eventId: r.event_id, target: { type: 'endpoint' as const, id: e.id } })),
     );
     await inPool(starts, 32, (input) => startDelivery(deps, input));
-    await tx.execute(
+    await exec(
+      tx,
       `update events set dispatched_at = now() where id in (${marks(rows.length)})`,
       rows.map((r) => r.id),
     );
@@ -97,7 +98,8 @@ export async function relayBusinessEvents(em: EntityManager, deps: DispatchDeps,
         .map((s) => ({ accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } })),
     );
     await inPool(starts, 32, (input) => startDelivery(deps, input));
-    await tx.execute(
+    await exec(
+      tx,
       `update business_events set dispatched_at = now() where id in (${marks(rows.length)})`,
       rows.map((r) => r.id),
     );

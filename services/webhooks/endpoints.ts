@@ -1,11 +1,13 @@
 import { many, one } from '../../entities/db.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
+import { assertDestinationAllowed, type DestinationPolicy } from '../platform/destinations.js';
 import { requireAccount } from '../account/index.js';
 import { newWebhookSecret } from './signing.js';
 import { isEventFilter, matchesFilter, orderedPayload } from './events.js';
 import { startDelivery, type DispatchDeps } from './dispatch.js';
 import { webhookDeliveryWorkflowId } from '../../temporal/ids.js';
+import { iso } from '../platform/time.js';
 
 // Webhook endpoints of an account, kept by the operator ("Settings"). Secrets leave the service
 // only in the answer of create and rotate; every other view shows a hint.
@@ -38,7 +40,6 @@ interface DeliveryRow {
   completed_at: Date | null;
   attempt_log: unknown[];
 }
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 export const endpointView = (r: EndpointRow) => ({
   id: r.id,
@@ -67,9 +68,11 @@ export async function createEndpoint(
   oc: OperatorContext,
   accountId: number,
   b: { url: string; events?: readonly string[]; description?: string },
+  policy: DestinationPolicy,
 ) {
   await requireAccount(oc, accountId);
   checkFilters(b.events);
+  await assertDestinationAllowed(b.url, policy, 'url');
   const secret = newWebhookSecret();
   const row = await one<EndpointRow>(
     oc.em,
@@ -110,8 +113,10 @@ export async function updateEndpoint(
   accountId: number,
   id: number,
   b: { url?: string; events?: readonly string[]; description?: string | null; status?: 'active' | 'disabled' },
+  policy: DestinationPolicy,
 ) {
   checkFilters(b.events);
+  if (b.url !== undefined) await assertDestinationAllowed(b.url, policy, 'url');
   await endpointRow(oc, accountId, id);
   const sets: string[] = [];
   const params: unknown[] = [];

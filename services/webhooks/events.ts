@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newUid } from '../platform/ids.js';
+import { exec } from '../../entities/db.js';
 
 /**
  * Every communication-callback kind. Message kinds are emitted by moveStatus and receiveInbound
@@ -77,7 +78,8 @@ export async function emitEvent(
 ): Promise<string> {
   const eventId = newUid('evt');
   const payload = { event_id: eventId, event: kind, occurred_at: occurredAt.toISOString(), account_id: accountId, ...fields };
-  await tx.execute(
+  await exec(
+    tx,
     `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
     select e.id, e.account, e.kind, e.payload, e.at, ${dispatchedAtOnRecord('e.account', 'e.kind')}
       from (select ?::text as id, ?::int as account, ?::text as kind, ?::jsonb as payload, ?::timestamptz as at) e`,

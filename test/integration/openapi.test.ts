@@ -28,8 +28,32 @@ test('GET /api-docs/openapi.json is OpenAPI 3.1.0, version 3.6.0, built from the
   assert.equal(schema.properties.recipient.maxLength, 4000);
   const def = routes.find((x) => x.path === '/api/v3/sms/send')!;
   assert.deepEqual(schema, JSON.parse(JSON.stringify(def.body)));
-  for (const route of routes.filter((x) => x.tag !== 'Documentation'))
+  for (const route of routes.filter((x) => x.tag !== 'Documentation' && x.auth !== 'operator'))
     assert.ok(r.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
+  assert.deepEqual(
+    Object.keys(r.body.paths).filter((p) => p.startsWith('/admin/')),
+    [],
+    'the customer document does not describe the operator API',
+  );
+  assert.deepEqual(Object.keys(r.body.components.securitySchemes), ['bearer']);
+});
+
+test('GET /admin/v1/openapi.json describes every operator operation and nothing else', async () => {
+  const r = await http('GET', '/admin/v1/openapi.json');
+  assert.equal(r.status, 200);
+  assert.equal(r.body.openapi, '3.1.0');
+  const operator = routes.filter((x) => x.auth === 'operator');
+  assert.ok(operator.length > 20);
+  for (const route of operator) {
+    const op = r.body.paths[route.path]?.[route.method.toLowerCase()];
+    assert.ok(op, `${route.method} ${route.path} documented`);
+    assert.deepEqual(op.security, [{ operator: [] }]);
+  }
+  assert.deepEqual(
+    Object.keys(r.body.paths).filter((p) => !p.startsWith('/admin/v1/')),
+    [],
+  );
+  assert.deepEqual(Object.keys(r.body.components.securitySchemes), ['operator']);
 });
 
 test('GET /api-docs is a readable reference page', async () => {
@@ -38,4 +62,5 @@ test('GET /api-docs is a readable reference page', async () => {
   assert.match(res.headers.get('content-type') ?? '', /text\/html/);
   const html = await res.text();
   assert.match(html, /POST \/api\/v3\/sms\/send/);
+  assert.doesNotMatch(html, /\/admin\/v1/, 'the operator API is not on the customer reference page');
 });

@@ -1,7 +1,7 @@
 // Talks to the stack that `npm test` started (scripts/test.ts passes its addresses in the environment).
 export const API_URL = process.env.API_URL ?? 'http://127.0.0.1:8080';
 export const SIM_URL = process.env.SIM_URL ?? 'http://127.0.0.1:4010';
-export const OPERATOR_TOKEN = process.env.OPERATOR_TOKEN ?? 'dev-operator-token';
+export const OPERATOR_TOKEN = process.env.OPERATOR_TOKEN ?? '';
 
 export interface Reply<T = any> {
   status: number;

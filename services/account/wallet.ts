@@ -1,0 +1,20 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { one } from '../../entities/db.js';
+
+/**
+ * Debits a prepaid wallet by segments × price, refusing to go negative; postpaid accounts are not
+ * debited. Returns false when the balance cannot cover it (nothing changed). One conditional update:
+ * the row lock it takes orders concurrent debits, and each re-checks the balance the previous left,
+ * so no interleaving of sends and campaign pages can overdraw. Call it inside the transaction that
+ * writes what is being paid for, so both commit or neither does.
+ */
+export async function debitSegments(em: EntityManager, accountId: number, segments: number, pricePerSegment: string): Promise<boolean> {
+  if (segments <= 0) return true;
+  const row = await one<{ id: number }>(
+    em,
+    `update accounts set wallet_balance = case when billing_mode = 'prepaid' then wallet_balance - (?::numeric * ?) else wallet_balance end, updated_at = now()
+      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?) returning id`,
+    [pricePerSegment, segments, accountId, pricePerSegment, segments],
+  );
+  return row !== null;
+}

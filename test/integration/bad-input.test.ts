@@ -1,0 +1,188 @@
+// Every bad input is a 4xx in the envelope, refused by the door's one mechanism for it (issue 11,
+// point 6): unstorable text, deep JSON, out-of-range numbers, oversized bodies, media types.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import nodeHttp from 'node:http';
+import { api, admin, http, newTenant, API_URL, OPERATOR_TOKEN, type Reply } from '../support/stack.js';
+
+const json = { 'content-type': 'application/json' };
+const post = (path: string, token: string, raw: string, headers: Record<string, string> = json) =>
+  http('POST', path, { token, raw, headers });
+
+function refused(r: Reply, status: number, field?: string) {
+  assert.equal(r.status, status, r.text);
+  assert.equal(r.body.status, 'error');
+  assert.doesNotMatch(r.text, /select |insert into|invalid byte sequence|unsupported Unicode|\bat .+\.(ts|js):\d+/i, 'no SQL, no stack');
+  if (field) assert.ok(r.body.errors?.[field], `errors.${field} in ${r.text}`);
+}
+
+test('a NUL anywhere in a JSON body (a value, a custom-field key) is a 422 naming the field', async () => {
+  const t = await newTenant();
+  refused(await post('/api/v3/sms/send', t.token, JSON.stringify({ recipient: '255700000001', message: 'a\u0000b' })), 422, 'message');
+  const group = await api('POST', '/api/v3/contact-groups', t.token, { name: 'nul' });
+  assert.equal(group.status, 201);
+  const contacts = `/api/v3/contact-groups/${group.body.data.id}/contacts`;
+  refused(await post(contacts, t.token, JSON.stringify({ PHONE: '255700000001', 'shoe\u0000size': '42' })), 422, 'shoe\\0size');
+  refused(
+    await post(contacts, t.token, JSON.stringify({ PHONE: '255700000001', notes: { deep: ['ok', 'x\u0000'] } })),
+    422,
+    'notes.deep.1',
+  );
+  // Nothing was stored by the refused requests.
+  const list = await api('GET', contacts, t.token);
+  assert.equal(list.status, 200);
+  assert.equal(list.body.data.pagination?.total ?? list.body.data.length, 0);
+});
+
+test('an unpaired UTF-16 surrogate in a body value or key is a 422', async () => {
+  const t = await newTenant();
+  refused(await post('/api/v3/sms/send', t.token, '{"recipient":"255700000001","message":"x\\ud800y"}'), 422, 'message');
+  refused(await post('/api/v3/sms/send', t.token, '{"recipient":"255700000001","message":"\\udc00"}'), 422, 'message');
+  const group = await api('POST', '/api/v3/contact-groups', t.token, { name: 'surrogates' });
+  refused(await post(`/api/v3/contact-groups/${group.body.data.id}/contacts`, t.token, '{"PHONE":"255700000002","k\\ud83d":"v"}'), 422);
+  // A proper pair (an emoji) is text like any other.
+  const ok = await post('/api/v3/sms/send', t.token, '{"recipient":"255700000003","message":"hi \\ud83d\\ude00"}');
+  assert.equal(ok.status, 201, ok.text);
+});
+
+test('a NUL or unpaired surrogate in a query string is a 422, in a path parameter a 400', async () => {
+  const t = await newTenant();
+  refused(await api('GET', '/api/v3/messages?search=a%00b', t.token), 422, 'search');
+  refused(await api('GET', '/api/v3/messages?page=1&x=%00', t.token), 422, 'x');
+  refused(await api('GET', '/api/v3/sms/msg_abc%00', t.token), 400);
+  refused(await api('GET', '/api/v3/contact-groups/%00/contacts', t.token), 400);
+  refused(await http('GET', '/admin/v1/accounts/1%00', { token: OPERATOR_TOKEN }), 400);
+});
+
+test('JSON nested thousands deep is a 400, on REST and on MCP', async () => {
+  const t = await newTenant();
+  const deep = '['.repeat(5000) + ']'.repeat(5000);
+  refused(await post('/api/v3/sms/send', t.token, `{"recipient":"255700000001","message":${deep}}`), 400);
+  const group = await api('POST', '/api/v3/contact-groups', t.token, { name: 'deep' });
+  refused(await post(`/api/v3/contact-groups/${group.body.data.id}/contacts`, t.token, `{"PHONE":"255700000001","k":${deep}}`), 400);
+  // Brackets inside strings do not count.
+  const brackets = await post('/api/v3/sms/send', t.token, JSON.stringify({ recipient: '255700000004', message: '['.repeat(500) }));
+  assert.equal(brackets.status, 201, brackets.text);
+  const mcp = await http('POST', '/mcp', {
+    token: t.token,
+    raw: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${deep}}`,
+    headers: { ...json, accept: 'application/json, text/event-stream' },
+  });
+  assert.ok([400, 401].includes(mcp.status), `${mcp.status} ${mcp.text}`);
+  assert.notEqual(mcp.status, 500);
+});
+
+test('page numbers and sizes beyond their range (5e17, Infinity, 1e308) are 422', async () => {
+  const t = await newTenant();
+  for (const q of ['page=5e17', 'page=500000000000000000', 'page=Infinity', 'page=1e308', 'per_page=1e308', 'limit=Infinity', 'page=-1'])
+    refused(await api('GET', `/api/v3/messages?${q}`, t.token), 422, q.split('=')[0]);
+  const group = await api('POST', '/api/v3/contact-groups', t.token, { name: 'pages' });
+  refused(await api('GET', `/api/v3/contact-groups/${group.body.data.id}/contacts?page=5e17`, t.token), 422, 'page');
+  refused(await api('GET', '/api/v3/contact-groups?page=1e308', t.token), 422, 'page');
+  const last = await api('GET', '/api/v3/messages?page=2147483647&per_page=500', t.token);
+  assert.equal(last.status, 200, 'the largest page is an empty page');
+});
+
+test('non-numeric and out-of-range ids on the operator API are 404, never SQL', async () => {
+  for (const id of ['abc', 'NaN', '1e3', '-1', '99999999999999999999', '0x10'])
+    refused(await http('GET', `/admin/v1/accounts/${id}`, { token: OPERATOR_TOKEN }), 404);
+  const t = await newTenant();
+  for (const id of ['abc', 'NaN', '99999999999'])
+    refused(await http('DELETE', `/admin/v1/accounts/${t.accountId}/keys/${id}`, { token: OPERATOR_TOKEN }), 404);
+});
+
+test('numbers beyond their column are 422: wallet_balance 1e15, integers beyond int4', async () => {
+  const t = await newTenant();
+  refused(await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 1e15 }), 422, 'wallet_balance');
+  refused(await admin('POST', '/accounts', { name: 'huge', wallet_balance: 1e308 }), 422, 'wallet_balance');
+  const ok = await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 999_999_999_999 });
+  assert.equal(ok.status, 200, ok.text);
+  refused(await admin('POST', `/accounts/${t.accountId}/webhook-endpoints/1/rotate-secret`, { overlap_hours: 1e308 }), 422);
+  refused(await admin('POST', `/accounts/${t.accountId}/events/evt_x/redeliver`, { endpoint_id: 2 ** 53 }), 422, 'endpoint_id');
+});
+
+/** A raw upload over node:http; resolves with the answer and whether the server closed the connection. */
+function upload(path: string, token: string, size: number, declared: boolean): Promise<{ status: number; body: string; closed: boolean }> {
+  const url = new URL(path, API_URL);
+  const agent = new nodeHttp.Agent({ keepAlive: true });
+  return new Promise<{ status: number; body: string; closed: boolean }>((resolve, reject) => {
+    const req = nodeHttp.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: { ...json, authorization: `Bearer ${token}`, ...(declared ? { 'content-length': size } : {}) },
+      },
+      (res) => {
+        answered = true;
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        // The keep-alive agent would keep the socket: only the server can have closed it.
+        const socket = res.socket;
+        const done = () => resolve({ status: res.statusCode ?? 0, body, closed: true });
+        res.on('end', () => (socket.destroyed ? done() : socket.once('close', done)));
+      },
+    );
+    // Once the answer is in, the server closing under the rest of the upload (EPIPE) is the point.
+    let answered = false;
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < size) {
+        sent += chunk.length;
+        if (answered || req.destroyed) return;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    pump();
+  }).finally(() => agent.destroy());
+}
+
+test('a body over the limit is a 413 and the connection is closed (Koa routes and raw ingress)', async () => {
+  const t = await newTenant();
+  for (const path of ['/api/v3/sms/send', '/providers/sms/status'])
+    for (const declared of [true, false]) {
+      const r = await upload(path, t.token, 3 * 1024 * 1024, declared);
+      assert.equal(r.status, 413, `${path} declared=${declared}: ${r.body}`);
+      assert.equal(JSON.parse(r.body).status, 'error');
+      assert.ok(r.closed);
+    }
+});
+
+test('media types are compared without case; form and multipart bodies on JSON endpoints are 415', async () => {
+  const t = await newTenant();
+  const body = JSON.stringify({ recipient: '255700000005', message: 'hi' });
+  for (const type of ['Application/JSON; charset=UTF-8', 'APPLICATION/JSON', 'application/json ; charset=utf-8'])
+    assert.equal((await post('/api/v3/sms/send', t.token, body, { 'content-type': type })).status, 201, type);
+  refused(
+    await post('/api/v3/sms/send', t.token, 'recipient=255700000005&message=hi', { 'content-type': 'application/x-www-form-urlencoded' }),
+    415,
+  );
+  refused(await post('/api/v3/sms/send', t.token, 'x', { 'content-type': 'multipart/form-data; boundary=x' }), 415);
+  refused(await post('/api/v3/sms/send', t.token, body, { 'content-type': 'text/plain' }), 415);
+});
+
+test('GET on the fixed send paths is a 405 with Allow: POST, not a message lookup', async () => {
+  const t = await newTenant();
+  for (const path of ['/api/v3/sms/send', '/api/v3/sms/campaign', '/api/v3/whatsapp/send']) {
+    const r = await api('GET', path, t.token);
+    refused(r, 405);
+    assert.equal(r.headers.get('allow'), 'POST');
+  }
+  const senders = await api('POST', '/api/v3/sms/senders', t.token, {});
+  refused(senders, 405);
+  assert.equal(senders.headers.get('allow'), 'GET');
+  // A real uid under the same prefix is still found through the parameter route.
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: '255700000006', message: 'hi' });
+  assert.equal((await api('GET', `/api/v3/sms/${sent.body.data.messages[0].uid}`, t.token)).status, 200);
+});

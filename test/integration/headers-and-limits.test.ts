@@ -1,0 +1,141 @@
+// Point 9 of the hardening issue: WWW-Authenticate on 401, no-store on answers carrying secrets,
+// nosniff everywhere, a CSP on /api-docs, no double burst at a rate-limit window boundary, and
+// failed authentication throttled per client address.
+import { test, mock } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { freePort } from '../../scripts/embedded-pg.js';
+import { waitForPort } from '../../temporal/dev-server.js';
+import { openOrm } from '../../entities/orm.js';
+import { authenticate } from '../../api/http/auth.js';
+import { WINDOW_MS } from '../../api/http/ratelimit.js';
+import { admin, api, http, newTenant, API_URL } from '../support/stack.js';
+
+test('every 401 says WWW-Authenticate: Bearer: REST, operator and MCP', async () => {
+  const mcpInit = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} };
+  const refusals = [
+    await http('GET', '/api/v3/me'),
+    await http('GET', '/api/v3/me', { token: 'x'.repeat(64) }),
+    await http('POST', '/api/v3/sms/send', { token: 'nope', body: { recipient: '+255700000001', message: 'x' } }),
+    await http('GET', '/admin/v1/accounts'),
+    await http('GET', '/admin/v1/accounts', { token: 'wrong' }),
+    await http('POST', '/mcp', { token: 'svc_mcp_nope', body: mcpInit, headers: { accept: 'application/json, text/event-stream' } }),
+  ];
+  for (const r of refusals) {
+    assert.equal(r.status, 401, r.text);
+    assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+  }
+});
+
+test('answers that carry a secret are Cache-Control: no-store; the listings are not marked', async () => {
+  const t = await newTenant();
+  const secretAnswers = [
+    await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'k', user_id: t.userId }),
+    await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'm', user_id: t.userId }),
+    await admin('POST', `/accounts/${t.accountId}/webhook-endpoints`, { url: 'http://127.0.0.1:9/hook' }),
+    await admin('POST', `/accounts/${t.accountId}/automation-subscriptions`, {
+      event_type: 'order.*',
+      target_url: 'http://127.0.0.1:9/sub',
+    }),
+  ];
+  const endpoint = secretAnswers[2].body.data;
+  secretAnswers.push(await admin('POST', `/accounts/${t.accountId}/webhook-endpoints/${endpoint.id}/rotate-secret`, { overlap_hours: 0 }));
+  for (const r of secretAnswers) {
+    assert.ok(r.status === 200 || r.status === 201, r.text);
+    assert.ok(r.body.data.token || r.body.data.secret, 'the answer does carry a secret');
+    assert.equal(r.headers.get('cache-control'), 'no-store');
+  }
+  assert.equal((await admin('GET', `/accounts/${t.accountId}/keys`)).headers.get('cache-control'), null);
+});
+
+test('X-Content-Type-Options: nosniff on every answer: JSON, errors, the docs, raw provider ingress, MCP', async () => {
+  const t = await newTenant();
+  const answers = [
+    await api('GET', '/api/v3/me', t.token),
+    await http('GET', '/no/such/path'),
+    await http('GET', '/api/v3/me'),
+    await http('GET', '/api-docs/openapi.json'),
+    await http('GET', '/api-docs'),
+    await http('POST', `${API_URL}/providers/sms/status?m=x`, {
+      raw: 'MessageSid=SM1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+    await http('POST', '/mcp', { token: 'svc_mcp_nope', body: {} }),
+  ];
+  for (const r of answers) assert.equal(r.headers.get('x-content-type-options'), 'nosniff', `${r.status} ${r.text.slice(0, 80)}`);
+  assert.ok(answers[5].status >= 400, 'the unsigned receipt was refused by the raw ingress');
+});
+
+test('/api-docs has a Content-Security-Policy allowing its own inline style (by hash) and nothing else', async () => {
+  const res = await fetch(`${API_URL}/api-docs`);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  const html = await res.text();
+  assert.match(csp, /default-src 'none'/);
+  const hash = /style-src '(sha256-[A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+  assert.ok(hash, csp);
+  const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
+  const { createHash } = await import('node:crypto');
+  assert.equal(`sha256-${createHash('sha256').update(style).digest('base64')}`, hash, 'the hash is the page style');
+  assert.doesNotMatch(csp, /unsafe-inline|script-src|\*/);
+  assert.doesNotMatch(html, /<script/);
+});
+
+test('the rate limit SQL slides: a burst straddling a minute boundary gets no second budget', async () => {
+  const t = await newTenant();
+  const orm = await openOrm(process.env.DATABASE_URL!, 2);
+  // The statement's occasional sweep of old windows would, from this far-future clock, drop the
+  // suite's live windows: kept from firing in this process.
+  const random = mock.method(Math, 'random', () => 0.5);
+  try {
+    const limit = 10;
+    // A minute boundary far from the real clock, so the suite's own requests never share its windows.
+    const boundary = Math.ceil((Date.now() + 3_600_000) / WINDOW_MS) * WINDOW_MS;
+    let allowed = 0;
+    const statuses: string[] = [];
+    // 40 requests in the last second of one minute and the first second of the next.
+    for (let i = 0; i < 40; i++) {
+      const now = boundary - 1_000 + i * 50;
+      const a = await authenticate(orm.em.fork(), `Bearer ${t.token}`, 'rest', limit, now);
+      if (a.rate.allowed) allowed++;
+      statuses.push(`${now - boundary}:${a.rate.allowed ? 'ok' : a.rate.retryAfter}`);
+    }
+    assert.ok(allowed >= limit && allowed <= limit + 1, `allowed ${allowed}: ${statuses.join(' ')}`);
+    // A minute without requests later, the burst's weight has drained: the budget is back.
+    const later = await authenticate(orm.em.fork(), `Bearer ${t.token}`, 'rest', limit, boundary + 2 * WINDOW_MS + 1_000);
+    assert.equal(later.rate.allowed, true);
+  } finally {
+    random.mock.restore();
+    await orm.close();
+  }
+});
+
+test('failed authentication is throttled per client address: 429 with Retry-After after N failures, on REST and MCP alike', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', AUTH_FAILURES_PER_MINUTE: '3' },
+    stdio: 'ignore',
+  });
+  try {
+    await waitForPort(port, 30_000, child);
+    const base = `http://127.0.0.1:${port}`;
+    const t = await newTenant();
+    assert.equal((await http('GET', `${base}/api/v3/me`, { token: t.token })).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await http('GET', `${base}/api/v3/me`, { token: `${'g'.repeat(63)}${i}` })).status, 401);
+    for (const r of [
+      await http('GET', `${base}/api/v3/me`, { token: 'g'.repeat(64) }),
+      await http('GET', `${base}/api/v3/me`, { token: t.token }),
+      await http('POST', `${base}/mcp`, { token: 'svc_mcp_nope', body: {} }),
+    ]) {
+      assert.equal(r.status, 429, r.text);
+      assert.equal(r.body.status, 'error');
+      assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    }
+    assert.equal(
+      (await http('GET', `${API_URL}/api/v3/me`, { token: t.token })).status,
+      200,
+      'counted per process: the main API is not affected',
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
