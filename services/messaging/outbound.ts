@@ -42,6 +42,14 @@ let waitingForFirstOutcome = 0;
 /** Immediate sends of this API process in the last second. */
 const immediateSends = rateMeter();
 
+/** Hands a still-queued immediate send to the batch dispatcher (no workflow of its own was started). */
+const toBatchDispatch = (rc: RequestContext, id: number | string) =>
+  one<MessageRow>(
+    rc.em,
+    `update messages set dispatch_mode = 'batch', updated_at = now() where id = ? and status = 'queued' and dispatch_mode = 'workflow' returning *`,
+    [id],
+  );
+
 /**
  * Creates every record of a request in one transaction with the prepaid wallet's debit (segments of
  * the records that will be sent × `smsSegmentPrice`): a wallet that cannot cover them all refuses the
@@ -131,6 +139,11 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
       try {
         if (future) {
           await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);
+        } else if (Date.now() >= deadline) {
+          // The request's wait for first outcomes is spent (a slow or throttled provider): what is
+          // left goes to the batch dispatcher and answers queued now, as admission control promises,
+          // instead of each starting a workflow of its own behind the provider's rate limit.
+          row = (await toBatchDispatch(rc, row.id)) ?? row;
         } else {
           waitingForFirstOutcome++;
           try {
