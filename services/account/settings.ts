@@ -82,7 +82,9 @@ export async function addUser(
   if (await one(oc.em, 'select id from users where account_id = ? and email = ?', [accountId, input.email])) {
     throw validationFailed({ email: ['A user with this email already exists in the account.'] });
   }
-  return (await createUser(oc.em, accountId, { email: input.email, name: input.name, permissions: [...(input.permissions ?? [])] }))!;
+  return withIsoTimestamps(
+    (await createUser(oc.em, accountId, { email: input.email, name: input.name, permissions: [...(input.permissions ?? [])] }))!,
+  );
 }
 
 /** Change permissions, rename, deactivate or reactivate: the user's keys follow at once. */
