@@ -1,9 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { startStack, type Stack } from '../scripts/stack.js';
-import { freePort } from '../scripts/embedded-pg.js';
+import { privateRunStack, type Stack } from '../scripts/stack.js';
 
 /** A numeric command-line option: `--name 42`, or the fallback. */
 export function numberArg(name: string, fallback: number): number {
@@ -15,14 +12,13 @@ export function numberArg(name: string, fallback: number): number {
 export async function benchStack(
   extraEnv: Record<string, string> = {},
 ): Promise<{ stack: Stack; dir: string; token: string; accountId: number; operator: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const operator = 'bench-operator';
-  const stack = await startStack({
-    dataDir: dir,
-    persistentTemporal: false,
-    apiPort: await freePort(),
-    logToFiles: true,
-    extraEnv: { OPERATOR_TOKEN: operator, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', SIM_RECEIPT_DELAY_MS: '200', ...extraEnv },
+  const { stack, dataDir: dir } = await privateRunStack('svc-bench', {
+    OPERATOR_TOKEN: operator,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    SIM_RECEIPT_DELAY_MS: '200',
+    ...extraEnv,
   });
   const call = async (p: string, body: unknown) =>
     (

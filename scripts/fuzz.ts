@@ -6,11 +6,9 @@
 //   FUZZ_SEED (default 20261122), FUZZ_EXAMPLES (per operation, default 25), FUZZ_KEYS (default 30),
 //   FUZZ_WORKERS (default 2); extra arguments go to `st run` for both documents.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startStack, projectRoot } from './stack.js';
-import { freePort } from './embedded-pg.js';
+import { privateRunStack, projectRoot } from './stack.js';
 
 const SCHEMATHESIS = 'schemathesis==4.32.5';
 const seed = process.env.FUZZ_SEED ?? '20261122';
@@ -35,22 +33,15 @@ if (!fs.existsSync(st) || !spawnSync(st, ['--version'], { encoding: 'utf8' }).st
   if (pip.status !== 0) throw new Error(`pip install ${SCHEMATHESIS} failed`);
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-fuzz-'));
 const operatorToken = `fuzz-operator-${process.pid}`;
-const stack = await startStack({
-  dataDir,
-  persistentTemporal: false,
-  apiPort: await freePort(),
-  logToFiles: true,
-  // The failed-authentication throttles would answer 429 to the whole run after the fuzzer's first
-  // deliberate bad credentials (ignored_auth); they have their own tests (test/integration/auth.test.ts).
-  extraEnv: {
-    OPERATOR_TOKEN: operatorToken,
-    LOG_LEVEL: 'warn',
-    SIM_RECEIPT_DELAY_MS: '100',
-    AUTH_FAILURES_PER_MINUTE: '1000000',
-    OPERATOR_FAILURES_PER_MINUTE: '1000000',
-  },
+// The failed-authentication throttles would answer 429 to the whole run after the fuzzer's first
+// deliberate bad credentials (ignored_auth); they have their own tests (test/integration/auth.test.ts).
+const { stack, dataDir } = await privateRunStack('svc-fuzz', {
+  OPERATOR_TOKEN: operatorToken,
+  LOG_LEVEL: 'warn',
+  SIM_RECEIPT_DELAY_MS: '100',
+  AUTH_FAILURES_PER_MINUTE: '1000000',
+  OPERATOR_FAILURES_PER_MINUTE: '1000000',
 });
 out(`stack up: api ${stack.apiUrl}, logs in ${dataDir}`);
 

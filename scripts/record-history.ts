@@ -3,33 +3,24 @@
 // Starts a private stack (like `npm test`), runs each scenario through the public API, then writes
 // test/replay/histories/<workflowType>/<scenario>.json with historyToJSON (payloads stay encoded).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { startStack, projectRoot } from './stack.js';
-import { freePort } from './embedded-pg.js';
+import { privateRunStack, projectRoot } from './stack.js';
 import { messageWorkflowId, campaignWorkflowId } from '../temporal/ids.js';
 import { recordWebhookScenarios } from './record-webhooks.js';
 import { recordContactScenarios } from './record-contacts.js';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-record-'));
 const operatorToken = 'record-operator-token';
-const stack = await startStack({
-  dataDir,
-  persistentTemporal: false,
-  apiPort: await freePort(),
-  logToFiles: true,
-  extraEnv: {
-    OPERATOR_TOKEN: operatorToken,
-    LOG_LEVEL: 'warn',
-    SIM_RECEIPT_DELAY_MS: '100',
-    RECEIPT_TIMEOUT_SECONDS: '2',
-    DELIVERY_POLL_SECONDS: '1',
-    DELIVERY_POLL_ATTEMPTS: '2',
-    CONTACT_IMPORT_BATCH_SIZE: '2',
-    CAMPAIGN_PAGE_SIZE: '2',
-  },
+const { stack, dataDir } = await privateRunStack('svc-record', {
+  OPERATOR_TOKEN: operatorToken,
+  LOG_LEVEL: 'warn',
+  SIM_RECEIPT_DELAY_MS: '100',
+  RECEIPT_TIMEOUT_SECONDS: '2',
+  DELIVERY_POLL_SECONDS: '1',
+  DELIVERY_POLL_ATTEMPTS: '2',
+  CONTACT_IMPORT_BATCH_SIZE: '2',
+  CAMPAIGN_PAGE_SIZE: '2',
 });
 const call = async (method: string, url: string, token: string, body?: unknown) => {
   const res = await fetch(url, {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -172,4 +173,15 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       for (const c of cleanups.reverse()) await c().catch(() => {});
     },
   };
+}
+
+/**
+ * A stack of its own for one run of a script (the test runner, fuzzing, history recording, benches):
+ * a new temporary data directory named `<prefix>-…`, an in-memory Temporal dev server, a free API
+ * port and logs in the data directory.
+ */
+export async function privateRunStack(prefix: string, extraEnv: Record<string, string>): Promise<{ stack: Stack; dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const stack = await startStack({ dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true, extraEnv });
+  return { stack, dataDir };
 }

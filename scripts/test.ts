@@ -4,12 +4,10 @@
 // server, the simulator, a worker and the API).
 // `tsx scripts/test.ts <files>` runs just those files, and starts a stack only if one of them needs it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
-import { startStack, projectRoot } from './stack.js';
-import { freePort } from './embedded-pg.js';
+import { privateRunStack, projectRoot } from './stack.js';
 import { TEST_SECRETS, secretsEnv } from './secrets.js';
 
 const only = process.argv.slice(2);
@@ -61,27 +59,20 @@ for (const [i, unit] of unitPhases.entries()) {
 if (!withStack.length) process.exit(0);
 
 step('starting the stack');
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
 const operatorToken = TEST_SECRETS.OPERATOR_TOKEN;
-const stack = await startStack({
-  dataDir,
-  persistentTemporal: false,
-  apiPort: await freePort(),
-  logToFiles: true,
-  extraEnv: {
-    // Fixed test secrets (not the public defaults), the simulator's matching ones included.
-    ...secretsEnv(TEST_SECRETS),
-    // The suite's files share one client address; the failure throttles are tested on processes of their own.
-    AUTH_FAILURES_PER_MINUTE: '1000000',
-    OPERATOR_FAILURES_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'warn',
-    SIM_RECEIPT_DELAY_MS: '100',
-    RECEIPT_TIMEOUT_SECONDS: '5',
-    DELIVERY_POLL_SECONDS: '1',
-    DELIVERY_POLL_ATTEMPTS: '3',
-    // The tests' webhook receivers listen on 127.0.0.1; a deployment never sets this.
-    ALLOW_LOOPBACK_DESTINATIONS: 'true',
-  },
+const { stack, dataDir } = await privateRunStack('svc-test', {
+  // Fixed test secrets (not the public defaults), the simulator's matching ones included.
+  ...secretsEnv(TEST_SECRETS),
+  // The suite's files share one client address; the failure throttles are tested on processes of their own.
+  AUTH_FAILURES_PER_MINUTE: '1000000',
+  OPERATOR_FAILURES_PER_MINUTE: '1000000',
+  LOG_LEVEL: 'warn',
+  SIM_RECEIPT_DELAY_MS: '100',
+  RECEIPT_TIMEOUT_SECONDS: '5',
+  DELIVERY_POLL_SECONDS: '1',
+  DELIVERY_POLL_ATTEMPTS: '3',
+  // The tests' webhook receivers listen on 127.0.0.1; a deployment never sets this.
+  ALLOW_LOOPBACK_DESTINATIONS: 'true',
 });
 process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, logs in ${dataDir}\n`);
 process.stdout.write('ALLOW_LOOPBACK_DESTINATIONS=true: webhooks may be sent to 127.0.0.1 in this run\n');
