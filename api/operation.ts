@@ -67,6 +67,19 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/**
+ * The tool hints of each kind of operation, so the same risk reads the same in every tool
+ * (docs/decisions.md, "MCP transport"): reads; sends that reach a provider or a customer; writes
+ * to the account's own records; idempotent updates; deletes.
+ */
+export const HINTS = {
+  read: { readOnlyHint: true, openWorldHint: false },
+  send: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  write: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  update: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+} as const satisfies Record<string, ToolAnnotations>;
+
 export interface McpExposure {
   /** Servers (under /mcp/v1/<key>) that list this tool; /mcp lists every tool. */
   servers: readonly McpServerKey[];

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, timestamps } from './columns.js';
 
 // The tenant. Wallet figures use a decimal string so money never passes through a float.
 export const Account = defineEntity({
@@ -12,11 +13,7 @@ export const Account = defineEntity({
     walletBalance: p.decimal('string').precision(16).scale(4).default('0'),
     currency: p.string().length(3).default('USD'),
     billingMode: p.enum(['prepaid', 'postpaid']).default('prepaid'),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 
@@ -31,11 +28,7 @@ export const User = defineEntity({
     name: p.string().length(160),
     permissions: p.json<string[]>(),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
   uniques: [{ properties: ['accountId', 'email'] }],
 });
@@ -56,6 +49,6 @@ export const ApiKey = defineEntity({
     expiresAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, timestamps } from './columns.js';
 
 // The account's business-event log (contract: business events use UUIDs). `seq` orders the log so
 // it pages backward by `before=<uuid>`; `dispatched_at` makes the log the outbox of automation
@@ -39,7 +40,7 @@ export const AutomationSubscription = defineEntity({
     secret: p.string().length(100),
     description: p.string().length(255).nullable(),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 
@@ -55,11 +56,7 @@ export const OperationDefinition = defineEntity({
     config: p.json<Record<string, unknown>>(),
     description: p.string().length(255).nullable(),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
   uniques: [{ properties: ['accountId', 'name'] }],
 });
@@ -77,7 +74,7 @@ export const OperationRun = defineEntity({
     source: p.string().length(64),
     result: p.json<Record<string, unknown>>().nullable(),
     error: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
     finishedAt: p.datetime().nullable(),
   },
   indexes: [
@@ -102,6 +99,6 @@ export const AutomationSchedule = defineEntity({
     input: p.json<Record<string, unknown>>(),
     everySeconds: p.integer(),
     active: p.boolean().default(true),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });

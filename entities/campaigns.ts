@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamps } from './columns.js';
 import { ContactGroup } from './contacts.js';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
@@ -24,11 +25,7 @@ export const Campaign = defineEntity({
     scheduledAt: p.datetime().nullable(),
     totalRecipients: p.integer().default(0),
     cursor: p.bigint('number').default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
   indexes: [{ properties: ['accountId', 'id'] }],
 });

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamps } from './columns.js';
 
 // A contact group: the audience unit of campaigns. Addressed by numeric id or UUID everywhere.
 export const ContactGroup = defineEntity({
@@ -9,11 +10,7 @@ export const ContactGroup = defineEntity({
     uid: p.uuid().unique(),
     accountId: p.integer(),
     name: p.string().length(160),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
   indexes: [{ properties: ['accountId', 'id'] }],
 });
@@ -34,11 +31,7 @@ export const Contact = defineEntity({
     fullPhoneNumber: p.string().length(72),
     isSubscribed: p.boolean().default(true),
     customFieldValues: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
   indexes: [
     // The list routes (one group of one account, newest updated first): `order by updated_at desc,
@@ -70,11 +63,7 @@ export const ContactImport = defineEntity({
     problems: p.json<Array<{ row: number; line?: number; field: string; message: string }>>(),
     problemsTruncated: p.boolean().default(false),
     errorMessage: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
   },

@@ -1,54 +1,20 @@
-import type { EntitySchema } from '@mikro-orm/core';
-import { Account, ApiKey, User } from './account.js';
-import { BlacklistEntry, Channel, PhoneNumber, SenderId, ShortCode } from './messaging.js';
-import { Message, PendingReceipt, ConversationWindow } from './messaging.js';
+import { EntitySchema } from '@mikro-orm/core';
+import * as account from './account.js';
+import * as messaging from './messaging.js';
+import * as webhooks from './webhooks.js';
+import * as automations from './automations.js';
+import * as contacts from './contacts.js';
+import * as campaigns from './campaigns.js';
 
-export { Account, ApiKey, User, BlacklistEntry, Channel, PhoneNumber, SenderId, ShortCode, Message, PendingReceipt, ConversationWindow };
-// Typed loosely so each feature can append its entities below without widening this list by hand.
+export * from './account.js';
+export * from './messaging.js';
+export * from './webhooks.js';
+export * from './automations.js';
+export * from './contacts.js';
+export * from './campaigns.js';
+
+/** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
-export const entities: EntitySchema<any, any>[] = [
-  Account,
-  ApiKey,
-  User,
-  BlacklistEntry,
-  Channel,
-  PhoneNumber,
-  SenderId,
-  ShortCode,
-  Message,
-  PendingReceipt,
-  ConversationWindow,
-];
-import { WebhookEndpoint, OutboxEvent, WebhookDelivery, DeliveryAttempt } from './webhooks.js';
-import { BusinessEvent, AutomationSubscription, OperationDefinition, OperationRun, AutomationSchedule } from './automations.js';
-
-export {
-  WebhookEndpoint,
-  OutboxEvent,
-  WebhookDelivery,
-  DeliveryAttempt,
-  BusinessEvent,
-  AutomationSubscription,
-  OperationDefinition,
-  OperationRun,
-  AutomationSchedule,
-};
-entities.push(
-  WebhookEndpoint,
-  OutboxEvent,
-  WebhookDelivery,
-  DeliveryAttempt,
-  BusinessEvent,
-  AutomationSubscription,
-  OperationDefinition,
-  OperationRun,
-  AutomationSchedule,
+export const entities: EntitySchema<any, any>[] = [account, messaging, webhooks, automations, contacts, campaigns].flatMap((family) =>
+  Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema),
 );
-import { ContactGroup, Contact, ContactImport, ContactImportRow } from './contacts.js';
-
-export { ContactGroup, Contact, ContactImport, ContactImportRow };
-entities.push(ContactGroup, Contact, ContactImport, ContactImportRow);
-import { Campaign } from './campaigns.js';
-
-export { Campaign };
-entities.push(Campaign);

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, timestamps } from './columns.js';
 
 export const MESSAGE_STATUSES = ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] as const;
 
@@ -38,11 +39,7 @@ export const Message = defineEntity({
     dispatchMode: p.string().length(16).default('workflow'),
     dispatchClaim: p.string().length(120).nullable(),
     scheduledAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
     sentAt: p.datetime().nullable(),
     deliveredAt: p.datetime().nullable(),
     readAt: p.datetime().nullable(),
@@ -121,7 +118,7 @@ export const Channel = defineEntity({
     isDefault: p.boolean().default(false),
     active: p.boolean().default(true),
     config: p.json<Record<string, unknown>>().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 
@@ -135,7 +132,7 @@ export const SenderId = defineEntity({
     channelId: p.integer().nullable(),
     value: p.string().length(64),
     approvalStatus: p.enum(['pending', 'approved', 'rejected']).default('pending'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 
@@ -151,7 +148,7 @@ export const PhoneNumber = defineEntity({
     released: p.boolean().default(false),
     providerPhoneNumberId: p.string().length(64).nullable(),
     businessAccountId: p.string().length(64).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 
@@ -164,7 +161,7 @@ export const ShortCode = defineEntity({
     channelId: p.integer().nullable(),
     code: p.string().length(16),
     assignmentStatus: p.enum(['active', 'inactive']).default('active'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 
@@ -177,7 +174,7 @@ export const BlacklistEntry = defineEntity({
     accountId: p.integer(),
     channelId: p.integer().nullable(),
     phone: p.string().length(32),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
   indexes: [{ properties: ['accountId', 'phone'] }],
 });

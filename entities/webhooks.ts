@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { timestamps } from './columns.js';
 
 // A customer's receiver for communication callbacks. The signing secret must stay readable (an HMAC
 // needs it), so it is stored as is and shown to the operator once; the previous secret keeps signing
@@ -23,11 +24,7 @@ export const WebhookEndpoint = defineEntity({
     failingSince: p.datetime().nullable(),
     disabledReason: p.text().nullable(),
     disabledAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 
@@ -70,11 +67,7 @@ export const WebhookDelivery = defineEntity({
     attempts: p.integer().default(0),
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    ...timestamps(),
     completedAt: p.datetime().nullable(),
   },
   indexes: [{ properties: ['accountId', 'targetType', 'targetId', 'id'] }],

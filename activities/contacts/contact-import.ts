@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { exec, many, one } from '../../entities/db.js';
 import { planBatch, numbersToMatch, capProblems, type StagedRow, type ContactWrite } from '../../domain/contacts/contact-import.js';
 import { newUid } from '../../services/platform/ids.js';
+import { importCounts } from '../../services/contacts/contact-view.js';
 import type { Logger } from '../../logger.js';
 
 export interface ContactActivityDeps {
@@ -14,14 +15,8 @@ export interface BatchOutcome {
   processed: number;
   total: number;
 }
-export interface ImportSummary {
-  status: string;
-  total: number;
-  processed: number;
-  created: number;
-  updated: number;
-  failed: number;
-}
+/** What the import workflow ends with: the import's counts, as its view shows them. */
+export type ImportSummary = ReturnType<typeof importCounts>;
 
 interface ImportLock {
   account_id: number;
@@ -110,22 +105,6 @@ async function importBatch(em: EntityManager, importId: number, batchSize: numbe
 }
 
 export function createContactActivities(deps: ContactActivityDeps) {
-  const summary = (r: {
-    status: string;
-    total_rows: number;
-    processed_rows: number;
-    created_count: number;
-    updated_count: number;
-    failed_count: number;
-  }): ImportSummary => ({
-    status: r.status,
-    total: r.total_rows,
-    processed: r.processed_rows,
-    created: r.created_count,
-    updated: r.updated_count,
-    failed: r.failed_count,
-  });
-
   return {
     /** Marks the import running. Not found yet means the API has not committed it: retried, then given up by the workflow. */
     async beginContactImport(input: { importId: number }): Promise<void> {
@@ -145,13 +124,13 @@ export function createContactActivities(deps: ContactActivityDeps) {
     },
 
     async finishContactImport(input: { importId: number }): Promise<ImportSummary | null> {
-      const row = await one<Parameters<typeof summary>[0]>(
+      const row = await one<Parameters<typeof importCounts>[0]>(
         deps.orm.em.fork(),
         `update contact_imports set status = 'completed', finished_at = coalesce(finished_at, now()), updated_at = now()
           where id = ? and status <> 'failed' returning *`,
         [input.importId],
       );
-      return row && summary(row);
+      return row && importCounts(row);
     },
 
     async failContactImport(input: { importId: number; message: string }): Promise<void> {

@@ -1,4 +1,4 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { profileSchema, balanceSchema, credentialSchema, profileOf, balanceOf, credentialOf } from '../../services/account/index.js';
 
 // Profile, balance and the credential check: original endpoints, so only the account credential is
@@ -14,7 +14,7 @@ export const getProfile = defineOperation({
   auth: 'rest',
   query: noInput,
   output: { status: 200, description: 'Account profile', schema: profileSchema },
-  mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: { readOnlyHint: true, openWorldHint: false } },
+  mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: HINTS.read },
   handler: async ({ rc }) => profileOf(rc),
 });
 
@@ -27,7 +27,7 @@ export const getBalance = defineOperation({
   auth: 'rest',
   query: noInput,
   output: { status: 200, description: 'Wallet', schema: balanceSchema },
-  mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: { readOnlyHint: true, openWorldHint: false } },
+  mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: HINTS.read },
   handler: async ({ rc }) => balanceOf(rc),
 });
 
@@ -40,7 +40,7 @@ export const checkCredential = defineOperation({
   auth: 'rest',
   query: noInput,
   output: { status: 200, description: 'The credential is valid', schema: credentialSchema },
-  mcp: { servers: ['account'], scope: 'mcp:accounts', annotations: { readOnlyHint: true, openWorldHint: false } },
+  mcp: { servers: ['account'], scope: 'mcp:accounts', annotations: HINTS.read },
   handler: async ({ rc }) => credentialOf(rc),
 });
 

@@ -1,4 +1,4 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { operationRunSchema, runOperation } from '../../services/automations/operations.js';
 import { LIST_CAP, listBusinessEvents, listSubscriptions, listSchedules, getOperationRun } from '../../services/automations/reads.js';
 
@@ -21,9 +21,8 @@ const envelope = {
 };
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
-const read = { readOnlyHint: true, openWorldHint: false } as const;
 const base = { tag: 'Automations', auth: 'rest', permission: 'automations.view' } as const;
-const mcpAutomations = { servers: ['automations'], scope: 'mcp:automations', annotations: read } as const;
+const mcpAutomations = { servers: ['automations'], scope: 'mcp:automations', annotations: HINTS.read } as const;
 
 export const automationOperations = [
   defineOperation({
@@ -113,7 +112,7 @@ export const automationOperations = [
       servers: ['operations', 'automations'],
       scope: 'mcp:operations',
       elevation: 'mcp:automate',
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+      annotations: HINTS.send,
     },
     handler: async ({ rc, deps }, { name, input }) => runOperation(rc, deps, name, input ?? {}),
   }),
@@ -126,7 +125,7 @@ export const automationOperations = [
     summary: 'Read an operation run',
     query: noInput,
     output: { status: 200, description: 'The run', schema: operationRunSchema },
-    mcp: { servers: ['operations', 'automations'], scope: 'mcp:operations', annotations: read },
+    mcp: { servers: ['operations', 'automations'], scope: 'mcp:operations', annotations: HINTS.read },
     handler: async ({ rc }, { run: ref }) => getOperationRun(rc, ref),
   }),
 ];

@@ -1,9 +1,7 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { campaignBody, campaignSchema, createCampaigns, getCampaign, resumeCampaign } from '../../services/campaigns/campaigns.js';
 
 // SMS campaigns: legacy endpoints, so only the account credential is checked (no issuer permission).
-
-const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: true } as const;
 
 export const createCampaignOperation = defineOperation({
   name: 'create_sms_campaign',
@@ -22,7 +20,7 @@ export const createCampaignOperation = defineOperation({
     description: 'Campaigns created',
     schema: { type: 'object', required: ['campaigns'], properties: { campaigns: { type: 'array', items: campaignSchema } } },
   },
-  mcp: { servers: ['messaging'], scope: 'mcp:messaging', elevation: 'mcp:send', annotations: write },
+  mcp: { servers: ['messaging'], scope: 'mcp:messaging', elevation: 'mcp:send', annotations: HINTS.send },
   handler: async ({ rc, deps }, input) => ({ campaigns: await createCampaigns(rc, deps, input) }),
 });
 
@@ -35,7 +33,7 @@ export const getCampaignOperation = defineOperation({
   auth: 'rest',
   query: { type: 'object', properties: {}, additionalProperties: true },
   output: { status: 200, description: 'The campaign', schema: campaignSchema },
-  mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: { readOnlyHint: true, openWorldHint: false } },
+  mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, { uid }) => getCampaign(rc, uid),
 });
 
@@ -51,7 +49,7 @@ export const resumeCampaignOperation = defineOperation({
     'Only a paused campaign can be resumed (409 otherwise). Recipients already written are not written again.',
   body: { type: 'object', additionalProperties: false, properties: {} },
   output: { status: 200, description: 'The campaign, running again', schema: campaignSchema },
-  mcp: { servers: ['messaging'], scope: 'mcp:messaging', elevation: 'mcp:send', annotations: { ...write, idempotentHint: true } },
+  mcp: { servers: ['messaging'], scope: 'mcp:messaging', elevation: 'mcp:send', annotations: { ...HINTS.send, idempotentHint: true } },
   handler: async ({ rc, deps }, { uid }) => resumeCampaign(rc, deps, uid),
 });
 

@@ -1,4 +1,4 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { groupSchema, importSchema } from '../../services/contacts/contact-view.js';
 import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contacts/contact-groups.js';
@@ -30,7 +30,6 @@ const importBody = {
 
 const importResponse = { type: 'object', required: ['import'], properties: { import: importSchema } } as const;
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
-const read = { readOnlyHint: true, openWorldHint: false } as const;
 const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
 const base = { tag: 'Contact groups', auth: 'rest' } as const;
 const G = '/api/v3/contact-groups';
@@ -54,7 +53,7 @@ export const contactGroupOperations = [
         properties: { groups: { type: 'array', items: groupSchema }, pagination: paginationSchema },
       },
     },
-    mcp: { ...mcpContacts, annotations: read },
+    mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, query) => listGroups(rc, query),
   }),
   defineOperation({
@@ -66,7 +65,7 @@ export const contactGroupOperations = [
     summary: 'Create a contact group',
     body: groupBody,
     output: { status: 201, description: 'The group', schema: groupSchema },
-    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: HINTS.write },
     handler: async ({ rc }, { name }) => createGroup(rc, name),
   }),
   defineOperation({
@@ -78,7 +77,7 @@ export const contactGroupOperations = [
     summary: 'Read a group by numeric id or UUID',
     query: noInput,
     output: { status: 200, description: 'The group', schema: groupSchema },
-    mcp: { ...mcpContacts, annotations: read },
+    mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, { group }) => getGroup(rc, group),
   }),
   defineOperation({
@@ -93,7 +92,7 @@ export const contactGroupOperations = [
     mcp: {
       ...mcpContacts,
       elevation: 'mcp:write',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: HINTS.update,
     },
     handler: async ({ rc }, { group, name }) => renameGroup(rc, group, name),
   }),
@@ -116,7 +115,7 @@ export const contactGroupOperations = [
     mcp: {
       ...mcpContacts,
       elevation: 'mcp:delete',
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      annotations: HINTS.remove,
     },
     handler: async ({ rc }, { group }) => deleteGroup(rc, group),
   }),
@@ -132,7 +131,7 @@ export const contactGroupOperations = [
       'Answers 202 with the import; a workflow writes the rows in batches. Rows follow the contact create rules; a row whose full number ' +
       'matches a contact of the group (or an earlier row) replaces it as an update would. Problems are kept per row (the first 200).',
     output: { status: 202, description: 'Import accepted', schema: importResponse },
-    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: HINTS.write },
     handler: async ({ rc, deps }, { group, ...request }) => ({ import: await createImport(rc, deps, group, request) }),
   }),
   defineOperation({
@@ -144,7 +143,7 @@ export const contactGroupOperations = [
     summary: 'Progress and problems of an import',
     query: noInput,
     output: { status: 200, description: 'The import', schema: importResponse },
-    mcp: { ...mcpContacts, annotations: read },
+    mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, input) => ({ import: await getImport(rc, input.group, input.import) }),
   }),
 ];

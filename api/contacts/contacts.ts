@@ -1,4 +1,4 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { contactSchema } from '../../services/contacts/contact-view.js';
 import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import {
@@ -67,7 +67,6 @@ export const deleted = {
 } as const;
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
-const read = { readOnlyHint: true, openWorldHint: false } as const;
 const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
 
 /**
@@ -144,7 +143,7 @@ export const contactOperations = [
     summary: "List a group's contacts, newest updated first",
     query: contactListQuery,
     output: { status: 200, description: 'A page of contacts', schema: contactList },
-    mcp: { ...mcpContacts, annotations: read },
+    mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, { group, ...query }) => listContacts(rc, group, query),
   }),
   defineOperation({
@@ -156,7 +155,7 @@ export const contactOperations = [
     summary: 'Create a contact in the group',
     body: contactBody,
     output: { status: 201, description: 'The contact', schema: one },
-    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: HINTS.write },
     handler: async ({ rc }, { group, ...contact }) => createContact(rc, group, contact),
   }),
   defineOperation({
@@ -168,7 +167,7 @@ export const contactOperations = [
     summary: 'Read a contact by uid or numeric id',
     query: noInput,
     output: { status: 200, description: 'The contact', schema: one },
-    mcp: { ...mcpContacts, annotations: read },
+    mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, { group, contact }) => getContact(rc, group, contact),
   }),
   defineOperation({
@@ -183,7 +182,7 @@ export const contactOperations = [
     mcp: {
       ...mcpContacts,
       elevation: 'mcp:write',
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      annotations: HINTS.remove,
     },
     handler: async ({ rc }, { group, contact, ...fields }) => updateContact(rc, group, contact, fields),
   }),
@@ -198,7 +197,7 @@ export const contactOperations = [
     mcp: {
       ...mcpContacts,
       elevation: 'mcp:delete',
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      annotations: HINTS.remove,
     },
     handler: async ({ rc }, { group, contact }) => deleteContact(rc, group, contact),
   }),

@@ -11,20 +11,38 @@ export const MAX_JSON_DEPTH = 64;
 
 const tooLarge = (limit: number) => new HttpError(413, `The request body may not be larger than ${limit} bytes.`);
 
+/** How much of a refused upload is read and discarded before the connection is cut. */
+const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+/** How long a refused upload may stall before the connection is cut. */
+const DISCARD_STALL_MS = 30_000;
+
 /**
  * The client of a refused upload may still be sending. The answer goes out at once (HTTP clients
- * read it while they upload); the rest of the upload is then read and discarded, and the connection
- * closed as soon as the request has ended, or after two seconds of a client that keeps sending.
- * Closing at once (Connection: close makes Node destroy the socket after the answer) resets the
- * connection under the unread upload, and clients then report EPIPE instead of the 413; never
- * closing (as before) left clients waiting on a connection that carried nothing more.
+ * read it while they upload); the rest of the upload is then read and discarded, and the
+ * connection closed (FIN) once the request has ended. Only a client that goes on past
+ * DISCARD_LIMIT_BYTES, or stalls, is cut off (destroyed). Cutting off sooner is what goes wrong:
+ * closing with upload bytes unread makes the kernel answer with a reset, and a reset discards the
+ * 413 the client had received but not yet read (seen as "other side closed" under load, when a
+ * two-second timer fired before a 1 MB upload was drained). Never closing (as before) left
+ * clients waiting on a connection that carried nothing more.
  */
 export function closeAfterAnswer(req: http.IncomingMessage, res: http.ServerResponse): void {
   res.once('finish', () => {
     const socket = req.socket;
-    setTimeout(() => socket.destroy(), 2000).unref();
     if (req.complete) return void socket.end();
-    req.once('end', () => socket.end());
+    let discarded = 0;
+    const cut = () => socket.destroy();
+    let stall = setTimeout(cut, DISCARD_STALL_MS).unref();
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > DISCARD_LIMIT_BYTES) return cut();
+      clearTimeout(stall);
+      stall = setTimeout(cut, DISCARD_STALL_MS).unref();
+    });
+    req.once('end', () => {
+      clearTimeout(stall);
+      socket.end();
+    });
     req.resume();
   });
 }

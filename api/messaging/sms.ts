@@ -1,4 +1,4 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { messageSchema } from '../../services/messaging/message-view.js';
 import { sendSms, getMessage, listMessages, smsSendBody } from '../../services/messaging/messages.js';
 import { listSmsSenders } from '../../services/messaging/senders.js';
@@ -21,7 +21,6 @@ const listQuery = {
 } as const;
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
-const read = { readOnlyHint: true, openWorldHint: false } as const;
 
 export const sendSmsOperation = defineOperation({
   name: 'send_sms',
@@ -39,7 +38,7 @@ export const sendSmsOperation = defineOperation({
     servers: ['messaging'],
     scope: 'mcp:messaging',
     elevation: 'mcp:send',
-    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    annotations: HINTS.send,
   },
   handler: async ({ rc, deps }, input) => ({ messages: await sendSms(rc, deps, input) }),
 });
@@ -61,7 +60,7 @@ export const listSmsSendersOperation = defineOperation({
       properties: { senders: { type: 'array' }, default_channel: { type: ['object', 'null'] } },
     },
   },
-  mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: read },
+  mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }) => listSmsSenders(rc),
 });
 
@@ -74,7 +73,7 @@ export const getSmsOperation = defineOperation({
   auth: 'rest',
   query: noInput,
   output: { status: 200, description: 'The message record', schema: messageSchema },
-  mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: read },
+  mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, { uid }) => getMessage(rc, 'sms', uid),
 });
 
@@ -96,7 +95,7 @@ export const listMessagesOperation = defineOperation({
       properties: { messages: { type: 'array', items: messageSchema }, pagination: paginationSchema },
     },
   },
-  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: read },
+  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, input) => listMessages(rc, input),
 });
 

@@ -1,4 +1,4 @@
-import { defineOperation } from '../operation.js';
+import { HINTS, defineOperation } from '../operation.js';
 import { messageSchema } from '../../services/messaging/message-view.js';
 import { getMessage } from '../../services/messaging/messages.js';
 import { sendWhatsApp, listWhatsAppAccounts } from '../../services/messaging/whatsapp.js';
@@ -6,7 +6,6 @@ import { sendResponse } from './sms.js';
 import { whatsappSendBody } from '../../services/messaging/send-schemas.js';
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
-const read = { readOnlyHint: true, openWorldHint: false } as const;
 
 export const sendWhatsAppOperation = defineOperation({
   name: 'send_whatsapp_message',
@@ -22,7 +21,7 @@ export const sendWhatsAppOperation = defineOperation({
     servers: ['messaging', 'inbox'],
     scope: 'mcp:messaging',
     elevation: 'mcp:send',
-    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    annotations: HINTS.send,
   },
   handler: async ({ rc, deps }, input) => ({ messages: await sendWhatsApp(rc, deps, input) }),
 });
@@ -40,7 +39,7 @@ export const listWhatsAppAccountsOperation = defineOperation({
     description: 'Business accounts',
     schema: { type: 'object', required: ['accounts'], properties: { accounts: { type: 'array' } } },
   },
-  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: read },
+  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }) => ({ accounts: await listWhatsAppAccounts(rc) }),
 });
 
@@ -53,7 +52,7 @@ export const getWhatsAppMessageOperation = defineOperation({
   auth: 'rest',
   query: noInput,
   output: { status: 200, description: 'The message record', schema: messageSchema },
-  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: read },
+  mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, { uid }) => getMessage(rc, 'whatsapp', uid),
 });
 

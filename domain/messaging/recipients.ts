@@ -47,6 +47,10 @@ export function checkRecipients(
     for (const t of splitList(entry)) check(`recipients.${i}`, t);
   });
   const merged = mergeRecipients(recipient, recipients);
+  if (merged.length === 0) {
+    errors.recipient = ['The recipient field is required when recipients is not present.'];
+    errors.recipients = ['The recipients field is required when recipient is not present.'];
+  }
   if (merged.length > MAX_RECIPIENTS_PER_REQUEST)
     errors.recipients = [`At most ${MAX_RECIPIENTS_PER_REQUEST} distinct recipients per request; this one names ${merged.length}.`];
   return { recipients: merged, errors };

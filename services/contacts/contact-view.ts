@@ -72,17 +72,24 @@ export interface ImportRow {
   finished_at: Date | string | null;
 }
 
-export const importView = (r: ImportRow) => ({
-  id: Number(r.id),
-  group_id: r.group_id,
-  group_uid: r.group_uid,
-  format: r.format,
+/** An import's progress in the contract's words: what the view shows and what its workflow returns. */
+export const importCounts = (
+  r: Pick<ImportRow, 'status' | 'total_rows' | 'processed_rows' | 'created_count' | 'updated_count' | 'failed_count'>,
+) => ({
   status: r.status,
   total: r.total_rows,
   processed: r.processed_rows,
   created: r.created_count,
   updated: r.updated_count,
   failed: r.failed_count,
+});
+
+export const importView = (r: ImportRow) => ({
+  id: Number(r.id),
+  group_id: r.group_id,
+  group_uid: r.group_uid,
+  format: r.format,
+  ...importCounts(r),
   problems: r.problems,
   problems_truncated: r.problems_truncated,
   error_message: r.error_message,

@@ -1,11 +1,11 @@
 import { many, one } from '../../entities/db.js';
-import { checkRecipients, toE164 } from '../../domain/messaging/recipients.js';
+import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { estimateSegments } from '../../domain/messaging/segments.js';
 import { validationFailed, notFound } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { resolveSmsRoute } from './channels.js';
 import { messageView, type MessageRow } from './message-view.js';
-import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
+import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';
 import { sendWhatsApp } from './whatsapp.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 
@@ -50,12 +50,6 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
   // Every recipient is checked before anything is created: a bad one refuses the whole request.
   const { recipients, errors } = checkRecipients(input.recipient, input.recipients);
   if (Object.keys(errors).length) throw validationFailed(errors);
-  if (recipients.length === 0) {
-    throw validationFailed({
-      recipient: ['The recipient field is required when recipients is not present.'],
-      recipients: ['The recipients field is required when recipient is not present.'],
-    });
-  }
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const route = await resolveSmsRoute(rc, input.sender_id);
   const text = input.message || input.body || GENERIC_BODY;
@@ -63,23 +57,18 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
   return createOutboundMessages(
     rc,
     deps,
-    recipients.map((raw) => {
-      const e164 = toE164(raw);
-      return {
-        channelType: 'sms' as const,
-        channelId: route.channelId,
-        channelCode: route.channelCode,
-        sender: route.sender,
-        recipient: e164 ?? raw,
-        body: text,
-        mediaUrl: input.media_url ?? null,
-        mediaType: input.media_type ?? null,
-        metadata: { source: 'api', ...(input.media_url ? { mms: true } : {}) },
-        segments: seg.segments,
-        encoding: seg.encoding,
-        scheduledAt,
-        failure: e164 ? null : 'The recipient is not a valid phone number.',
-      };
+    draftsFor(recipients, {
+      channelType: 'sms',
+      channelId: route.channelId,
+      channelCode: route.channelCode,
+      sender: route.sender,
+      body: text,
+      mediaUrl: input.media_url ?? null,
+      mediaType: input.media_type ?? null,
+      metadata: { source: 'api', ...(input.media_url ? { mms: true } : {}) },
+      segments: seg.segments,
+      encoding: seg.encoding,
+      scheduledAt,
     }),
   );
 }

@@ -3,6 +3,7 @@ import { manyBound, one } from '../../entities/db.js';
 import { debitSegments } from '../account/index.js';
 import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
+import { toE164 } from '../../domain/messaging/recipients.js';
 import { providerTaskQueue, type Config } from '../../config.js';
 import { messageView, type MessageRow } from './message-view.js';
 import { newUid } from '../platform/ids.js';
@@ -35,6 +36,24 @@ export interface OutboundDraft {
   scheduledAt: Date | null;
   failure?: string | null;
   campaignId?: number | null;
+}
+
+/**
+ * One draft per recipient of a send: the number in E.164 where it is one; otherwise the token as
+ * given, on a record that fails at once (the contract's rule 3: the rest of the request still goes).
+ * `forNumber` adds what depends on the number (a chat request built for it).
+ */
+export function draftsFor(
+  recipients: string[],
+  common: Omit<OutboundDraft, 'recipient' | 'failure'>,
+  forNumber?: (e164: string) => Partial<OutboundDraft>,
+): OutboundDraft[] {
+  return recipients.map((raw) => {
+    const e164 = toE164(raw);
+    return e164
+      ? { ...common, recipient: e164, failure: null, ...forNumber?.(e164) }
+      : { ...common, recipient: raw, failure: 'The recipient is not a valid phone number.' };
+  });
 }
 
 /** Immediate sends of this API process now waiting for their provider's first answer. */

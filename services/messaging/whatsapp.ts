@@ -1,10 +1,10 @@
 import { many } from '../../entities/db.js';
-import { checkRecipients, toE164 } from '../../domain/messaging/recipients.js';
+import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { prepareWhatsAppMessage, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
 import { providerRegistry } from '../../activities/providers/index.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
-import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';
+import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';
 import { parseScheduleTime } from './messages.js';
 
 interface WaNumber {
@@ -48,10 +48,6 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
   const recipients = checked.recipients;
   const { errors, prepared } = prepareWhatsAppMessage(input);
   Object.assign(errors, checked.errors);
-  if (recipients.length === 0) {
-    errors.recipient = ['The recipient field is required when recipients is not present.'];
-    errors.recipients = ['The recipients field is required when recipient is not present.'];
-  }
   if (Object.keys(errors).length || !prepared) throw validationFailed(errors);
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const from = await resolveWhatsAppSender(rc, input.sender_id);
@@ -61,26 +57,24 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
   return createOutboundMessages(
     rc,
     deps,
-    recipients.map((raw) => {
-      const e164 = toE164(raw);
-      return {
-        channelType: 'whatsapp' as const,
+    draftsFor(
+      recipients,
+      {
+        channelType: 'whatsapp',
         channelId: from.channel_id,
         channelCode: `whatsapp:${from.provider_phone_number_id}`,
         sender: from.number,
-        recipient: e164 ?? raw,
         body: prepared.previewBody,
         mediaUrl: prepared.mediaUrl,
         mediaType: prepared.mediaType,
         metadata: prepared.metadata,
         templateParams: prepared.templateParams as Record<string, unknown> | null,
-        providerRequest: e164 ? chat.buildPayload({ providerPhoneNumberId: from.provider_phone_number_id }, e164, prepared, replyTo) : null,
         segments: 1,
         encoding: 'UCS-2',
         scheduledAt,
-        failure: e164 ? null : 'The recipient is not a valid phone number.',
-      };
-    }),
+      },
+      (e164) => ({ providerRequest: chat.buildPayload({ providerPhoneNumberId: from.provider_phone_number_id }, e164, prepared, replyTo) }),
+    ),
   );
 }
 
