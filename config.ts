@@ -16,6 +16,8 @@ export interface Config {
   whatsappApiUrl: string;
   whatsappAccessToken: string;
   whatsappAppSecret: string;
+  /** The Meta business that owns the shops' provider catalogues (POST /{business_id}/owned_product_catalogs). */
+  whatsappBusinessId: string;
   rateLimitPerMinute: number;
   bodyLimitBytes: number;
   receiptTimeoutSeconds: number;
@@ -27,6 +29,8 @@ export interface Config {
   whatsappMaxPerSecond: number;
   /** How long a send request may wait, in total, for the providers' first answers. */
   firstOutcomeWaitMs: number;
+  /** How long a send that promises the provider's verdict (product messages) waits for it. */
+  answeredSendWaitMs: number;
   whatsappVerifyToken: string;
   /** Immediate sends a single API process hands to their own workflow at once; beyond it they go to the batch dispatcher. */
   firstOutcomeConcurrency: number;
@@ -38,6 +42,12 @@ export interface Config {
   dispatchConcurrency: number;
   /** Contacts written per import activity (one transaction, one progress update). */
   contactImportBatchSize: number;
+  /**
+   * Staged rows a catalogue sync applies per activity (one transaction, one progress update): a whole
+   * 5,000-row batch by default, which measured 3.5-3.9x the bare upsert against 4.8-6.3x in chunks of
+   * 1,000 (docs/benchmarks.md); larger feeds loop.
+   */
+  catalogueSyncChunkSize: number;
   /** Campaign dispatch: contacts per page (one transaction), pages per workflow run before continue-as-new. */
   campaignPageSize: number;
   campaignPagesPerRun: number;
@@ -63,6 +73,26 @@ export interface Config {
    * addresses stay refused whatever it says (services/platform/destinations.ts).
    */
   allowLoopbackDestinations: boolean;
+  /**
+   * Create the hourly catalogue drift schedule paused (test stacks: an hourly pass must not push
+   * back a remote change a test made on purpose). An existing schedule keeps its own state.
+   */
+  catalogueDriftPaused: boolean;
+  /** A product feed pull: the whole download's time limit (connect, headers and body), in seconds. */
+  feedTimeoutSeconds: number;
+  /** A product feed larger than this many bytes is a failed run (docs/decisions.md, "Feeds"). */
+  feedMaxBytes: number;
+  /** A basket opened from a chat and left with items this long is abandoned (CART_QUIET_SECONDS, default 24 h). */
+  cartQuietSeconds: number;
+  /** A basket that never became an order expires this long after its last activity (CART_EXPIRE_SECONDS, default 7 days). */
+  cartExpireSeconds: number;
+  /** How long a chat group's creation waits for the provider's confirmation webhook before it fails (GROUP_CONFIRMATION_SECONDS, default 300). */
+  groupConfirmationSeconds: number;
+  /**
+   * Seconds in one hour of a shop's reservation_ttl_hours: 3600 but in tests and benchmarks that need
+   * a pending order's hold to lapse in seconds (docs/decisions.md, "Orders and stock holds").
+   */
+  orderHoldTtlUnitSeconds: number;
 }
 
 const env = (name: string, fallback: string): string => {
@@ -90,6 +120,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     whatsappApiUrl: env('WHATSAPP_API_URL', 'http://127.0.0.1:4010/whatsapp/v21.0'),
     whatsappAccessToken: env('WHATSAPP_ACCESS_TOKEN', 'sim-wa-access-token'),
     whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
+    whatsappBusinessId: env('WHATSAPP_BUSINESS_ID', '190000000000001'),
     rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE', '120')),
     bodyLimitBytes: Number(env('BODY_LIMIT_BYTES', String(1024 * 1024))),
     receiptTimeoutSeconds: Number(env('RECEIPT_TIMEOUT_SECONDS', '600')),
@@ -99,6 +130,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     smsMaxPerSecond: Number(env('SMS_MAX_PER_SECOND', '1000')),
     whatsappMaxPerSecond: Number(env('WHATSAPP_MAX_PER_SECOND', '80')),
     firstOutcomeWaitMs: Number(env('FIRST_OUTCOME_WAIT_MS', '2000')),
+    answeredSendWaitMs: Number(env('ANSWERED_SEND_WAIT_MS', '15000')),
     whatsappVerifyToken: env('WHATSAPP_VERIFY_TOKEN', 'sim-wa-verify-token'),
     firstOutcomeConcurrency: Number(env('FIRST_OUTCOME_CONCURRENCY', '8')),
     firstOutcomeMaxInFlight: Number(env('FIRST_OUTCOME_MAX_IN_FLIGHT', '8')),
@@ -106,6 +138,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     dispatchBatchSize: Number(env('DISPATCH_BATCH_SIZE', '200')),
     dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '64')),
     contactImportBatchSize: Number(env('CONTACT_IMPORT_BATCH_SIZE', '500')),
+    catalogueSyncChunkSize: Number(env('CATALOGUE_SYNC_CHUNK_SIZE', '5000')),
     campaignPageSize: Number(env('CAMPAIGN_PAGE_SIZE', '1000')),
     campaignPagesPerRun: Number(env('CAMPAIGN_PAGES_PER_RUN', '20')),
     smsSegmentPrice: env('SMS_SEGMENT_PRICE', '0.01'),
@@ -116,6 +149,13 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     authFailuresPerMinute: Number(env('AUTH_FAILURES_PER_MINUTE', '30')),
     operatorFailuresPerMinute: Number(env('OPERATOR_FAILURES_PER_MINUTE', '10')),
     allowLoopbackDestinations: env('ALLOW_LOOPBACK_DESTINATIONS', 'false') === 'true',
+    catalogueDriftPaused: env('CATALOGUE_DRIFT_PAUSED', 'false') === 'true',
+    feedTimeoutSeconds: Number(env('FEED_TIMEOUT_SECONDS', '300')),
+    feedMaxBytes: Number(env('FEED_MAX_BYTES', String(100 * 1024 * 1024))),
+    cartQuietSeconds: Number(env('CART_QUIET_SECONDS', String(24 * 3600))),
+    cartExpireSeconds: Number(env('CART_EXPIRE_SECONDS', String(7 * 24 * 3600))),
+    groupConfirmationSeconds: Number(env('GROUP_CONFIRMATION_SECONDS', '300')),
+    orderHoldTtlUnitSeconds: Number(env('ORDER_HOLD_TTL_UNIT_SECONDS', '3600')),
     ...overrides,
   };
 }

@@ -8,6 +8,15 @@ import { createWebhookActivities } from './webhooks/webhook-delivery.js';
 import { createOperationActivities } from './automations/operation-run.js';
 import { createContactActivities } from './contacts/contact-import.js';
 import { createCampaignActivities } from './campaigns/campaign.js';
+import { createPlatformPushActivities } from './catalogues/platform-push.js';
+import { createCatalogueSyncActivities } from './catalogues/catalogue-sync.js';
+import { createFeedActivities } from './catalogues/feed-pull.js';
+import { createCatalogueDriftActivities } from './catalogues/catalogue-drift.js';
+import { createOrderHoldActivities } from './orders/order-hold.js';
+import { createCartTimerActivities } from './shop/cart-abandonment.js';
+import { createDataIndexActivities } from './data/indexes.js';
+import { createChatGroupActivities } from './groups/chat-group.js';
+import { WhatsAppGroupsClient } from './providers/whatsapp-cloud/index.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -20,6 +29,11 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const providers = createProviderRegistry(deps.config, { timeoutMs: 10_000 });
   const messageDeps = { orm: deps.orm, providers, log: deps.log };
+  const groups = new WhatsAppGroupsClient({
+    baseUrl: deps.config.whatsappApiUrl,
+    accessToken: deps.config.whatsappAccessToken,
+    timeoutMs: 10_000,
+  });
   return mapDomainErrors({
     ...createMessageActivities(messageDeps),
     ...createDispatchActivities({
@@ -30,6 +44,14 @@ export function createActivities(deps: ActivityDeps) {
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),
     ...createCampaignActivities({ orm: deps.orm, log: deps.log, smsSegmentPrice: deps.config.smsSegmentPrice }),
+    ...createPlatformPushActivities({ orm: deps.orm, catalogue: () => providers.catalogue(), log: deps.log }),
+    ...createCatalogueSyncActivities({ orm: deps.orm, log: deps.log }),
+    ...createFeedActivities({ orm: deps.orm, log: deps.log, config: deps.config }),
+    ...createCatalogueDriftActivities({ orm: deps.orm, catalogue: () => providers.catalogue(), log: deps.log }),
+    ...createCartTimerActivities({ orm: deps.orm, log: deps.log, publicBaseUrl: deps.config.publicBaseUrl }),
+    ...createOrderHoldActivities({ orm: deps.orm, log: deps.log }),
+    ...createDataIndexActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
+    ...createChatGroupActivities({ orm: deps.orm, config: deps.config, log: deps.log, groups: () => groups }),
   });
 }
 

@@ -139,6 +139,13 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   envelope?: 'v3' | 'data';
   body?: B;
   query?: Q;
+  /**
+   * Request headers the REST door reads into input fields (header name → a field of the body schema,
+   * e.g. Idempotency-Key → idempotency_key); MCP callers send the field itself. A header sent wins.
+   */
+  headers?: Record<string, string>;
+  /** A body limit above the service's default (BODY_LIMIT_BYTES), for operations whose contract allows larger requests. */
+  bodyLimitBytes?: number;
   output: { status: number; description: string; schema: JsonSchema };
   /** Refusals its service decides (409 conflict, 402 balance…), status → when; the door's own are derived. */
   refusals?: Record<number, string>;
@@ -165,6 +172,8 @@ export interface Operation {
   envelope?: 'v3' | 'data';
   body?: JsonSchema;
   query?: JsonSchema;
+  headers?: Record<string, string>;
+  bodyLimitBytes?: number;
   output: { status: number; description: string; schema: JsonSchema };
   refusals?: Record<number, string>;
   mcp?: McpExposure;

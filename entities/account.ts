@@ -52,3 +52,24 @@ export const ApiKey = defineEntity({
     createdAt: createdAt(),
   },
 });
+
+// What the service tells an account about its own resources (a feed switched off, a product running
+// low): kept for the account to read (GET /api/v3/notices) beside the event a receiver gets.
+// `dedupe_key` makes a notice at most once per key and account (e.g. one low-stock notice per
+// product and day); null for notices that may repeat.
+export const AccountNotice = defineEntity({
+  name: 'AccountNotice',
+  tableName: 'account_notices',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    accountId: p.integer(),
+    kind: p.string().length(64),
+    message: p.text(),
+    data: p.json<Record<string, unknown>>(),
+    dedupeKey: p.string().length(200).nullable(),
+    createdAt: createdAt(),
+    readAt: p.datetime().nullable(),
+  },
+  uniques: [{ properties: ['accountId', 'dedupeKey'] }],
+  indexes: [{ properties: ['accountId', 'id'] }],
+});

@@ -5,6 +5,11 @@ import * as webhooks from './webhooks.js';
 import * as automations from './automations.js';
 import * as contacts from './contacts.js';
 import * as campaigns from './campaigns.js';
+import * as catalogues from './catalogues.js';
+import * as orders from './orders.js';
+import * as shop from './shop.js';
+import * as data from './data.js';
+import * as groups from './groups.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -12,9 +17,24 @@ export * from './webhooks.js';
 export * from './automations.js';
 export * from './contacts.js';
 export * from './campaigns.js';
+export * from './catalogues.js';
+export * from './orders.js';
+export * from './shop.js';
+export * from './data.js';
+export * from './groups.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
-export const entities: EntitySchema<any, any>[] = [account, messaging, webhooks, automations, contacts, campaigns].flatMap((family) =>
-  Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema),
-);
+export const entities: EntitySchema<any, any>[] = [
+  account,
+  messaging,
+  webhooks,
+  automations,
+  contacts,
+  campaigns,
+  catalogues,
+  orders,
+  shop,
+  data,
+  groups,
+].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

@@ -34,6 +34,8 @@ export const Message = defineEntity({
     // The campaign recipient (contact id): with campaign_id unique, so a campaign page inserted twice
     // (a retried activity) adds nothing the second time.
     contactId: p.bigint('number').nullable(),
+    /** A message sent into, or received from, one of the account's chat groups (local group id). */
+    chatGroupId: p.bigint('number').nullable(),
     // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
     // dispatcher sends it with others (admission control under load, campaigns).
     dispatchMode: p.string().length(16).default('workflow'),
@@ -48,6 +50,11 @@ export const Message = defineEntity({
   indexes: [
     { properties: ['accountId', 'id'] },
     { properties: ['accountId', 'status', 'id'] },
+    // A group's messages (pins name them; the window reads the newest inbound one).
+    {
+      name: 'messages_chat_group_index',
+      expression: `create index "messages_chat_group_index" on "messages" ("chat_group_id", "id") where "chat_group_id" is not null`,
+    },
     // The start-gap reconciler scans queued outbound messages that wait for their own workflow; batch
     // messages (campaigns, sends under load) are found by the dispatcher's index and skip this one.
     {

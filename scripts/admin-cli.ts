@@ -105,6 +105,17 @@ export function coerce(flag: CliFlag, text: string | true): unknown {
   if (types.includes('null') && text === 'null') return null;
   if (types.includes('array')) {
     const item = flag.schema.items ?? {};
+    // A list of objects (data table columns, masks…) has no comma-separated form: it is given as a JSON array.
+    if (text.trimStart().startsWith('[')) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        throw new CliUsageError(`${name} must be a JSON array or a comma-separated list (${(err as Error).message})`);
+      }
+      if (!Array.isArray(value)) throw new CliUsageError(`${name} must be a JSON array`);
+      return value;
+    }
     const parts = text
       .split(',')
       .map((s) => s.trim())

@@ -4,7 +4,9 @@
 // scripts/fuzz_hooks.py so the rate limit does not shape the run) and the operator document (operator
 // token). Prints one summary line per document; exits non-zero on any failure. Options:
 //   FUZZ_SEED (default 20261122), FUZZ_EXAMPLES (per operation, default 25), FUZZ_KEYS (default 30),
-//   FUZZ_WORKERS (default 2); extra arguments go to `st run` for both documents.
+//   FUZZ_WORKERS (default 2), FUZZ_INCLUDE (a path regex: only the operations whose path matches, e.g.
+//   '/data/'); extra arguments go to `st run` for both documents. The ids of the records it seeds (a
+//   data table, its records and columns, a data group) reach schemathesis.toml as FUZZ_* variables.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -15,6 +17,7 @@ const seed = process.env.FUZZ_SEED ?? '20261122';
 const examples = process.env.FUZZ_EXAMPLES ?? '25';
 const keyCount = Number(process.env.FUZZ_KEYS ?? 30);
 const workers = process.env.FUZZ_WORKERS ?? '2';
+const include = process.env.FUZZ_INCLUDE ?? '';
 const extra = process.argv.slice(2);
 const out = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -55,12 +58,85 @@ async function call(method: string, p: string, body?: unknown): Promise<{ data: 
   return (await res.json()) as { data: Record<string, unknown> };
 }
 
-// One account with a full-permission issuer and many keys: the rate limit is per key.
-const account = (await call('POST', '/accounts', { name: 'Fuzz', wallet_balance: 1000, currency: 'USD' })).data;
-const user = (await call('POST', `/accounts/${account.id}/users`, { email: 'fuzz@example.com', name: 'Fuzz', permissions: ['*'] })).data;
 const tokens: string[] = [];
-for (let i = 0; i < keyCount; i++)
-  tokens.push(String((await call('POST', `/accounts/${account.id}/keys`, { name: `fuzz ${i}`, user_id: user.id })).data.token));
+async function customer(method: string, p: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${stack.apiUrl}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${tokens[0]}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/**
+ * One account with a full-permission issuer and many keys (the rate limit is per key), and records
+ * for the operations that name one in their path: without them every generated request would stop at
+ * the 404 of an unknown id. schemathesis.toml pins the path parameters to these ids (FUZZ_* variables).
+ */
+async function seedRecords(): Promise<Record<string, string>> {
+  const account = (await call('POST', '/accounts', { name: 'Fuzz', wallet_balance: 1000, currency: 'USD' })).data;
+  const user = (await call('POST', `/accounts/${account.id}/users`, { email: 'fuzz@example.com', name: 'Fuzz', permissions: ['*'] })).data;
+  for (let i = 0; i < keyCount; i++)
+    tokens.push(String((await call('POST', `/accounts/${account.id}/keys`, { name: `fuzz ${i}`, user_id: user.id })).data.token));
+  const options = (...keys: string[]) => keys.map((key) => ({ key, label: key[0].toUpperCase() + key.slice(1) }));
+  const tablesPath = `/accounts/${account.id}/data/tables`;
+  const companies = (await call('POST', tablesPath, { name: 'Fuzz companies', columns: [{ key: 'name', type: 'text' }] })).data;
+  const dataTable = (
+    await call('POST', tablesPath, {
+      name: 'Fuzz deals',
+      title_column: 'title',
+      status_fields: [
+        {
+          column: 'stage',
+          label: 'Stage',
+          initial: ['new'],
+          moves: [
+            { from: 'new', to: 'won' },
+            { from: '*', to: 'lost' },
+          ],
+        },
+      ],
+      columns: [
+        { key: 'title', type: 'text', config: { max_length: 200 } },
+        { key: 'code', type: 'text', unique: true },
+        { key: 'notes', type: 'long_text' },
+        { key: 'seats', type: 'number', config: { precision: 0, min: 1, max: 500 } },
+        { key: 'amount', type: 'currency', config: { precision: 2 } },
+        { key: 'priority', type: 'boolean' },
+        { key: 'closes_on', type: 'date' },
+        { key: 'met_at', type: 'datetime' },
+        { key: 'phone', type: 'phone' },
+        { key: 'email', type: 'email' },
+        { key: 'stage', type: 'select', config: { options: options('new', 'won', 'lost') } },
+        { key: 'tags', type: 'multi_select', config: { options: options('hot', 'cold') } },
+        { key: 'company', type: 'relation', config: { table_id: companies.id } },
+        { key: 'contract', type: 'file', config: { multiple: true } },
+        { key: 'ref', type: 'auto_number' },
+      ],
+    })
+  ).data;
+  const dataRecord = (
+    await customer('POST', `/api/v3/data/tables/${dataTable.id}/records`, {
+      data: { title: 'Deal A-1', code: 'A-1', seats: 3, amount: 120.5, closes_on: '2026-12-31', stage: 'new', tags: ['hot'] },
+    })
+  ).record as { id: string };
+  const dataGroup = (
+    await call('POST', `/accounts/${account.id}/data/groups`, {
+      name: 'Fuzz sales',
+      table_ids: [dataTable.id, companies.id],
+      reports: [{ key: 'revenue', name: 'Revenue', table_id: dataTable.id, measure: 'sum', column: 'amount' }],
+    })
+  ).data;
+  return {
+    FUZZ_ACCOUNT: String(account.id),
+    FUZZ_DATA_TABLE: String(dataTable.id),
+    FUZZ_DATA_COLUMN: 'notes',
+    FUZZ_DATA_RECORD: dataRecord.id,
+    FUZZ_DATA_GROUP: String(dataGroup.id),
+  };
+}
+let seeded: Record<string, string> = {};
 
 interface Figures {
   document: string;
@@ -93,6 +169,7 @@ function run(document: string, schemaPath: string, env: Record<string, string>, 
     '--suppress-health-check',
     'all',
     ...auth,
+    ...(include ? ['--include-path-regex', include] : []),
     ...extra,
   ];
   out(`\n== ${document}: st ${args.join(' ').replace(operatorToken, '<operator token>')}`);
@@ -101,7 +178,7 @@ function run(document: string, schemaPath: string, env: Record<string, string>, 
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
-    env: { ...process.env, ...env },
+    env: { ...process.env, SCHEMATHESIS_HOOKS: 'scripts.fuzz_hooks', ...seeded, ...env },
   });
   const log = path.join(dataDir, `${document}.txt`);
   fs.writeFileSync(log, r.stdout ?? '');
@@ -131,13 +208,17 @@ function countRun(har: string, stdout: string): Omit<Figures, 'document' | 'exit
 
 const results: Figures[] = [];
 try {
-  results.push(run('customer', '/api-docs/openapi.json', { FUZZ_TOKENS: tokens.join(','), SCHEMATHESIS_HOOKS: 'scripts.fuzz_hooks' }, []));
+  seeded = await seedRecords();
+  results.push(run('customer', '/api-docs/openapi.json', { FUZZ_TOKENS: tokens.join(',') }, []));
   results.push(run('operator', '/admin/v1/openapi.json', {}, ['--header', `Authorization: Bearer ${operatorToken}`]));
 } finally {
   await stack.stop();
 }
 
-out(`\n== fuzz summary (seed ${seed}, at most ${examples} examples per operation, ${workers} workers)`);
+out(
+  `\n== fuzz summary (seed ${seed}, at most ${examples} examples per operation, ${workers} workers` +
+    `${include ? `, paths matching ${include}` : ''})`,
+);
 for (const f of results) {
   const failed = Object.entries(f.failures)
     .map(([k, n]) => `${k} ${n}`)

@@ -12,7 +12,8 @@ export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 export interface StackOptions {
   dataDir: string; // where PostgreSQL, the Temporal SQLite file and logs live
   persistentTemporal: boolean;
-  apiPort: number;
+  /** Omitted: a free port chosen once the database and Temporal are up (their own random ports taken first). */
+  apiPort?: number;
   uiPort?: number;
   temporalPort?: number;
   simulatorPort?: number;
@@ -99,12 +100,15 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   }
 
   const simPort = o.simulatorPort ?? (await freePort());
-  const apiUrl = `http://127.0.0.1:${o.apiPort}`;
+  // Chosen only now: the Temporal dev server opens random ports of its own (its HTTP API among them),
+  // and a port picked before it started could be one of them (a run once reached Temporal's HTTP API).
+  const apiPort = o.apiPort ?? (await freePort());
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
   const simulatorUrl = `http://127.0.0.1:${simPort}`;
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
-    PORT: String(o.apiPort),
+    PORT: String(apiPort),
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || apiUrl,
     SIM_PORT: String(simPort),
     SMS_GATEWAY_URL: process.env.SMS_GATEWAY_URL || `${simulatorUrl}/sms`,
@@ -131,7 +135,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       },
     );
     children.set(name, child);
-    if (name === 'api') await waitForPort(o.apiPort, 60_000, child);
+    if (name === 'api') await waitForPort(apiPort, 60_000, child);
     if (name === 'simulator') await waitForPort(simPort, 60_000, child);
     return child;
   };
@@ -182,6 +186,6 @@ export async function startStack(o: StackOptions): Promise<Stack> {
  */
 export async function privateRunStack(prefix: string, extraEnv: Record<string, string>): Promise<{ stack: Stack; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-  const stack = await startStack({ dataDir, persistentTemporal: false, apiPort: await freePort(), logToFiles: true, extraEnv });
+  const stack = await startStack({ dataDir, persistentTemporal: false, logToFiles: true, extraEnv });
   return { stack, dataDir };
 }

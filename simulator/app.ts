@@ -1,6 +1,6 @@
-// Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API under
-// /whatsapp/{version}, and test controls under /_sim. Built as a factory so tests can run it
-// in-process on port 0 and read its state directly.
+// Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API (messages, the
+// Groups API and the Commerce catalogue API) under /whatsapp/{version}, and test controls under
+// /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -11,6 +11,8 @@ import { CREATE_MESSAGE_PATH, createMessage, smsRouter } from './sms-gateway.js'
 import { plainExchange } from './exchange.js';
 import { createState, type SimState } from './state.js';
 import { whatsappRouter } from './whatsapp.js';
+import { metaCatalogueRouter } from './meta-catalogue.js';
+import { groupsSimRouter, whatsappGroupsRouter } from './whatsapp-groups.js';
 
 export type { SimulatorOptions } from './options.js';
 export type { SimState } from './state.js';
@@ -59,7 +61,17 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
     if (debug) log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started }, 'request');
   });
 
-  for (const router of [smsRouter(state), whatsappRouter(state), simRouter(state)]) {
+  // The groups router comes first: it takes group sends off the messages path and group ids off
+  // the catalogue's /{id} routes, and hands everything else on.
+  const routers = [
+    smsRouter(state),
+    whatsappGroupsRouter(state),
+    whatsappRouter(state),
+    metaCatalogueRouter(state),
+    groupsSimRouter(state),
+    simRouter(state),
+  ];
+  for (const router of routers) {
     app.use(router.routes()).use(router.allowedMethods());
   }
 

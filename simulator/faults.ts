@@ -2,7 +2,15 @@
 // fault into its own wire shape (Twilio JSON vs Graph envelope), so this module only does matching.
 import { digitsOf } from './util.js';
 
-export const FAULT_KINDS = ['http_500', 'http_429', 'timeout', 'error', 'no_receipt'] as const;
+/** Faults of a message send (SMS or WhatsApp). */
+export const SEND_FAULT_KINDS = ['http_500', 'http_429', 'timeout', 'error', 'no_receipt'] as const;
+/**
+ * Faults of the WhatsApp Groups API (simulator/whatsapp-groups.ts), matched on the business
+ * phone-number id in `to`: creation that never confirms, creation confirmed by a failure webhook,
+ * and a synchronous Graph error on the next group call. Sends never take them.
+ */
+export const GROUP_FAULT_KINDS = ['group_create_hang', 'group_create_fail', 'group_error'] as const;
+export const FAULT_KINDS = [...SEND_FAULT_KINDS, ...GROUP_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type Provider = 'sms' | 'whatsapp';
 
@@ -38,6 +46,9 @@ export class FaultStore {
     if (i.to !== undefined && (typeof i.to !== 'string' || digitsOf(i.to) === '')) throw new FaultInputError('to must be a phone number');
     if (i.code !== undefined && (typeof i.code !== 'number' || !Number.isInteger(i.code)))
       throw new FaultInputError('code must be an integer');
+    if ((GROUP_FAULT_KINDS as readonly string[]).includes(i.kind as string) && i.provider !== 'whatsapp') {
+      throw new FaultInputError(`kind '${String(i.kind)}' needs provider 'whatsapp'`);
+    }
     if (i.kind === 'error' && i.code === undefined) throw new FaultInputError("kind 'error' needs the provider error code in `code`");
     if (i.message !== undefined && typeof i.message !== 'string') throw new FaultInputError('message must be a string');
     if (i.retryAfter !== undefined && (typeof i.retryAfter !== 'number' || i.retryAfter < 0)) {
@@ -58,11 +69,13 @@ export class FaultStore {
     return fault;
   }
 
-  /** Consumes one use of the oldest fault matching this send, if any. */
-  take(provider: Provider, to: string | null): Fault | null {
+  /** Consumes one use of the oldest fault of one of `kinds` (by default a send's) matching this call, if any. */
+  take(provider: Provider, to: string | null, kinds: readonly FaultKind[] = SEND_FAULT_KINDS): Fault | null {
     if (this.faults.length === 0) return null;
     const toDigits = to === null ? null : digitsOf(to);
-    const fault = this.faults.find((f) => f.provider === provider && (f.to === null || f.to === toDigits) && f.remaining !== 0);
+    const fault = this.faults.find(
+      (f) => f.provider === provider && kinds.includes(f.kind) && (f.to === null || f.to === toDigits) && f.remaining !== 0,
+    );
     if (!fault) return null;
     fault.hits += 1;
     if (fault.remaining > 0) fault.remaining -= 1;

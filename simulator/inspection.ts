@@ -15,6 +15,7 @@ import { registerSmsInbound } from './sms-receipts.js';
 import type { SimState, WaRecord } from './state.js';
 import { digitsOf } from './util.js';
 import { registerWhatsAppSim } from './whatsapp-inbound.js';
+import { registerCatalogueSim } from './meta-catalogue.js';
 
 function query(ctx: Context, name: string): string | null {
   const v = ctx.query[name];
@@ -131,5 +132,6 @@ export function simRouter(state: SimState): Router {
   registerConfig(r, state);
   registerSmsInbound(r, state);
   registerWhatsAppSim(r, state);
+  registerCatalogueSim(r, state);
   return r;
 }

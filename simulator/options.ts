@@ -33,6 +33,8 @@ export interface SimulatorOptions {
    * bound, a 100,000-message campaign grew the simulator to about 850 MB and its collector with it.
    */
   callbackLogLimit: number;
+  /** How long an items_batch handle of the catalogue API stays in_progress before it finishes. */
+  catalogueBatchMs: number;
   logger: Logger;
 }
 
@@ -55,6 +57,7 @@ export const DEFAULT_OPTIONS: Omit<SimulatorOptions, 'logger'> = {
   waPairIntervalMs: 6_000,
   strictTemplates: false,
   callbackLogLimit: 20_000,
+  catalogueBatchMs: 200,
 };
 
 export function resolveOptions(partial: Partial<SimulatorOptions> = {}): SimulatorOptions {
@@ -86,6 +89,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Si
     receiptDelayMs: num('SIM_RECEIPT_DELAY_MS'),
     callbackLogLimit: num('SIM_CALLBACK_LOG_LIMIT'),
     timeoutFaultMs: num('SIM_TIMEOUT_FAULT_MS'),
+    catalogueBatchMs: num('SIM_CATALOGUE_BATCH_MS'),
     strictTemplates: str('SIM_WA_STRICT_TEMPLATES') === undefined ? undefined : str('SIM_WA_STRICT_TEMPLATES') === 'true',
   };
 }

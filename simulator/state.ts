@@ -4,9 +4,11 @@ import type { Logger } from 'pino';
 import type { FormFields } from './body.js';
 import { FaultStore, type FaultKind } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
+import { createCatalogueState, resetCatalogueState, type CatalogueState } from './meta-catalogue.js';
 import type { SimulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limits.js';
 import type { SmsEncoding } from './segments.js';
+import { createGroupsState, resetGroupsState, type GroupsState } from './whatsapp-groups.js';
 
 export interface StatusStep {
   status: string;
@@ -104,7 +106,8 @@ export interface CallbackAttempt {
 export interface CallbackRecord {
   seq: number;
   provider: 'sms' | 'whatsapp';
-  kind: 'sms.status' | 'sms.inbound' | 'whatsapp.status' | 'whatsapp.inbound';
+  /** whatsapp.group: a Groups API webhook (lifecycle, participants, settings, status); messageId is the group id. */
+  kind: 'sms.status' | 'sms.inbound' | 'whatsapp.status' | 'whatsapp.inbound' | 'whatsapp.group';
   messageId: string | null;
   url: string;
   headers: Record<string, string>;
@@ -155,6 +158,10 @@ export interface SimState {
   readonly faults: FaultStore;
   readonly limiter: RateLimiter;
   readonly life: Lifecycle;
+  /** Meta's Commerce catalogues (meta-catalogue.ts). */
+  readonly catalogue: CatalogueState;
+  /** WhatsApp groups (whatsapp-groups.ts). */
+  readonly groups: GroupsState;
   nextSeq(): number;
   /** Forget everything recorded and cancel pending receipts; URLs, delay and templates survive. */
   reset(): void;
@@ -181,6 +188,8 @@ export function createState(options: SimulatorOptions): SimState {
     faults: new FaultStore(),
     limiter: new RateLimiter(options),
     life: new Lifecycle(options.logger),
+    catalogue: createCatalogueState(options.catalogueBatchMs),
+    groups: createGroupsState(),
     nextSeq: () => ++seq,
     reset() {
       state.life.restart();
@@ -198,6 +207,8 @@ export function createState(options: SimulatorOptions): SimState {
       state.config.waStatusMode = 'in_order';
       state.faults.clear();
       state.limiter.clear();
+      resetCatalogueState(state.catalogue);
+      resetGroupsState(state.groups);
     },
   };
   return state;

@@ -34,8 +34,36 @@ function userAndNumber(input: Record<string, unknown>): { waId: string; phoneNum
   return { waId, phoneNumberId };
 }
 
+/**
+ * A cart the customer sends from the catalogue (Cloud API `order` message): the catalogue's id, an
+ * optional note and at least one item, each a retailer id, a whole quantity, a unit price in major
+ * units (as WhatsApp shows it, e.g. 30 or 12.5) and its ISO currency. Null when it is one.
+ */
+export function orderProblem(order: unknown): string | null {
+  if (!isObj(order)) return 'order must be an object {catalog_id, text?, product_items}';
+  if (typeof order.catalog_id !== 'string' || !/^\d{1,64}$/.test(order.catalog_id)) return 'order.catalog_id must be a numeric string';
+  if (order.text !== undefined && typeof order.text !== 'string') return 'order.text must be a string';
+  const items = order.product_items;
+  if (!Array.isArray(items) || items.length === 0) return 'order.product_items must be a non-empty array';
+  for (const [n, item] of items.entries()) {
+    const at = `order.product_items[${n}]`;
+    if (!isObj(item)) return `${at} must be an object`;
+    if (typeof item.product_retailer_id !== 'string' || item.product_retailer_id === '')
+      return `${at}.product_retailer_id must be a string`;
+    if (typeof item.quantity !== 'number' || !Number.isInteger(item.quantity) || item.quantity < 1)
+      return `${at}.quantity must be a positive integer`;
+    if (typeof item.item_price !== 'number' || !Number.isFinite(item.item_price) || item.item_price < 0)
+      return `${at}.item_price must be a non-negative number (major units)`;
+    if (typeof item.currency !== 'string' || !/^[A-Z]{3}$/.test(item.currency)) return `${at}.currency must be an ISO 4217 code`;
+  }
+  return null;
+}
+
 export function registerWhatsAppSim(router: Router, state: SimState): void {
-  /** {from, phone_number_id, text} or {from, phone_number_id, type, <type>: {...}, context?, name?, url?} */
+  /**
+   * {from, phone_number_id, text} or {from, phone_number_id, type, <type>: {...}, context?, name?, url?, id?};
+   * a cart is `type: 'order', order: {catalog_id, text?, product_items: [{product_retailer_id, quantity, item_price, currency}]}`.
+   */
   router.post('/whatsapp/inbound', async (ctx) => {
     const input = await readJson(ctx);
     if (!isObj(input)) return badRequest(ctx, 'body must be a JSON object');
@@ -52,11 +80,20 @@ export function registerWhatsAppSim(router: Router, state: SimState): void {
     } else if (type === 'contacts' ? !Array.isArray(content) : !isObj(content)) {
       return badRequest(ctx, `${type} content is missing`);
     }
+    if (type === 'order') {
+      const problem = orderProblem(content);
+      if (problem) return badRequest(ctx, problem);
+    }
     if (MEDIA_MIME[type] && isObj(content)) {
       // Inbound media is referenced by an id the business downloads later, never by a link.
       content = { id: String(randomInt(1e14, 9e14)), mime_type: MEDIA_MIME[type], sha256: randomBytes(32).toString('base64'), ...content };
     }
-    const message: Record<string, unknown> = { from: who.waId, id: wamid(who.waId), timestamp: unixSeconds(), type, [type]: content };
+    // `id` repeats an earlier message's wamid: Meta redelivers a webhook it thinks was not received.
+    if (input.id !== undefined && (typeof input.id !== 'string' || !input.id.startsWith('wamid.'))) {
+      return badRequest(ctx, 'id must be a wamid (to redeliver an earlier message)');
+    }
+    const id = typeof input.id === 'string' ? input.id : wamid(who.waId);
+    const message: Record<string, unknown> = { from: who.waId, id, timestamp: unixSeconds(), type, [type]: content };
     for (const extra of ['context', 'referral', 'errors']) if (input[extra] !== undefined) message[extra] = input[extra];
 
     // The user wrote in, so the window opens even if our webhook receiver is down.

@@ -3,12 +3,19 @@
 import { arr, badParam, httpUrl, invalid, isObj, missing, obj, str, validateMedia } from './graph-errors.js';
 
 const KINDS = ['button', 'list', 'cta_url', 'flow', 'location_request_message', 'product', 'product_list', 'catalog_message'];
+const HEADERLESS = ['product', 'catalog_message'];
+/** Meta's product list: at most 30 products over at most 10 sections (notes §3.3). */
+const PRODUCT_LIST_MAX = 30;
 
 export function validateInteractive(i: Record<string, unknown>): void {
   const kind = str(i, 'type', 'interactive.type', 64) as string;
   if (!KINDS.includes(kind)) throw badParam(`Param interactive.type must be one of ${KINDS.join(', ')} - got "${kind}".`);
 
-  // List and product messages only take a text header; product_list requires one.
+  // List and product messages only take a text header; product_list requires one. A single-product
+  // or catalogue message shows the product's own image, so Meta refuses any header on them.
+  if (HEADERLESS.includes(kind) && i.header !== undefined && i.header !== null) {
+    throw badParam(`Param interactive.header is not allowed for interactive type '${kind}'.`);
+  }
   const header = obj(i, 'header', 'interactive.header', kind === 'product_list');
   if (header) validateHeader(header, ['list', 'product_list'].includes(kind));
 
@@ -43,8 +50,13 @@ export function validateInteractive(i: Record<string, unknown>): void {
     }
     case 'location_request_message':
       return expectName(action, 'send_location');
-    case 'catalog_message':
-      return expectName(action, 'catalog_message');
+    case 'catalog_message': {
+      expectName(action, 'catalog_message');
+      const p = obj(action, 'parameters', 'interactive.action.parameters', false);
+      if (p)
+        str(p, 'thumbnail_product_retailer_id', 'interactive.action.parameters.thumbnail_product_retailer_id', 100, { required: false });
+      return;
+    }
     case 'product':
       str(action, 'catalog_id', 'interactive.action.catalog_id', 64);
       str(action, 'product_retailer_id', 'interactive.action.product_retailer_id', 100);
@@ -122,12 +134,12 @@ function productList(action: Record<string, unknown>): void {
     const path = `interactive.action.sections[${n}]`;
     if (!isObj(s)) throw badParam(`Param ${path} must be a JSON object.`);
     str(s, 'title', `${path}.title`, 24);
-    const items = arr(s, 'product_items', `${path}.product_items`, 1, 30);
+    const items = arr(s, 'product_items', `${path}.product_items`, 1, PRODUCT_LIST_MAX);
     products += items.length;
     items.forEach((p, m) => {
       if (!isObj(p)) throw badParam(`Param ${path}.product_items[${m}] must be a JSON object.`);
       str(p, 'product_retailer_id', `${path}.product_items[${m}].product_retailer_id`, 100);
     });
   });
-  if (products > 30) throw invalid(`A product list can have at most 30 products in total, got ${products}.`);
+  if (products > PRODUCT_LIST_MAX) throw invalid(`A product list can have at most ${PRODUCT_LIST_MAX} products in total, got ${products}.`);
 }

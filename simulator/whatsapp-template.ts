@@ -93,6 +93,10 @@ function checkParameter(p: unknown, path: string): void {
     case 'action':
       obj(p, 'action', `${path}.action`);
       return;
+    // Meta's ready-made group-invite templates take the group as a body parameter (notes §2.1).
+    case 'group_id':
+      str(p, 'group_id', `${path}.group_id`, 256);
+      return;
     default:
       throw badParam(`Param ${path}.type '${type}' is not a valid template parameter type.`);
   }

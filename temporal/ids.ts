@@ -7,5 +7,11 @@ export { contactImportWorkflowId } from '../workflows/contacts/contact-import.st
 export { webhookDeliveryWorkflowId, automationCallbackWorkflowId } from '../workflows/webhooks/webhook-delivery.starter.js';
 export { operationRunWorkflowId } from '../workflows/automations/operation-run.starter.js';
 export { campaignWorkflowId } from '../workflows/campaigns/campaign.starter.js';
+export { catalogueSyncWorkflowId } from '../workflows/catalogues/catalogue-sync.starter.js';
+export { catalogueSetupWorkflowId } from '../workflows/catalogues/catalogue-setup.starter.js';
+export { productPushWorkflowId } from '../workflows/catalogues/product-push.starter.js';
+export { productsPushWorkflowId } from '../workflows/catalogues/products-push.starter.js';
+export { cartAbandonmentWorkflowId } from '../workflows/shop/cart-abandonment.starter.js';
+export { orderHoldWorkflowId } from '../workflows/orders/order-hold.starter.js';
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;

@@ -4,6 +4,7 @@ import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createActivities } from '../activities/index.js';
 import { buildWorkflowBundle, bundlePath, staleReason } from './workflow-bundle.js';
+import { dataIndexTaskQueue } from '../workflows/data/column-index.starter.js';
 
 let runtimeInstalled = false;
 
@@ -102,7 +103,17 @@ export async function createWorkers(opts: {
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS.webhooks,
     shutdownGraceTime: '10 seconds',
   });
-  const workers = [main, ...providers, webhooks];
+  // Data-table index builds, one at a time per worker: a CREATE INDEX CONCURRENTLY waits for every
+  // older transaction, other builds included (workflows/data/column-index.starter.ts).
+  const dataIndexes = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: dataIndexTaskQueue(config),
+    activities,
+    maxConcurrentActivityTaskExecutions: 1,
+    shutdownGraceTime: '10 seconds',
+  });
+  const workers = [main, ...providers, webhooks, dataIndexes];
   const run = Promise.all(workers.map((w) => w.run()));
   return {
     workers,

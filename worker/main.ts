@@ -6,6 +6,7 @@ import { createWorkers } from './create-worker.js';
 import { startReconciler } from './reconciler.js';
 import { startEventRelay } from './event-relay.js';
 import { ensureDispatchers } from './dispatchers.js';
+import { ensureSchedules } from './schedules.js';
 import { startMemoryLog } from './memory-log.js';
 
 if (process.env.SVC_MEMORY_LOG) startMemoryLog(process.env.SVC_MEMORY_LOG);
@@ -16,6 +17,7 @@ const orm = await openOrm(config.databaseUrl, 40);
 const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);
 const handle = await createWorkers({ config, orm, log });
 await ensureDispatchers(temporal.client, config);
+await ensureSchedules(temporal.client, config);
 const reconciler = startReconciler({ config, orm, temporal: temporal.client, log });
 const relay = startEventRelay({ config, orm, temporal: temporal.client, log });
 // The launcher (scripts/stack.ts) gives the worker V8 heap flags for its memory budget; shown so a

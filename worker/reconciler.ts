@@ -4,6 +4,10 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { findUnstartedMessages } from '../services/messaging/messages.js';
 import { startMessageWorkflow } from '../services/messaging/outbound.js';
+import { startUnstartedPushes } from '../services/catalogues/index.js';
+import { startOwedOrderHolds } from '../services/orders/holds.js';
+import { requestOwedIndexes } from '../services/data/indexes.js';
+import { startOwedGroupCreations } from '../services/groups/index.js';
 import { startPoller } from './poller.js';
 
 /**
@@ -19,6 +23,18 @@ export function startReconciler(deps: { config: Config; orm: MikroORM; temporal:
       const rows = await findUnstartedMessages(deps.orm.em.fork(), 30, 500);
       for (const r of rows) await startMessageWorkflow(deps, r.account_id, r, r.channel_type, null);
       if (rows.length) deps.log.info({ count: rows.length }, 'reconciler checked queued messages');
+      // Platform pushes owed by committed stock changes whose start was lost (services/catalogues/push-requests.ts).
+      const pushes = await startUnstartedPushes(deps.orm.em.fork(), deps);
+      if (pushes) deps.log.info({ count: pushes }, 'reconciler started platform pushes');
+      // Order-hold workflows owed by committed orders whose start was lost (services/orders/holds.ts).
+      const holds = await startOwedOrderHolds(deps.orm.em.fork(), deps);
+      if (holds) deps.log.info({ count: holds }, 'reconciler started order-hold workflows');
+      // Data-table index requests lost between the definition's commit and Temporal (services/data/indexes.ts).
+      const indexes = await requestOwedIndexes(deps.orm.em.fork(), deps);
+      if (indexes) deps.log.info({ count: indexes }, 'reconciler asked again for data-table indexes');
+      // Chat groups still creating whose creation workflow was never started (services/groups/groups.ts).
+      const groups = await startOwedGroupCreations(deps.orm.em.fork(), deps);
+      if (groups) deps.log.info({ count: groups }, 'reconciler started chat-group creations');
     },
   });
 }

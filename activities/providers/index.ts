@@ -3,7 +3,8 @@
 import type { Config } from '../../config.js';
 import { createSmsGateway } from './sms-gateway/index.js';
 import { createWhatsAppCloud } from './whatsapp-cloud/index.js';
-import type { ChannelType, ChatProvider, Provider, ProviderKey, SmsProvider } from './types.js';
+import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';
+import type { CatalogueProvider, ChannelType, ChatProvider, Provider, ProviderKey, SmsProvider } from './types.js';
 
 export type * from './types.js';
 export { MalformedWebhook } from './types.js';
@@ -19,6 +20,7 @@ export type ProviderSettings = Pick<
   | 'whatsappAccessToken'
   | 'whatsappAppSecret'
   | 'whatsappVerifyToken'
+  | 'whatsappBusinessId'
 >;
 
 /** The provider of a channel that stores none (a chat number without a channel row). */
@@ -39,6 +41,8 @@ export interface ProviderRegistry {
   forChannel(channelType: ChannelType, stored: string | null | undefined): Provider;
   sms(stored?: string | null): SmsProvider;
   chat(stored?: string | null): ChatProvider;
+  /** The chat provider's commerce catalogue (a shop's `meta_catalogue_id` lives there). */
+  catalogue(): CatalogueProvider;
 }
 
 export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: number } = {}): ProviderRegistry {
@@ -59,6 +63,13 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
       timeoutMs: o.timeoutMs,
     }),
   ];
+  const catalogue = createWhatsAppCatalogue({
+    baseUrl: s.whatsappApiUrl,
+    accessToken: s.whatsappAccessToken,
+    businessId: s.whatsappBusinessId,
+    publicBaseUrl: s.publicBaseUrl,
+    timeoutMs: o.timeoutMs,
+  });
   const byKey = new Map<string, Provider>(all.map((p) => [p.key, p]));
   const get = (key: string) => {
     const p = byKey.get(key);
@@ -76,6 +87,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     forChannel,
     sms: (stored) => forChannel('sms', stored) as SmsProvider,
     chat: (stored) => forChannel('whatsapp', stored) as ChatProvider,
+    catalogue: () => catalogue,
   };
 }
 

@@ -7,6 +7,7 @@
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import type { PreparedWhatsAppMessage } from '../../domain/messaging/whatsapp-message.js';
 import type { ProviderResult } from './http.js';
+import type { Availability, Condition } from '../../domain/catalogues/vocabulary.js';
 
 export type { ProviderResult, ProviderFailure } from './http.js';
 
@@ -51,7 +52,30 @@ export interface InboundMessage {
   metadata?: Record<string, unknown>;
 }
 
-export type ProviderEvent = StatusUpdate | InboundMessage;
+/** One line of a chat order as the customer sent it: the price in major units, as the provider shows it. */
+export interface ChatOrderItem {
+  retailerId: string;
+  quantity: number;
+  /** Major units (30 = 30.00); null when the provider sent none that reads as a number. */
+  itemPrice: number | null;
+  currency: string | null;
+}
+
+/**
+ * A cart a customer sent from the provider's catalogue (WhatsApp's `order` message): an inbound
+ * message like any other (it opens the window) that also carries the order.
+ */
+export interface ChatOrderMessage extends Omit<InboundMessage, 'type'> {
+  type: 'order';
+  order: {
+    /** The provider's catalogue id (our catalogues.meta_catalogue_id). */
+    catalogueId: string;
+    text: string | null;
+    items: ChatOrderItem[];
+  };
+}
+
+export type ProviderEvent = StatusUpdate | InboundMessage | ChatOrderMessage;
 
 /** How the provider expects a request to be answered. */
 export interface WebhookAnswer {
@@ -138,3 +162,85 @@ export interface ChatProvider extends ProviderAdapter<'chat'> {
 }
 
 export type Provider = SmsProvider | ChatProvider;
+
+// --- Commerce catalogue ------------------------------------------------------------------------------
+
+/** One of our products as a platform catalogue needs it (our row, our words; prices in hundredths). */
+export interface CatalogueItemSource {
+  /** Our shop's id: the item's link is the product's page in that shop. */
+  shopId: number;
+  sku: string;
+  name: string;
+  description: string | null;
+  price: number;
+  salePrice: number | null;
+  currency: string;
+  imageUrl: string | null;
+  availability: Availability;
+  condition: Condition | null;
+  brand: string | null;
+  category: string | null;
+  productType: string | null;
+  /** Units a customer may buy (inventory less reserved); null = not tracked. */
+  available: number | null;
+}
+
+/** One request of a batch call, in the provider's shape; `retailerId` is our sku. */
+export interface CatalogueItemRequest {
+  method: 'CREATE' | 'UPDATE' | 'DELETE';
+  retailerId: string;
+  data: Record<string, unknown>;
+}
+
+export interface CatalogueItemProblem {
+  retailerId: string;
+  message: string;
+}
+
+/** Where one batch call stands: per-item errors (that item not stored) and warnings, once finished. */
+export interface CatalogueBatchStatus {
+  finished: boolean;
+  errors: CatalogueItemProblem[];
+  warnings: CatalogueItemProblem[];
+}
+
+/** A platform's copy of one product, read back in our words (prices parsed into hundredths). */
+export interface PlatformItem {
+  /** The provider's product id (our meta_product_id / platform_item_id). */
+  providerId: string;
+  retailerId: string;
+  name: string | null;
+  description: string | null;
+  price: number | null;
+  salePrice: number | null;
+  currency: string | null;
+  availability: string | null;
+  condition: string | null;
+  brand: string | null;
+  category: string | null;
+  productType: string | null;
+  imageUrl: string | null;
+}
+
+/**
+ * The chat provider's commerce catalogue (Meta's, behind WhatsApp, Facebook and Instagram shops):
+ * one provider catalogue per shop, written through an asynchronous batch API whose handles are
+ * polled. Refusals are `permanent` ProviderResults, throttles and outages retryable ones.
+ */
+export interface CatalogueProvider {
+  readonly key: ProviderKey;
+  /** Requests one batch call may carry (Meta: 5,000). */
+  readonly maxRequestsPerBatch: number;
+  createCatalogue(input: { name: string; vertical?: string | null }): Promise<ProviderResult<{ catalogueId: string }>>;
+  /** Creates the item when absent, else replaces the fields sent (a field we do not hold is cleared). */
+  upsertRequest(item: CatalogueItemSource): CatalogueItemRequest;
+  deleteRequest(retailerId: string): CatalogueItemRequest;
+  /** One batch call (at most maxRequestsPerBatch requests): the handles to poll. */
+  sendItems(catalogueId: string, requests: readonly CatalogueItemRequest[]): Promise<ProviderResult<{ handles: string[] }>>;
+  batchStatus(catalogueId: string, handle: string): Promise<ProviderResult<CatalogueBatchStatus>>;
+  /** One keyset page of the catalogue's items; `after` of the answer is absent on the last page. */
+  listItems(
+    catalogueId: string,
+    page: { after?: string; limit: number; retailerIds?: readonly string[] },
+  ): Promise<ProviderResult<{ items: PlatformItem[]; after?: string }>>;
+}

@@ -1,9 +1,9 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { profileSchema, balanceSchema, credentialSchema, profileOf, balanceOf, credentialOf } from '../../services/account/index.js';
+import { noInput } from '../../services/platform/storable.js';
 
 // Profile, balance and the credential check: original endpoints, so only the account credential is
 // checked (no issuer permission).
-const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 
 export const getProfile = defineOperation({
   name: 'get_profile',

@@ -1,5 +1,6 @@
 import { defineOperation, type Operation } from '../operation.js';
 import { PERMISSIONS } from '../../domain/account/permissions.js';
+import { DATA_GRANT_PATTERN } from '../../domain/data/index.js';
 import { numericId } from '../../services/platform/ids.js';
 import {
   listAccounts,
@@ -15,6 +16,7 @@ import {
   type KeyKind,
 } from '../../services/account/settings.js';
 import { listIdentities, addIdentity, updateIdentity, removeIdentity, type IdentityKind } from '../../services/account/identities.js';
+import { accountRef } from '../../services/account/index.js';
 
 // The operator interface ("Settings" in the contract): accounts, users, keys, MCP credentials,
 // sender identities, routes and blacklists. Authenticated by the operator token, never by an
@@ -22,7 +24,6 @@ import { listIdentities, addIdentity, updateIdentity, removeIdentity, type Ident
 
 const A = '/admin/v1/accounts';
 const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
-const accountId = (ref: string) => numericId(ref, 'Account');
 
 // ---- Schemas -----------------------------------------------------------------------------------
 
@@ -34,7 +35,13 @@ const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4
 const billingMode = { enum: ['prepaid', 'postpaid'] } as const;
 const permissionList = {
   type: 'array',
-  items: { enum: [...PERMISSIONS, '*', 'forms.*', 'leads.*', 'contacts.*', 'data.*', 'posts.*'] },
+  // data.grants.<name>: grants an operator names for data tables (visibility, writes, masks, status moves).
+  items: {
+    anyOf: [
+      { enum: [...PERMISSIONS, '*', 'forms.*', 'leads.*', 'contacts.*', 'data.*', 'data.grants.*', 'posts.*'] },
+      { type: 'string', pattern: DATA_GRANT_PATTERN },
+    ],
+  },
   uniqueItems: true,
 } as const;
 
@@ -173,7 +180,7 @@ const accountOperations = [
     summary: 'Read an account',
     output: { status: 200, description: 'The account', schema: accountSchema },
     cli: [{ command: 'accounts:show' }],
-    handler: async ({ oc }, { account }) => getAccount(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => getAccount(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -193,7 +200,7 @@ const accountOperations = [
         flags: { balance: 'wallet_balance' },
       },
     ],
-    handler: async ({ oc }, { account, ...changes }) => updateAccount(oc, accountId(account), changes),
+    handler: async ({ oc }, { account, ...changes }) => updateAccount(oc, await accountRef(oc, account), changes),
   }),
   defineOperation({
     ...base,
@@ -203,7 +210,7 @@ const accountOperations = [
     summary: 'List users',
     output: { status: 200, description: 'The users of the account', schema: listOf(userSchema) },
     cli: [{ command: 'users:list' }],
-    handler: async ({ oc }, { account }) => listUsers(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => listUsers(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -211,6 +218,7 @@ const accountOperations = [
     method: 'POST',
     path: `${A}/{account}/users`,
     summary: 'Create a user with permissions',
+    refusals: { 409: 'A user with this email already exists in the account' },
     body: {
       type: 'object',
       required: ['email', 'name'],
@@ -223,7 +231,7 @@ const accountOperations = [
     } as const,
     output: { status: 201, description: 'The user', schema: userSchema },
     cli: [{ command: 'users:create' }],
-    handler: async ({ oc }, { account, ...user }) => addUser(oc, accountId(account), user),
+    handler: async ({ oc }, { account, ...user }) => addUser(oc, await accountRef(oc, account), user),
   }),
   defineOperation({
     ...base,
@@ -248,7 +256,8 @@ const accountOperations = [
       { command: 'users:activate', help: 'Reactivate a user', fixed: { active: true }, fields: [] },
       { command: 'users:permissions', help: 'Replace the permissions (comma list)', fields: ['permissions'] },
     ],
-    handler: async ({ oc }, { account, user, ...changes }) => updateUser(oc, accountId(account), numericId(user, 'User'), changes),
+    handler: async ({ oc }, { account, user, ...changes }) =>
+      updateUser(oc, await accountRef(oc, account), numericId(user, 'User'), changes),
   }),
 ];
 
@@ -269,7 +278,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       output: { status: 201, description: `The ${what} with its secret`, schema: issuedKeySchema },
       secretInAnswer: true,
       cli: [{ command: `${cli}:create`, flags: { user: 'user_id' } }],
-      handler: async ({ oc }, { account, ...key }) => issueKey(oc, accountId(account), kind, key),
+      handler: async ({ oc }, { account, ...key }) => issueKey(oc, await accountRef(oc, account), kind, key),
     }),
     defineOperation({
       ...base,
@@ -279,7 +288,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       summary: kind === 'rest' ? 'List API keys' : 'List MCP credentials',
       output: { status: 200, description: `The ${what}s, secrets hidden`, schema: listOf(keySchema) },
       cli: [{ command: `${cli}:list` }],
-      handler: async ({ oc }, { account }) => listKeys(oc, accountId(account), kind),
+      handler: async ({ oc }, { account }) => listKeys(oc, await accountRef(oc, account), kind),
     }),
     defineOperation({
       ...base,
@@ -289,7 +298,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       summary: 'Revoke (permanent)',
       output: { status: 200, description: `The revoked ${what}`, schema: keySchema },
       cli: [{ command: `${cli}:revoke` }],
-      handler: async ({ oc }, { account, key }) => revokeKey(oc, accountId(account), kind, numericId(key, 'Key')),
+      handler: async ({ oc }, { account, key }) => revokeKey(oc, await accountRef(oc, account), kind, numericId(key, 'Key')),
     }),
   ];
 }
@@ -314,7 +323,7 @@ function identityReadAndRemove(
       summary: `List the account's ${label[1]}`,
       output: { status: 200, description: `The account's ${label[1]}`, schema: listOf(item) },
       cli: [{ command: `${cli}:list` }],
-      handler: async ({ oc }, { account }) => listIdentities(oc, kind, accountId(account)),
+      handler: async ({ oc }, { account }) => listIdentities(oc, kind, await accountRef(oc, account)),
     }),
     remove: defineOperation({
       ...base,
@@ -324,7 +333,7 @@ function identityReadAndRemove(
       summary: `Remove a ${label[0]}`,
       output: { status: 200, description: 'Removed', schema: deleted },
       cli: [{ command: `${cli}:remove` }],
-      handler: async ({ oc }, { account, id }) => removeIdentity(oc, kind, accountId(account), numericId(id)),
+      handler: async ({ oc }, { account, id }) => removeIdentity(oc, kind, await accountRef(oc, account), numericId(id)),
     }),
   };
 }
@@ -379,7 +388,7 @@ const identityOperations = [
     } as const,
     output: { status: 201, description: 'The sender id', schema: senderIdSchema },
     cli: [{ command: 'senders:add', flags: { status: 'approval_status', channel: 'channel_id' } }],
-    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'sender-ids', accountId(account), fields),
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'sender-ids', await accountRef(oc, account), fields),
   }),
   defineOperation({
     ...base,
@@ -393,7 +402,8 @@ const identityOperations = [
       { command: 'senders:approve', help: 'Approve a sender id', fixed: { approval_status: 'approved' }, fields: [] },
       { command: 'senders:update', flags: { status: 'approval_status', channel: 'channel_id' } },
     ],
-    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'sender-ids', accountId(account), numericId(id), fields),
+    handler: async ({ oc }, { account, id, ...fields }) =>
+      updateIdentity(oc, 'sender-ids', await accountRef(oc, account), numericId(id), fields),
   }),
   senderIds.remove,
   phoneNumbers.list,
@@ -416,7 +426,7 @@ const identityOperations = [
         flags: { 'phone-number-id': 'provider_phone_number_id', waba: 'business_account_id', channel: 'channel_id' },
       },
     ],
-    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'phone-numbers', accountId(account), fields),
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'phone-numbers', await accountRef(oc, account), fields),
   }),
   defineOperation({
     ...base,
@@ -433,7 +443,8 @@ const identityOperations = [
         flags: { 'phone-number-id': 'provider_phone_number_id', waba: 'business_account_id', channel: 'channel_id' },
       },
     ],
-    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'phone-numbers', accountId(account), numericId(id), fields),
+    handler: async ({ oc }, { account, id, ...fields }) =>
+      updateIdentity(oc, 'phone-numbers', await accountRef(oc, account), numericId(id), fields),
   }),
   phoneNumbers.remove,
   shortCodes.list,
@@ -451,7 +462,7 @@ const identityOperations = [
     } as const,
     output: { status: 201, description: 'The short code', schema: shortCodeSchema },
     cli: [{ command: 'short-codes:add', flags: { status: 'assignment_status', channel: 'channel_id' } }],
-    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'short-codes', accountId(account), fields),
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'short-codes', await accountRef(oc, account), fields),
   }),
   defineOperation({
     ...base,
@@ -462,7 +473,8 @@ const identityOperations = [
     body: { type: 'object', additionalProperties: false, properties: shortCodeFields } as const,
     output: { status: 200, description: 'The short code', schema: shortCodeSchema },
     cli: [{ command: 'short-codes:update', flags: { status: 'assignment_status', channel: 'channel_id' } }],
-    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'short-codes', accountId(account), numericId(id), fields),
+    handler: async ({ oc }, { account, id, ...fields }) =>
+      updateIdentity(oc, 'short-codes', await accountRef(oc, account), numericId(id), fields),
   }),
   shortCodes.remove,
   channels.list,
@@ -484,7 +496,7 @@ const identityOperations = [
     } as const,
     output: { status: 201, description: 'The channel', schema: channelSchema },
     cli: [{ command: 'channels:add', flags: { type: 'channel_type', default: 'is_default' } }],
-    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'channels', accountId(account), fields),
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'channels', await accountRef(oc, account), fields),
   }),
   defineOperation({
     ...base,
@@ -495,7 +507,8 @@ const identityOperations = [
     body: { type: 'object', additionalProperties: false, properties: channelFields } as const,
     output: { status: 200, description: 'The channel', schema: channelSchema },
     cli: [{ command: 'channels:update', flags: { default: 'is_default' } }],
-    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'channels', accountId(account), numericId(id), fields),
+    handler: async ({ oc }, { account, id, ...fields }) =>
+      updateIdentity(oc, 'channels', await accountRef(oc, account), numericId(id), fields),
   }),
   channels.remove,
   blacklist.list,
@@ -508,7 +521,7 @@ const identityOperations = [
     body: { type: 'object', required: ['phone'], additionalProperties: false, properties: { phone, channel_id: nullableId } } as const,
     output: { status: 201, description: 'The entry', schema: blacklistSchema },
     cli: [{ command: 'blacklist:add', flags: { channel: 'channel_id' } }],
-    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'blacklist', accountId(account), fields),
+    handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'blacklist', await accountRef(oc, account), fields),
   }),
   defineOperation({
     ...base,
@@ -519,7 +532,8 @@ const identityOperations = [
     body: { type: 'object', additionalProperties: false, properties: { channel_id: nullableId } } as const,
     output: { status: 200, description: 'The entry', schema: blacklistSchema },
     cli: [{ command: 'blacklist:update', flags: { channel: 'channel_id' } }],
-    handler: async ({ oc }, { account, id, ...fields }) => updateIdentity(oc, 'blacklist', accountId(account), numericId(id), fields),
+    handler: async ({ oc }, { account, id, ...fields }) =>
+      updateIdentity(oc, 'blacklist', await accountRef(oc, account), numericId(id), fields),
   }),
   blacklist.remove,
 ];

@@ -1,6 +1,7 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { operationRunSchema, runOperation } from '../../services/automations/operations.js';
 import { LIST_CAP, listBusinessEvents, listSubscriptions, listSchedules, getOperationRun } from '../../services/automations/reads.js';
+import { noInput, storableObject } from '../../services/platform/storable.js';
 
 // Automation reads (automations.view) and the one operations write. Paths are ours: the contract
 // names these reads and the write but leaves their paths and fields open.
@@ -20,7 +21,6 @@ const envelope = {
   },
 };
 
-const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const base = { tag: 'Automations', auth: 'rest', permission: 'automations.view' } as const;
 const mcpAutomations = { servers: ['automations'], scope: 'mcp:automations', annotations: HINTS.read } as const;
 
@@ -106,7 +106,7 @@ export const automationOperations = [
     summary: 'Run a named operation defined in Settings',
     description:
       'Answers 202 with the run; the run itself is a workflow. Poll GET /api/v3/operations/runs/{run}. Unknown or inactive names answer 404; input is checked against the operation kind (422).',
-    body: { type: 'object', additionalProperties: false, properties: { input: { type: 'object' } } },
+    body: { type: 'object', additionalProperties: false, properties: { input: storableObject } },
     output: { status: 202, description: 'Accepted', schema: operationRunSchema },
     mcp: {
       servers: ['operations', 'automations'],

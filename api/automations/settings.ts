@@ -14,11 +14,13 @@ import {
   listSchedulesOf,
   removeSchedule,
 } from '../../services/automations/settings.js';
+import { accountRef } from '../../services/account/index.js';
+import { OPERATION_KINDS } from '../../services/automations/operations.js';
+import { storableObject } from '../../services/platform/storable.js';
 
 // Operator interface for automations: event subscriptions, operation definitions, schedules, runs.
 const A = '/admin/v1/accounts/{account}';
 const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
-const accountId = (ref: string) => numericId(ref, 'Account');
 
 const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
 const eventType = {
@@ -95,7 +97,8 @@ export const automationSettingsOperations: readonly Operation[] = [
     },
     cli: [{ command: 'subscriptions:create', flags: { url: 'target_url' } }],
     secretInAnswer: true,
-    handler: async ({ oc, deps }, { account, ...subscription }) => createSubscription(oc, accountId(account), subscription, deps.config),
+    handler: async ({ oc, deps }, { account, ...subscription }) =>
+      createSubscription(oc, await accountRef(oc, account), subscription, deps.config),
   }),
   defineOperation({
     ...base,
@@ -105,7 +108,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'List automation subscriptions',
     output: { status: 200, description: 'The subscriptions, secrets hidden', schema: listOf(subscriptionSchema) },
     cli: [{ command: 'subscriptions:list' }],
-    handler: async ({ oc }, { account }) => listSubscriptionsOf(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => listSubscriptionsOf(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -120,7 +123,7 @@ export const automationSettingsOperations: readonly Operation[] = [
       { command: 'subscriptions:resume', help: 'Resume a paused subscription', fixed: { active: true } },
     ],
     handler: async ({ oc }, { account, id, active }) =>
-      setSubscriptionActive(oc, accountId(account), numericId(id, 'Subscription'), active),
+      setSubscriptionActive(oc, await accountRef(oc, account), numericId(id, 'Subscription'), active),
   }),
   defineOperation({
     ...base,
@@ -130,7 +133,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'Delete a subscription',
     output: { status: 200, description: 'Deleted', schema: deleted },
     cli: [{ command: 'subscriptions:delete' }],
-    handler: async ({ oc }, { account, id }) => deleteSubscription(oc, accountId(account), numericId(id, 'Subscription')),
+    handler: async ({ oc }, { account, id }) => deleteSubscription(oc, await accountRef(oc, account), numericId(id, 'Subscription')),
   }),
   defineOperation({
     ...base,
@@ -138,6 +141,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'POST',
     path: `${A}/operations`,
     summary: 'Define a named operation (kinds: send_sms, emit_business_event)',
+    refusals: { 409: 'An operation with this name already exists in the account' },
     description: "The config is checked against the kind's own schema.",
     body: {
       type: 'object',
@@ -149,10 +153,15 @@ export const automationSettingsOperations: readonly Operation[] = [
         config: { type: 'object' },
         description: { type: 'string', maxLength: 255 },
       },
+      // The config each kind takes, stated here too so the document admits exactly what is stored.
+      allOf: Object.entries(OPERATION_KINDS).map(([kind, s]) => ({
+        if: { required: ['kind'], properties: { kind: { const: kind } } },
+        then: { properties: { config: s.config } },
+      })),
     } as const,
     output: { status: 201, description: 'The operation definition', schema: operationSchema },
     cli: [{ command: 'operations:create', help: `e.g. --kind send_sms --config '{"message":"Code {{code}}"}'` }],
-    handler: async ({ oc }, { account, ...definition }) => createOperation(oc, accountId(account), definition),
+    handler: async ({ oc }, { account, ...definition }) => createOperation(oc, await accountRef(oc, account), definition),
   }),
   defineOperation({
     ...base,
@@ -162,7 +171,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'List operation definitions',
     output: { status: 200, description: 'The operation definitions', schema: listOf(operationSchema) },
     cli: [{ command: 'operations:list' }],
-    handler: async ({ oc }, { account }) => listOperations(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => listOperations(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -172,7 +181,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'Delete an operation definition',
     output: { status: 200, description: 'Deleted', schema: deleted },
     cli: [{ command: 'operations:delete' }],
-    handler: async ({ oc }, { account, id }) => deleteOperation(oc, accountId(account), numericId(id, 'Operation')),
+    handler: async ({ oc }, { account, id }) => deleteOperation(oc, await accountRef(oc, account), numericId(id, 'Operation')),
   }),
   defineOperation({
     ...base,
@@ -182,7 +191,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'Operation runs newest first (100)',
     output: { status: 200, description: 'The latest runs', schema: listOf(operationRunSchema) },
     cli: [{ command: 'operations:runs' }],
-    handler: async ({ oc }, { account }) => listRuns(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => listRuns(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -197,13 +206,13 @@ export const automationSettingsOperations: readonly Operation[] = [
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 160 },
         operation: { type: 'string', maxLength: 64, description: 'The name of an operation defined in the account' },
-        input: { type: 'object', description: "The run's input, checked against the operation kind's input schema" },
+        input: { ...storableObject, description: "The run's input, checked against the operation kind's input schema" },
         every_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
       },
     } as const,
     output: { status: 201, description: 'The schedule', schema: scheduleSchema },
     cli: [{ command: 'schedules:create' }],
-    handler: async ({ oc, deps }, { account, ...schedule }) => addSchedule(oc, deps, accountId(account), schedule),
+    handler: async ({ oc, deps }, { account, ...schedule }) => addSchedule(oc, deps, await accountRef(oc, account), schedule),
   }),
   defineOperation({
     ...base,
@@ -213,7 +222,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'List schedules',
     output: { status: 200, description: 'The schedules', schema: listOf(scheduleSchema) },
     cli: [{ command: 'schedules:list' }],
-    handler: async ({ oc }, { account }) => listSchedulesOf(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => listSchedulesOf(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -223,6 +232,6 @@ export const automationSettingsOperations: readonly Operation[] = [
     summary: 'Delete a schedule (and its Temporal Schedule)',
     output: { status: 200, description: 'Deleted', schema: deleted },
     cli: [{ command: 'schedules:delete', help: 'The id is the schedule UUID' }],
-    handler: async ({ oc, deps }, { account, id }) => removeSchedule(oc, deps, accountId(account), id),
+    handler: async ({ oc, deps }, { account, id }) => removeSchedule(oc, deps, await accountRef(oc, account), id),
   }),
 ];

@@ -4,6 +4,7 @@ import { paginationSchema, pageQueryProperties } from '../../services/platform/p
 import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contacts/contact-groups.js';
 import { createImport, getImport } from '../../services/contacts/contact-imports.js';
 import { MAX_IMPORT_ROWS } from '../../domain/contacts/contact-import.js';
+import { noInput, storableValue } from '../../services/platform/storable.js';
 
 // Contact groups and bulk imports: an endpoint family added after 7 September 2026, so every route
 // names an issuer permission (and keys without an issuer are refused).
@@ -23,13 +24,12 @@ const importBody = {
   description: `Either contacts (JSON objects with the fields of a contact create) or csv (a header row naming the fields, e.g. PHONE,NAME,city). At most ${MAX_IMPORT_ROWS} rows.`,
   properties: {
     format: { enum: ['json', 'csv'], description: 'defaults to csv when csv is sent, else json' },
-    contacts: { type: 'array', minItems: 1, maxItems: MAX_IMPORT_ROWS },
+    contacts: { type: 'array', minItems: 1, maxItems: MAX_IMPORT_ROWS, items: storableValue },
     csv: { type: 'string', minLength: 1, description: 'RFC 4180: comma separated, double quotes, first record is the header' },
   },
 } as const;
 
 const importResponse = { type: 'object', required: ['import'], properties: { import: importSchema } } as const;
-const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
 const base = { tag: 'Contact groups', auth: 'rest' } as const;
 const G = '/api/v3/contact-groups';

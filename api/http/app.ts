@@ -78,15 +78,19 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
   });
 
   // A fixed path is never read as another route's parameter: GET /api/v3/sms/send answers 405 (Allow:
-  // POST) instead of GET /api/v3/sms/{uid} looking up a message called "send". Registered first, so
-  // these refusals run before any parameter route that also matches.
-  const fixed = new Map<string, string[]>();
-  for (const def of routes) if (!def.path.includes('{')) (fixed.get(def.path) ?? fixed.set(def.path, []).get(def.path)!).push(def.method);
-  for (const [path, methods] of fixed) {
+  // POST) instead of GET /api/v3/sms/{uid} looking up a message called "send", and OPTIONS
+  // …/products/batch names the batch's methods, not those of …/products/{product}. Every path that is
+  // fixed, or more specific than another route's (a literal segment where the other has a parameter),
+  // gets its refusals registered first, so they run before any parameter route that also matches.
+  const methodsByPath = new Map<string, string[]>();
+  for (const def of routes) (methodsByPath.get(def.path) ?? methodsByPath.set(def.path, []).get(def.path)!).push(def.method);
+  const paths = [...methodsByPath.keys()];
+  for (const [path, methods] of methodsByPath) {
+    if (path.includes('{') && !paths.some((other) => shadows(path, other))) continue;
     // HEAD is the router's own answer wherever GET is served.
     const others = ROUTE_METHODS.filter((m) => !methods.includes(m) && !(m === 'HEAD' && methods.includes('GET')));
     const allowed = methods.join(', ');
-    router.register(path, others, (ctx) => {
+    router.register(koaPath(path), others, (ctx) => {
       throw new HttpError(405, `The ${ctx.method} method is not supported for this route. Supported methods: ${allowed}.`, {
         headers: { Allow: allowed },
       });
@@ -128,7 +132,7 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   let body: unknown = {};
   // Only a route that reads a body refuses one (400/413/415); a body sent to a DELETE is ignored.
   if (METHODS_WITH_BODY.has(def.method) && (def.body || def.rawBody)) {
-    const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
+    const raw = await readRawBody(ctx, def.bodyLimitBytes ?? deps.config.bodyLimitBytes);
     ctx.state.rawBody = raw;
     if (!def.rawBody) body = parseBody(ctx, raw);
   }
@@ -149,4 +153,13 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   ctx.status = result.status ?? 200;
   for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
   ctx.body = result.body;
+}
+
+const isParam = (segment: string) => segment.startsWith('{');
+/** Whether `path` is a more specific reading of `other`: same shape, and a literal where `other` has a parameter. */
+function shadows(path: string, other: string): boolean {
+  const a = path.split('/');
+  const b = other.split('/');
+  if (path === other || a.length !== b.length) return false;
+  return a.every((s, i) => s === b[i] || isParam(b[i])) && a.some((s, i) => !isParam(s) && isParam(b[i]));
 }

@@ -2,22 +2,14 @@ import type Koa from 'koa';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { exec, one } from '../../entities/db.js';
 import { HttpError, forbidden } from './errors.js';
 import type { AccountRow, KeyRow, RequestContext, UserRow } from './context.js';
 import { hasPermission } from '../../domain/account/permissions.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import {
-  FailureThrottle,
-  WINDOW_MS,
-  countInWindowSql,
-  previousWindowSql,
-  rateDecision,
-  sweepOldWindows,
-  windowStartOf,
-  type RateDecision,
-} from './ratelimit.js';
-import { defaultSmsChannelSql, rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
+import { FailureThrottle, rateDecision, windowStartOf, type RateDecision } from './ratelimit.js';
+import { sweepOldWindows } from '../../services/platform/rate-windows.js';
+import { findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
+import { rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
 
 export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
 import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
@@ -44,29 +36,6 @@ export interface Authenticated extends Principal {
   defaultSmsChannel: SmsChannel | null;
 }
 
-/** One row of the authentication statement: the key, its account, its issuer and the request's rate count. */
-interface AuthRow extends AccountRow {
-  key_id: number;
-  kind: 'rest' | 'mcp';
-  key_name: string;
-  user_id: number | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  expired: boolean;
-  touch_due: boolean;
-  /** Read only when user_id is set (the left join found the issuer). */
-  user_active: boolean;
-  user_permissions: string[] | null;
-  admitted: boolean;
-  rate_count: number | string | null;
-  rate_previous: number | string;
-  sms_channel_id: number | null;
-  /** Read only when sms_channel_id is set (the lateral join found a default route). */
-  sms_channel_code: string;
-  sms_channel_provider: string;
-}
-
 /**
  * One round trip per authenticated request: the key is looked up by its hash and, only when it is
  * admitted (right surface, not revoked, not expired, account active), its one-minute window is
@@ -87,25 +56,7 @@ export async function authenticate(
   const looksMcp = token.startsWith(MCP_PREFIX);
   if ((surface === 'rest') === looksMcp) throw unauthenticated('Unauthenticated.');
   const windowStart = windowStartOf(now);
-  const row = await one<AuthRow>(
-    em,
-    `with k as (
-       select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
-              (k.expires_at is not null and k.expires_at <= now()) as expired,
-              (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as touch_due,
-              a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
-              u.active as user_active, u.permissions as user_permissions,
-              (k.kind = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()) and a.status = 'active') as admitted
-         from api_keys k join accounts a on a.id = k.account_id left join users u on u.id = k.user_id
-        where k.token_hash = ?
-     ), hit as (
-       ${countInWindowSql(`'key:' || k.key_id`, 'from k where k.admitted')}
-     )
-     select k.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || k.key_id`)} as rate_previous,
-            ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
-       from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted`,
-    [surface, hashToken(token), windowStart, windowStart - WINDOW_MS],
-  );
+  const row = await findCredential(em, { tokenHash: hashToken(token), surface, windowStart });
   if (!row || row.kind !== surface) throw unauthenticated();
   if (row.revoked_at) throw unauthenticated('API token has been revoked.');
   if (row.expired) throw unauthenticated('API token has expired.');
@@ -114,13 +65,7 @@ export async function authenticate(
   // last_used_at is informational: written at most once a minute per key, off the request's path and
   // outside the statement above, so that write never holds the key's hot rate-limit row. The guard
   // in the update keeps concurrent requests that all saw a stale value from writing it again.
-  if (row.touch_due) {
-    void exec(
-      em,
-      `update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-      [row.key_id],
-    ).catch(() => {});
-  }
+  if (row.touch_due) touchKeyLastUsed(em, row.key_id);
   sweepOldWindows(em, windowStart);
   return {
     account: {

@@ -31,6 +31,7 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   forbidden: 403,
   quota: 402,
   provider_failure: 502,
+  not_supported: 501,
 };
 
 export function toHttpError(e: DomainError): HttpError {
@@ -74,13 +75,23 @@ const RETRYABLE = new Set(['rate_limited', 'temporary_failure', 'provider_failur
 /** The data-endpoint envelope: {error:{code,message,retryable,field?,details?}, message, code, errors?}. */
 export function dataErrorBody(e: HttpError) {
   const code = e.extra.code ?? DATA_CODES[e.status] ?? 'temporary_failure';
+  // A client branches on error.code and details; the wait of a 429 travels in both places.
+  const retryAfter = e.status === 429 ? Number(e.extra.headers?.['Retry-After']) : NaN;
+  const details =
+    e.extra.details !== undefined
+      ? e.extra.details
+      : Number.isFinite(retryAfter)
+        ? { retry_after_seconds: retryAfter }
+        : e.extra.reason
+          ? { reason: e.extra.reason }
+          : undefined;
   return {
     error: {
       code,
       message: e.message,
       retryable: RETRYABLE.has(code),
       ...(e.extra.field ? { field: e.extra.field } : {}),
-      ...(e.extra.details !== undefined ? { details: e.extra.details } : {}),
+      ...(details !== undefined ? { details } : {}),
     },
     message: e.message,
     code,

@@ -12,6 +12,28 @@ const v3Error = {
   },
 };
 
+/** Data endpoints refuse in their native envelope (api/http/errors.ts dataErrorBody). */
+const dataError = {
+  type: 'object',
+  required: ['error', 'message', 'code'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'retryable'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        retryable: { type: 'boolean' },
+        field: { type: 'string' },
+        details: {},
+      },
+    },
+    message: { type: 'string' },
+    code: { type: 'string' },
+    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+  },
+};
+
 /**
  * OpenAPI 3.1 from the route definitions: the request schemas are the very objects ajv validates with.
  * Two documents: the customer one (account keys) and the operator one (/admin/v1, operator token),
@@ -23,6 +45,13 @@ export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operato
     const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const queryProps = (r.query?.properties ?? {}) as Record<string, unknown>;
     const queryParams = Object.entries(queryProps).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+    const headerParams = Object.entries(r.headers ?? {}).map(([name, h]) => ({
+      name,
+      in: 'header',
+      required: false,
+      schema: h.schema,
+      ...(h.description ? { description: h.description } : {}),
+    }));
     const op: Record<string, unknown> = {
       tags: [r.tag],
       summary: r.summary,
@@ -30,17 +59,23 @@ export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operato
       operationId:
         r.operationId ??
         `${r.method.toLowerCase()}${r.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
-      parameters: [...params, ...queryParams],
+      parameters: [...params, ...queryParams, ...headerParams],
       responses: {
         [String(r.response.status)]: {
           description: r.response.description,
-          ...(r.response.status === 204 ? {} : { content: { 'application/json': { schema: r.response.schema } } }),
+          ...(r.response.status === 204 ? {} : { content: { [r.html ? 'text/html' : 'application/json']: { schema: r.response.schema } } }),
         },
         // Every refusal this operation can answer, derived per route (refusals.ts), in its envelope.
         ...Object.fromEntries(
           Object.entries(refusalsOf(r)).map(([status, description]) => [
             status,
-            { description, content: { 'application/json': { schema: v3Error } } },
+            {
+              description,
+              content:
+                r.html && r.refusals?.[Number(status)]
+                  ? { 'text/html': { schema: { type: 'string' } } }
+                  : { 'application/json': { schema: r.envelope === 'data' ? dataError : v3Error } },
+            },
           ]),
         ),
       },

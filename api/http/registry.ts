@@ -25,7 +25,13 @@ export interface RouteDef {
   envelope?: 'v3' | 'data';
   body?: JsonSchema;
   query?: JsonSchema;
+  /** Request headers the route reads (documented as header parameters). */
+  headers?: Record<string, { schema: JsonSchema; description?: string }>;
+  /** A body limit above the default (config.bodyLimitBytes). */
+  bodyLimitBytes?: number;
   response: { status: number; description: string; schema: JsonSchema };
+  /** A page for browsers: its answer and its own refusals are text/html (the door's own stay JSON). */
+  html?: boolean;
   /** Body is read raw (signature checks); no JSON parsing or body schema. */
   rawBody?: boolean;
   /** Refusals a service decides for this route alone (status → when), beyond those the door derives (refusals.ts). */

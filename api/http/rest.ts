@@ -22,20 +22,39 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     envelope: op.envelope,
     body: op.body,
     query: op.query ?? (op.body ? undefined : { type: 'object', properties: {}, additionalProperties: true }),
-    response: { status: op.output.status, description: op.output.description, schema: successOf(op.output.schema) },
+    ...(op.headers ? { headers: headerParams(op) } : {}),
+    ...(op.bodyLimitBytes ? { bodyLimitBytes: op.bodyLimitBytes } : {}),
+    // Data endpoints answer in their native envelope (no status wrapper).
+    response: {
+      status: op.output.status,
+      description: op.output.description,
+      schema: op.envelope === 'data' ? op.output.schema : successOf(op.output.schema),
+    },
     cli: op.cli,
     refusals: op.refusals,
-    handler: async ({ rc, params, body, query }) => {
-      const input = { ...(op.body ? body : query), ...params };
+    handler: async ({ ctx, rc, params, body, query }) => {
+      const input: Record<string, unknown> = { ...(op.body ? body : query), ...params };
+      for (const [header, field] of Object.entries(op.headers ?? {})) if (ctx.get(header) !== '') input[field] = ctx.get(header);
       const call = op.auth === 'operator' ? { oc: operatorContext(deps, op), deps } : op.auth === 'rest' ? { rc, deps } : { deps };
       const data = await op.handler(call, input);
       return {
         status: op.output.status,
-        body: { status: 'success', data },
+        body: op.envelope === 'data' ? data : { status: 'success', data },
         ...(op.secretInAnswer ? { headers: { 'Cache-Control': 'no-store' } } : {}),
       };
     },
   };
+}
+
+/** The headers an operation reads, each documented with its field's schema. */
+function headerParams(op: Operation): Record<string, { schema: Record<string, unknown>; description?: string }> {
+  const props = ((op.body ?? op.query)?.properties ?? {}) as Record<string, { description?: string }>;
+  return Object.fromEntries(
+    Object.entries(op.headers ?? {}).map(([header, field]) => {
+      const { description, ...schema } = props[field] ?? { type: 'string' };
+      return [header, { schema, description: `Also accepted as the ${field} field. ${description ?? ''}`.trim() }];
+    }),
+  );
 }
 
 /** The operator as the actor: one EntityManager for the request, logs naming the operation. */

@@ -3,7 +3,7 @@ import { splitToolArguments } from '../operation.js';
 import type { RequestContext } from '../../services/platform/context.js';
 import { refuseUnstorableText, validateBody, validateQuery } from '../../services/platform/validation.js';
 import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
-import { asHttpError, v3ErrorBody } from '../http/errors.js';
+import { asHttpError, dataErrorBody, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type Principal } from '../http/auth.js';
 
 /** A tools/call result as MCP defines it (content blocks, structured output, error flag). */
@@ -42,11 +42,11 @@ export async function callTool(op: Operation, args: Record<string, unknown>, cal
       call.rc.log.error({ err, tool: op.name }, 'unhandled error in MCP tool');
       return errorResult({ status: 'error', message: 'Something went wrong on our side. The request may be retried.' });
     }
-    return errorResult(v3ErrorBody(refusal));
+    return errorResult(op.envelope === 'data' ? dataErrorBody(refusal) : v3ErrorBody(refusal));
   }
 }
 
-function errorResult(body: { status: 'error'; message: string; errors?: FieldErrors; reason?: string }): ToolResult {
+function errorResult(body: { message: string; status?: string; errors?: FieldErrors }): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 

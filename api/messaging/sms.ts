@@ -3,6 +3,7 @@ import { messageSchema } from '../../services/messaging/message-view.js';
 import { sendSms, getMessage, listMessages, smsSendBody } from '../../services/messaging/messages.js';
 import { listSmsSenders } from '../../services/messaging/senders.js';
 import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { noInput } from '../../services/platform/storable.js';
 
 export const sendResponse = {
   type: 'object',
@@ -19,8 +20,6 @@ const listQuery = {
     ...pageQueryProperties,
   },
 } as const;
-
-const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 
 export const sendSmsOperation = defineOperation({
   name: 'send_sms',

@@ -4,8 +4,7 @@ import { getMessage } from '../../services/messaging/messages.js';
 import { sendWhatsApp, listWhatsAppAccounts } from '../../services/messaging/whatsapp.js';
 import { sendResponse } from './sms.js';
 import { whatsappSendBody } from '../../services/messaging/send-schemas.js';
-
-const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
+import { noInput } from '../../services/platform/storable.js';
 
 export const sendWhatsAppOperation = defineOperation({
   name: 'send_whatsapp_message',

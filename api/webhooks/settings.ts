@@ -11,18 +11,19 @@ import {
   listEvents,
   redeliver,
 } from '../../services/webhooks/endpoints.js';
+import { accountRef } from '../../services/account/index.js';
+import { EVENT_FILTERS } from '../../services/webhooks/events.js';
 
 // Operator interface for webhook endpoints (Settings), their delivery log and redelivery.
 const A = '/admin/v1/accounts/{account}';
 const E = `${A}/webhook-endpoints` as const;
 const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
-const accountId = (ref: string) => numericId(ref, 'Account');
 const endpointId = (ref: string) => numericId(ref, 'Webhook endpoint');
 
 const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
 const events = {
   type: 'array',
-  items: { type: 'string', maxLength: 64 },
+  items: { enum: EVENT_FILTERS },
   minItems: 1,
   maxItems: 50,
   uniqueItems: true,
@@ -113,7 +114,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     output: { status: 201, description: 'The endpoint with its signing secret', schema: withSecret },
     secretInAnswer: true,
     cli: [{ command: 'webhooks:create' }],
-    handler: async ({ oc, deps }, { account, ...endpoint }) => createEndpoint(oc, accountId(account), endpoint, deps.config),
+    handler: async ({ oc, deps }, { account, ...endpoint }) => createEndpoint(oc, await accountRef(oc, account), endpoint, deps.config),
   }),
   defineOperation({
     ...base,
@@ -123,7 +124,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     summary: 'List webhook endpoints',
     output: { status: 200, description: 'The endpoints, secrets hidden', schema: { type: 'array', items: endpointSchema } },
     cli: [{ command: 'webhooks:list' }],
-    handler: async ({ oc }, { account }) => listEndpoints(oc, accountId(account)),
+    handler: async ({ oc }, { account }) => listEndpoints(oc, await accountRef(oc, account)),
   }),
   defineOperation({
     ...base,
@@ -133,7 +134,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     summary: 'Read a webhook endpoint',
     output: { status: 200, description: 'The endpoint', schema: endpointSchema },
     cli: [{ command: 'webhooks:show', flags: { endpoint: 'id' } }],
-    handler: async ({ oc }, { account, id }) => getEndpoint(oc, accountId(account), endpointId(id)),
+    handler: async ({ oc }, { account, id }) => getEndpoint(oc, await accountRef(oc, account), endpointId(id)),
   }),
   defineOperation({
     ...base,
@@ -171,7 +172,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
       },
     ],
     handler: async ({ oc, deps }, { account, id, ...changes }) =>
-      updateEndpoint(oc, accountId(account), endpointId(id), changes, deps.config),
+      updateEndpoint(oc, await accountRef(oc, account), endpointId(id), changes, deps.config),
   }),
   defineOperation({
     ...base,
@@ -181,7 +182,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     summary: 'Delete a webhook endpoint (its delivery log stays readable)',
     output: { status: 200, description: 'Deleted', schema: deleted },
     cli: [{ command: 'webhooks:delete', flags: { endpoint: 'id' } }],
-    handler: async ({ oc }, { account, id }) => deleteEndpoint(oc, accountId(account), endpointId(id)),
+    handler: async ({ oc }, { account, id }) => deleteEndpoint(oc, await accountRef(oc, account), endpointId(id)),
   }),
   defineOperation({
     ...base,
@@ -197,7 +198,8 @@ export const webhookSettingsOperations: readonly Operation[] = [
     output: { status: 200, description: 'The endpoint with its new signing secret', schema: withSecret },
     secretInAnswer: true,
     cli: [{ command: 'webhooks:rotate', flags: { endpoint: 'id' } }],
-    handler: async ({ oc }, { account, id, overlap_hours }) => rotateSecret(oc, accountId(account), endpointId(id), overlap_hours),
+    handler: async ({ oc }, { account, id, overlap_hours }) =>
+      rotateSecret(oc, await accountRef(oc, account), endpointId(id), overlap_hours),
   }),
   defineOperation({
     ...base,
@@ -217,7 +219,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     } as const,
     output: { status: 200, description: 'Deliveries with their attempts', schema: { type: 'array', items: deliverySchema } },
     cli: [{ command: 'webhooks:deliveries', flags: { event: 'event_id', endpoint: 'endpoint_id' } }],
-    handler: async ({ oc }, { account, ...filter }) => listDeliveries(oc, accountId(account), filter),
+    handler: async ({ oc }, { account, ...filter }) => listDeliveries(oc, await accountRef(oc, account), filter),
   }),
   defineOperation({
     ...base,
@@ -228,7 +230,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     query: { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', maxLength: 64 }, limit } } as const,
     output: { status: 200, description: 'Events', schema: { type: 'array', items: eventSchema } },
     cli: [{ command: 'events:list' }],
-    handler: async ({ oc }, { account, ...filter }) => listEvents(oc, accountId(account), filter),
+    handler: async ({ oc }, { account, ...filter }) => listEvents(oc, await accountRef(oc, account), filter),
   }),
   defineOperation({
     ...base,
@@ -257,6 +259,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
       },
     },
     cli: [{ command: 'webhooks:redeliver', flags: { endpoint: 'endpoint_id' } }],
-    handler: async ({ oc, deps }, { account, event, endpoint_id }) => redeliver(oc, deps, accountId(account), event, endpoint_id),
+    handler: async ({ oc, deps }, { account, event, endpoint_id }) =>
+      redeliver(oc, deps, await accountRef(oc, account), event, endpoint_id),
   }),
 ];

@@ -57,8 +57,9 @@ export function deriveName(body: Record<string, unknown>, normalizedPhone: strin
 
 /** Every non-reserved top-level field, as sent (a `custom_field_values` object is itself one key). */
 export function extractCustomFields(body: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!RESERVED.has(k)) out[k] = v;
+  // Keys are the caller's: one named __proto__ is a custom field like any other, not a prototype
+  // (fromEntries defines own keys; assignment would call the __proto__ setter).
+  const out = Object.fromEntries(Object.entries(body).filter(([k]) => !RESERVED.has(k)));
   return out;
 }
 

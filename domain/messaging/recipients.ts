@@ -1,5 +1,7 @@
 // Recipient lists as the send endpoints take them: `recipient` is a string that may hold several
 // numbers, `recipients` an array whose entries may too. Order is kept, exact duplicates dropped.
+/** JavaScript's whitespace (what \\s and String.trim mean), written out for schema patterns. */
+export const RECIPIENT_SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const SEPARATORS = /[,;\s]+/;
 
 /** The contract's limit on one recipients entry, and the width of messages.recipient. */
@@ -9,9 +11,12 @@ export const RECIPIENT_MAX_LENGTH = 191;
  * request is created and charged in one transaction, so the cap also bounds that transaction.
  */
 export const MAX_RECIPIENTS_PER_REQUEST = 1000;
-// Controls, format characters (bidi overrides, zero-width), lone surrogates, private use and unassigned
-// code points: nothing a phone number is written with, and some of them cannot be stored at all.
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u;
+// Phone numbers and chat ids are written in printable ASCII; anything else in a token (controls,
+// bidi overrides, zero-width and other invisible characters, lone surrogates, other scripts) is
+// refused before anything is created, and the send schemas state the same class.
+const NOT_PRINTABLE_ASCII = /[^!-~]/;
+export const RECIPIENT_CHARACTERS =
+  'A recipient may hold only printable ASCII characters (digits, +, letters); separate recipients with commas, semicolons or spaces.';
 
 export function splitList(value: string): string[] {
   return value
@@ -40,7 +45,7 @@ export function checkRecipients(
     if (errors[field]) return;
     if (token.length > RECIPIENT_MAX_LENGTH)
       errors[field] = [`Each recipient may be at most ${RECIPIENT_MAX_LENGTH} characters (after splitting at separators).`];
-    else if (UNPRINTABLE.test(token)) errors[field] = ['A recipient may not contain control or invisible characters.'];
+    else if (NOT_PRINTABLE_ASCII.test(token)) errors[field] = [RECIPIENT_CHARACTERS];
   };
   if (recipient) for (const t of splitList(recipient)) check('recipient', t);
   (recipients ?? []).forEach((entry, i) => {

@@ -1,6 +1,7 @@
 // The account family as other families and the doors see it.
 export * from './profile.js';
 export { createAccount, createApiKey, createUser } from './accounts.js';
-export { requireAccount } from './settings.js';
+export { requireAccount, accountRef } from './settings.js';
 export { addIdentity, updateIdentity, listIdentities, removeIdentity, type IdentityKind } from './identities.js';
 export { debitSegments } from './wallet.js';
+export { recordNotice, recordNotices, type NoticeInput } from './notices.js';

@@ -1,5 +1,6 @@
+import { numericId } from '../platform/ids.js';
 import { many, one } from '../../entities/db.js';
-import { notFound, validationFailed } from '../platform/errors.js';
+import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
 import { createAccount, createApiKey, createUser } from './accounts.js';
 import { iso, withIsoTimestamps } from '../platform/time.js';
@@ -10,6 +11,17 @@ import { iso, withIsoTimestamps } from '../platform/time.js';
 
 export type Row = Record<string, unknown>;
 export type KeyKind = 'rest' | 'mcp';
+
+/**
+ * The account an operator path names: its numeric id or its public uid (`acc_…`, what account
+ * creation answers), else 404.
+ */
+export async function accountRef(oc: OperatorContext, ref: string): Promise<number> {
+  if (!/^acc_/.test(ref)) return numericId(ref, 'Account');
+  const row = await one<{ id: number }>(oc.em, 'select id from accounts where uid = ?', [ref]);
+  if (!row) throw notFound('Account');
+  return row.id;
+}
 
 export async function requireAccount(oc: OperatorContext, accountId: number): Promise<void> {
   if (!Number.isInteger(accountId) || !(await one(oc.em, 'select id from accounts where id = ?', [accountId]))) throw notFound('Account');
@@ -80,7 +92,7 @@ export async function addUser(
 ): Promise<Row> {
   await requireAccount(oc, accountId);
   if (await one(oc.em, 'select id from users where account_id = ? and email = ?', [accountId, input.email])) {
-    throw validationFailed({ email: ['A user with this email already exists in the account.'] });
+    throw conflict('A user with this email already exists in the account.');
   }
   return withIsoTimestamps(
     (await createUser(oc.em, accountId, { email: input.email, name: input.name, permissions: [...(input.permissions ?? [])] }))!,

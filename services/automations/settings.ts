@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleOverlapPolicy, ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { exec, many, one } from '../../entities/db.js';
-import { notFound, validationFailed } from '../platform/errors.js';
+import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
 import { assertDestinationAllowed, type DestinationPolicy } from '../platform/destinations.js';
 import { requireAccount } from '../account/index.js';
@@ -74,7 +74,7 @@ export async function createOperation(
   const em = oc.em;
   validateBody(OPERATION_KINDS[b.kind].config, b.config);
   if (await one(em, 'select id from operation_definitions where account_id = ? and name = ?', [accountId, b.name])) {
-    throw validationFailed({ name: ['An operation with this name already exists in the account.'] });
+    throw conflict('An operation with this name already exists in the account.');
   }
   const row = await one<Row>(
     em,

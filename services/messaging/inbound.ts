@@ -75,12 +75,29 @@ export async function signal(deps: IngressDeps, accountId: number, uid: string, 
 /** An inbound message as the provider adapters parse it. */
 export type InboundMessage = Omit<ProviderInboundMessage, 'type'>;
 
+/** An inbound message just stored, as work committed with it (a chat order) needs it. */
+export interface StoredInbound {
+  accountId: number;
+  messageId: number;
+  uid: string;
+  /** The customer as the record's sender: E.164 with '+'. */
+  customer: string;
+}
+
 /**
  * Stores an inbound message (direction inbound, status received) for the account that owns the
  * business number, and opens the 24-hour customer service window for that number and customer.
- * A provider redelivery of the same message changes nothing.
+ * A provider redelivery of the same message changes nothing. `also` runs in the same transaction
+ * once the message is stored (never for a redelivery), so what the message carries (an order)
+ * commits with it or not at all. `chatGroupId` marks a participant's message into one of the
+ * account's chat groups: stored with the group's id, and no one-to-one window is opened.
  */
-export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Promise<{ stored: boolean; uid?: string }> {
+export async function receiveInbound<T = undefined>(
+  deps: IngressDeps,
+  m: InboundMessage,
+  also?: (tx: EntityManager, stored: StoredInbound) => Promise<T>,
+  opts: { chatGroupId?: number } = {},
+): Promise<{ stored: boolean; uid?: string; also?: T }> {
   const em = deps.orm.em.fork();
   const owner = m.businessNumber.phoneNumberId
     ? await one<{ account_id: number; number: string; channel_id: number | null }>(
@@ -103,12 +120,13 @@ export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Prom
       owner.account_id,
     ]);
     if (dup) return { stored: false };
-    const row = await one<MessageEventRow>(
+    const row = await one<MessageEventRow & { chat_group_id: string | null }>(
       tx,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
-                             gateway_message_id, metadata, segments, encoding, created_at, updated_at)
-       values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', now(), now())
-       returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message`,
+                             gateway_message_id, metadata, segments, encoding, chat_group_id, created_at, updated_at)
+       values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7',
+               (select id from chat_groups where id = ?::bigint and account_id = ?), now(), now())
+       returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message, chat_group_id`,
       [
         newUid('msg'),
         owner.account_id,
@@ -122,17 +140,29 @@ export async function receiveInbound(deps: IngressDeps, m: InboundMessage): Prom
         m.mediaType ?? null,
         m.providerMessageId,
         JSON.stringify({ source: 'provider', ...m.metadata }),
+        opts.chatGroupId ?? null,
+        owner.account_id,
       ],
     );
-    await exec(
-      tx,
-      `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
+    // A message into a group opens the group's window (its caller's work), not a one-to-one conversation.
+    if (!opts.chatGroupId)
+      await exec(
+        tx,
+        `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
        on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
-      [owner.account_id, m.channelType, business, from],
-    );
+        [owner.account_id, m.channelType, business, from],
+      );
     // The callback commits with the record: a redelivered provider webhook adds neither.
-    await emitEvent(tx, owner.account_id, 'message.received', { ...messageEventFields(row!), body: m.body, media_url: m.mediaUrl ?? null });
-    return { stored: true, uid: row!.uid };
+    const group = row!.chat_group_id ? { chat_group_id: Number(row!.chat_group_id) } : {};
+    await emitEvent(tx, owner.account_id, 'message.received', {
+      ...messageEventFields(row!),
+      body: m.body,
+      media_url: m.mediaUrl ?? null,
+      ...group,
+    });
+    if (!also) return { stored: true, uid: row!.uid };
+    const extra = await also(tx, { accountId: owner.account_id, messageId: Number(row!.id), uid: row!.uid, customer: from });
+    return { stored: true, uid: row!.uid, also: extra };
   });
 }
 

@@ -3,6 +3,7 @@
 // before the signature holds), and the events, already in our vocabulary, are applied here.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
+import type { Logger } from '../../logger.js';
 import {
   MalformedWebhook,
   providerRegistry,
@@ -17,6 +18,8 @@ import {
 import { badRequest, forbidden } from '../platform/errors.js';
 import { applyReceipt } from './receipts.js';
 import { applyParkableStatus, receiveInbound } from './inbound.js';
+import { receiveChatOrder } from './chat-orders.js';
+import { receiveGroupWebhook } from '../groups/index.js';
 
 export type { WebhookAnswer, WebhookRequest, ProviderKey } from '../../activities/providers/index.js';
 
@@ -24,6 +27,8 @@ export interface IngressDeps {
   orm: MikroORM;
   temporal: Client;
   config: ProviderSettings;
+  /** Where an event that changes nothing for a known reason is told (a chat order for an unknown catalogue). */
+  log?: Logger;
 }
 
 /** One endpoint a provider calls, ready to serve: what it is (for routing and OpenAPI) and how it is answered. */
@@ -68,6 +73,8 @@ async function receiveWebhook(
     throw err;
   }
   for (const e of events) await applyEvent(deps, provider, e);
+  // Group fields and messages written into groups belong to the chat-groups family.
+  if (provider.key === 'whatsapp-cloud' && endpoint.parse) await receiveGroupWebhook(deps, req);
   return endpoint.answer;
 }
 
@@ -79,6 +86,10 @@ async function receiveWebhook(
 async function applyEvent(deps: IngressDeps, provider: Provider, e: ProviderEvent): Promise<void> {
   if (e.type === 'inbound') {
     await receiveInbound(deps, e);
+    return;
+  }
+  if (e.type === 'order') {
+    await receiveChatOrder(deps, e);
     return;
   }
   if (e.uid || !provider.statusesMayPrecedeSend) await applyReceipt(deps, e);

@@ -36,6 +36,8 @@ export interface OutboundDraft {
   scheduledAt: Date | null;
   failure?: string | null;
   campaignId?: number | null;
+  /** A message into one of the account's chat groups (the provider request addresses the group). */
+  chatGroupId?: number | null;
 }
 
 /**
@@ -82,14 +84,24 @@ const toBatchDispatch = (rc: RequestContext, id: number | string) =>
  * queued for the batch dispatcher: the answer is then queued at once, and the engine is spared one
  * workflow per message.
  *
+ * `answered` is for a single send whose answer promises the provider's verdict (product messages:
+ * a refusal is 502): it always runs its own workflow, whatever the load, and waits up to
+ * `answeredSendWaitMs`, long enough for a provider that is slow but alive.
+ *
  * Once the transaction commits the request can only answer 201: a workflow that cannot be started
  * leaves its record queued for the start-gap reconciler (worker/reconciler.ts), so a retry by the
  * client never sends twice.
  */
-export async function createOutboundMessages(rc: RequestContext, deps: MessageServiceDeps, drafts: OutboundDraft[]) {
-  const deadline = Date.now() + deps.config.firstOutcomeWaitMs;
+export async function createOutboundMessages(
+  rc: RequestContext,
+  deps: MessageServiceDeps,
+  drafts: OutboundDraft[],
+  opts: { answered?: boolean } = {},
+) {
+  const deadline = Date.now() + (opts.answered ? deps.config.answeredSendWaitMs : deps.config.firstOutcomeWaitMs);
   const planned = drafts.map((d) => {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
+    if (opts.answered && !d.failure) return { d, future, uid: newUid('msg'), mode: 'workflow' };
     const lightLoad = !future && !d.failure && immediateSends() <= deps.config.firstOutcomePerSecond;
     const fastPath =
       lightLoad &&
@@ -105,14 +117,14 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
       tx,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
-                             campaign_id, scheduled_at, dispatch_mode, created_at, updated_at)
+                             campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
        select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
               v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
-              v.campaign_id, v.scheduled_at, v.dispatch_mode, now(), now()
+              v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
          from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
               recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
               template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
-              dispatch_mode text)
+              dispatch_mode text, chat_group_id bigint)
         order by v.ord
        returning *`,
       [
@@ -139,6 +151,7 @@ export async function createOutboundMessages(rc: RequestContext, deps: MessageSe
             campaign_id: d.campaignId ?? null,
             scheduled_at: future ? d.scheduledAt!.toISOString() : null,
             dispatch_mode: mode,
+            chat_group_id: d.chatGroupId ?? null,
           })),
         ),
       ],

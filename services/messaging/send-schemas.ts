@@ -1,6 +1,11 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { WHATSAPP_INTERACTIVE_TYPES, WHATSAPP_KINDS, WHATSAPP_LIMITS } from '../../domain/messaging/whatsapp-message.js';
-import { MAX_RECIPIENTS_PER_REQUEST, RECIPIENT_MAX_LENGTH } from '../../domain/messaging/recipients.js';
+import {
+  MAX_RECIPIENTS_PER_REQUEST,
+  RECIPIENT_CHARACTERS,
+  RECIPIENT_MAX_LENGTH,
+  RECIPIENT_SPACE,
+} from '../../domain/messaging/recipients.js';
 import { scheduleTimeSchema } from '../../domain/messaging/schedule-time.js';
 
 // The request bodies of the two sends, stated as far as JSON Schema can state them, so OpenAPI and
@@ -16,21 +21,54 @@ const oneOfWords = (words: readonly string[]) => `^\\s*(?i:${words.join('|')})?\
 const absent = (message: string) => ({ not: {}, 'x-error': message }) as const;
 
 const SMS_TYPES = ['plain', 'text', 'sms', 'whatsapp'] as const;
+const RECIPIENT_REQUIRED = 'The recipient field is required when recipients is not present.';
+const RECIPIENTS_REQUIRED = 'The recipients field is required when recipient is not present.';
 const smsTypeRule = { pattern: oneOfWords(SMS_TYPES), 'x-error': 'The message type must be one of plain, text, sms or whatsapp.' };
+
+/**
+ * The characters a recipient list may hold: printable ASCII (what phone numbers and chat ids are
+ * written with) and the whitespace that separates entries. Written out, not as \\s or \\p{…}, so
+ * JavaScript and every generator read the class the same way; checkRecipients refuses the rest.
+ */
+const JS_SPACE = RECIPIENT_SPACE;
+const recipientText = { pattern: `^[ -~${JS_SPACE}]*$`, 'x-error': RECIPIENT_CHARACTERS } as const;
 
 /** Each number at most 191 characters once split at separators, at most 1,000 distinct numbers: checked by the send. */
 const recipients = {
   type: 'array',
   maxItems: MAX_RECIPIENTS_PER_REQUEST,
-  items: { type: 'string', maxLength: RECIPIENT_MAX_LENGTH },
+  items: { type: 'string', maxLength: RECIPIENT_MAX_LENGTH, ...recipientText },
   description: `Entries may hold several numbers (same separators); at most ${MAX_RECIPIENTS_PER_REQUEST} distinct recipients per request in all`,
+} as const;
+
+/** Printable ASCII other than the separators: a list holding one names at least one recipient. */
+const NAMES_ONE = '[!-+\\--:<-~]';
+/** At least one recipient in all (checkRecipients says the same, in the same words). */
+const someRecipient = {
+  anyOf: [
+    {
+      required: ['recipient'],
+      properties: { recipient: { type: 'string', pattern: NAMES_ONE, 'x-error': RECIPIENT_REQUIRED } },
+      'x-error': RECIPIENT_REQUIRED,
+    },
+    {
+      required: ['recipients'],
+      properties: { recipients: { type: 'array', contains: { type: 'string', pattern: NAMES_ONE }, 'x-error': RECIPIENTS_REQUIRED } },
+      'x-error': RECIPIENTS_REQUIRED,
+    },
+  ],
 } as const;
 
 /** The body of POST /sms/send: the operation's input schema, and the type the service takes. */
 export const smsSendBody = {
   type: 'object',
   properties: {
-    recipient: { type: 'string', maxLength: 4000, description: 'One or more numbers separated by comma, semicolon or whitespace' },
+    recipient: {
+      type: 'string',
+      maxLength: 4000,
+      ...recipientText,
+      description: 'One or more numbers separated by comma, semicolon or whitespace',
+    },
     recipients,
     sender_id: { type: 'string', maxLength: 64 },
     message: { type: 'string', maxLength: 4096, description: 'Takes precedence over body' },
@@ -49,6 +87,7 @@ export const smsSendBody = {
   },
   if: { not: { required: ['message_type'] } },
   then: { properties: { type: { allOf: [smsTypeRule] } } },
+  allOf: [someRecipient],
 } as const;
 export type SmsSendInput = FromSchema<typeof smsSendBody>;
 
@@ -172,7 +211,12 @@ const kindIs = (kind: string) => ({ properties: { message_type: { const: kind } 
 export const whatsappSendBody = {
   type: 'object',
   properties: {
-    recipient: { type: 'string', maxLength: 4000, description: 'One or more numbers separated by comma, semicolon or whitespace' },
+    recipient: {
+      type: 'string',
+      maxLength: 4000,
+      ...recipientText,
+      description: 'One or more numbers separated by comma, semicolon or whitespace',
+    },
     recipients,
     sender_id: { type: 'string', maxLength: 64, description: 'A provider phone-number id of the account (not a local channel id)' },
     message: { type: 'string', maxLength: L.message },
@@ -204,5 +248,6 @@ export const whatsappSendBody = {
     { if: kindIs('template'), then: { ...templateExcludes, required: ['template'] } },
     { if: kindIs('interactive'), then: { ...interactiveExcludes, required: ['interactive'] } },
     { if: kindIs('text'), then: { anyOf: [{ required: ['message'] }, { required: ['body'] }] } },
+    someRecipient,
   ],
 } as const;

@@ -13,7 +13,8 @@ export type DomainErrorKind =
   | 'conflict' // the resource is not in a state that allows this
   | 'forbidden' // the caller may not do this; `reason` says why
   | 'quota' // a wallet or plan limit
-  | 'provider_failure'; // the provider refused or failed
+  | 'provider_failure' // the provider refused or failed
+  | 'not_supported'; // a well-formed request this service does not serve (data: an operator a column does not advertise, a sort without an index)
 
 export interface DomainErrorDetail {
   errors?: FieldErrors;
@@ -41,6 +42,8 @@ export const forbidden = (message: string, reason?: string) => new DomainError('
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const badRequest = (message: string) => new DomainError('bad_request', message);
 export const quotaExceeded = (message: string, reason?: string) => new DomainError('quota', message, { reason });
+export const notSupported = (message: string, reason: string, details?: unknown) =>
+  new DomainError('not_supported', message, { reason, details: details ?? { reason } });
 export const providerFailure = (message: string, details?: unknown) => new DomainError('provider_failure', message, { details });
 
 /** One line for logs and activity failures: the message and the field problems. */

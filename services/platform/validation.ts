@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { validationFailed, type FieldErrors } from './errors.js';
+import { storableObject } from './storable.js';
 
 // ajv ships CommonJS; createRequire gives the constructors without default-export guesswork.
 const require = createRequire(import.meta.url);
@@ -67,16 +68,21 @@ function messageOf(field: string, e: ErrorObject): string {
 }
 
 export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldErrors {
-  const out: FieldErrors = {};
+  // Field names come from the request: a field named __proto__ must be a key like any other, so the
+  // messages gather in a Map and become an object through fromEntries (own keys, no prototype setter).
+  const out = new Map<string, string[]>();
   for (const e of errors ?? []) {
     if (e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    // Items that did not match a `contains` are not each wrong: the contains error itself says what is missing.
+    if (e.schemaPath.includes('/contains/')) continue;
     const field = fieldOf(e);
     const message = messageOf(field, e);
     // One rule can be reached twice (a reaction named by its object and by message_type): say it once.
-    const list = (out[field] ??= []);
+    const list = out.get(field) ?? [];
     if (!list.includes(message)) list.push(message);
+    out.set(field, list);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 const cache = new WeakMap<object, ValidateFunction>();
@@ -139,22 +145,28 @@ export function refuseUnstorableText(value: unknown, base = ''): void {
 export const INT4_MAX = 2_147_483_647;
 const NO_NUL = '^[^\\u0000]*$';
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-export function withStorageBounds<S>(schema: S): S {
-  if (Array.isArray(schema)) return schema.map((s: unknown) => withStorageBounds(s)) as S;
+export function withStorageBounds<S>(schema: S, root = true): S {
+  if (Array.isArray(schema)) return schema.map((s: unknown) => withStorageBounds(s, false)) as S;
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     // const, enum, default and examples are values, not schemas; properties and the like are maps of schemas.
     if (k === 'const' || k === 'enum' || k === 'default' || k === 'examples') out[k] = v;
     else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === 'object')
-      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, withStorageBounds(sub)]));
-    else out[k] = withStorageBounds(v);
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, withStorageBounds(sub, false)]));
+    else out[k] = withStorageBounds(v, false);
   }
   const types = ([] as unknown[]).concat(out.type ?? []);
   // Text is refused with a NUL (refuseUnstorableText); the schema says so, for strings and keys.
   if (types.includes('string') && out.pattern === undefined) out.pattern = NO_NUL;
   if ((types.includes('object') || out.properties !== undefined) && out.propertyNames === undefined)
     out.propertyNames = { pattern: NO_NUL };
+  // Fields a body does not name are accepted (and ignored or kept as sent), but only when storable:
+  // text without NUL, nested at most a few levels; said here so the document admits what the server
+  // does. At the body's top level only: written into every nested object it would multiply the
+  // document (and every MCP tool listing) many times over for fields nobody sends.
+  if (root && types.includes('object') && out.additionalProperties === undefined && out.unevaluatedProperties === undefined)
+    out.additionalProperties = withStorageBounds(storableObject.additionalProperties, false);
   if (types.includes('integer')) {
     if (out.maximum === undefined && out.exclusiveMaximum === undefined) out.maximum = INT4_MAX;
     if (out.minimum === undefined && out.exclusiveMinimum === undefined) out.minimum = -INT4_MAX - 1;

@@ -15,10 +15,13 @@ export const EVENT_KINDS = [
   'message.failed',
   'message.received',
   'group.created',
+  'group.failed',
   'group.updated',
+  'group.deleted',
   'group.participant_joined',
   'group.participant_left',
   'group.participant_removed',
+  'group.join_requested',
   'template.status_changed',
   'form.submitted',
   'cart.submitted',
@@ -26,6 +29,13 @@ export const EVENT_KINDS = [
   'order.received',
   'order.paid',
   'product.drifted',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'product.low_stock',
+  'catalogue.sync.completed',
+  'catalogue.sync.failed',
+  'catalogue.feed.disabled',
   'lead.created',
   'lead.updated',
   'lead.stage_changed',
@@ -40,6 +50,23 @@ export const EVENT_KINDS = [
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
+
+/**
+ * Every filter an endpoint may subscribe with: `*`, each kind, and each dotted prefix of a kind
+ * followed by `*` (message.*, flow.*, flow.session.*). Stated as an enum, so the document lists them.
+ */
+export const EVENT_FILTERS: readonly string[] = [
+  '*',
+  ...new Set(
+    EVENT_KINDS.flatMap((k) =>
+      k
+        .split('.')
+        .slice(0, -1)
+        .map((_, i, parts) => `${parts.slice(0, i + 1).join('.')}.*`),
+    ),
+  ),
+  ...EVENT_KINDS,
+];
 
 /** A subscription filter entry: an exact kind, `prefix.*`, or `*`. */
 export function isEventFilter(f: string): boolean {

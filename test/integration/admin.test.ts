@@ -85,4 +85,5 @@ test('the operator interface refuses account keys and wrong tokens; unknown acco
   const foreignUser = await newTenant();
   const key = await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'k', user_id: foreignUser.userId });
   assert.equal(key.status, 422, 'an issuer from another account is refused');
+  assert.equal((await admin('GET', `/accounts/${t.accountUid}/keys`)).status, 200, 'operator paths take the account uid too');
 });

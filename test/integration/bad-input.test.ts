@@ -34,6 +34,25 @@ test('a NUL anywhere in a JSON body (a value, a custom-field key) is a 422 namin
   assert.equal(list.body.data.pagination?.total ?? list.body.data.length, 0);
 });
 
+test('a field named __proto__ is an ordinary field: refused like any other when invalid, kept like any other custom field', async () => {
+  const t = await newTenant();
+  // The error builder once indexed an object with the field name: a 500 here.
+  const bad = await http('POST', `/admin/v1/accounts/${t.accountId}/events/1/redeliver`, {
+    token: OPERATOR_TOKEN,
+    raw: JSON.stringify({ __proto__: [{}], x: { y: 'z\u0000' } }),
+    headers: json,
+  });
+  assert.ok(bad.status >= 400 && bad.status < 500, bad.text);
+  const group = await api('POST', '/api/v3/contact-groups', t.token, { name: 'proto' });
+  const made = await post(
+    `/api/v3/contact-groups/${group.body.data.id}/contacts`,
+    t.token,
+    '{"PHONE":"255700000009","__proto__":{"tier":"gold"}}',
+  );
+  assert.equal(made.status, 201, made.text);
+  assert.deepEqual(made.body.data.custom_field_values, JSON.parse('{"__proto__":{"tier":"gold"}}'));
+});
+
 test('an unpaired UTF-16 surrogate in a body value or key is a 422', async () => {
   const t = await newTenant();
   refused(await post('/api/v3/sms/send', t.token, '{"recipient":"255700000001","message":"x\\ud800y"}'), 422, 'message');

@@ -419,6 +419,8 @@ async function inspector(args: string[]): Promise<any> {
           MCP_CLIENT_CONFIG_PATH: path.join(home, 'client.json'),
         },
         timeout: 60_000,
+        // Every tool with its schemas, pretty-printed: past execFile's 1 MB default since the catalogue family.
+        maxBuffer: 32 * 1024 * 1024,
       },
     );
     const out = JSON.parse(stdout);
@@ -434,7 +436,7 @@ test('the MCP Inspector CLI lists the tools (no schema portability error) and ca
   const { token } = await mcpCredential(t);
   const common = ['--transport', 'http', '--header', `Authorization: Bearer ${token}`];
   const listed = await inspector([`${API_URL}/mcp/v1/overview`, ...common, '--method', 'tools/list']);
-  assert.deepEqual(listed.tools.map((x: any) => x.name).sort(), ['get_balance', 'get_profile']);
+  assert.deepEqual(listed.tools.map((x: any) => x.name).sort(), ['get_balance', 'get_profile', 'list_notices']);
   // --strict exits 6 when any tool schema has an error-severity portability problem.
   const all = await inspector([`${API_URL}/mcp`, ...common, '--method', 'tools/list', '--strict', '--protocol-era', 'modern']);
   assert.ok(all.tools.some((x: any) => x.name === 'send_sms'));

@@ -64,3 +64,14 @@ test('GET /api-docs is a readable reference page', async () => {
   assert.match(html, /POST \/api\/v3\/sms\/send/);
   assert.doesNotMatch(html, /\/admin\/v1/, 'the operator API is not on the customer reference page');
 });
+
+test('refusals are documented in the envelope each door answers: data endpoints in the data one, shop pages as HTML', async () => {
+  const doc = (await http('GET', '/api-docs/openapi.json')).body;
+  const records = doc.paths['/api/v3/data/tables/{table}/records'].get.responses;
+  assert.ok(records['422'].content['application/json'].schema.properties.error, 'a data refusal carries error{code,…}');
+  const sms = doc.paths['/api/v3/sms/send'].post.responses;
+  assert.ok(sms['422'].content['application/json'].schema.properties.status, 'a v3 refusal carries status');
+  const page = doc.paths['/shop/{catalogue}/p/{sku}'].get.responses;
+  assert.ok(page['200'].content['text/html'], 'the page is HTML');
+  assert.ok(page['404'].content['text/html'], 'its own 404 is an HTML page');
+});

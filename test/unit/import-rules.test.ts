@@ -19,7 +19,7 @@ export const FAMILIES = [
   'automations',
   'webhooks',
   'groups',
-  'catalogue',
+  'catalogues',
   'orders',
   'shop',
   'data',
@@ -116,6 +116,11 @@ export const RULES: Rule[] = [
     check: (e) =>
       layerOf(e.from) === 'api' && e.local && ['activities', 'workflows'].includes(layerOf(e.to)) && !e.typeOnly ? e.to : null,
     failing: local('api/messaging/providers.ts', 'activities/providers/sms-gateway/client.ts'),
+  },
+  {
+    name: 'the doors hold no SQL: entities/db.ts (the raw-statement door) is for services and activities',
+    check: (e) => (layerOf(e.from) === 'api' && e.local && e.to === 'entities/db.ts' ? e.to : null),
+    failing: local('api/http/auth.ts', 'entities/db.ts'),
   },
   {
     name: 'the simulator imports nothing from the application',

@@ -3,11 +3,13 @@ import assert from 'node:assert/strict';
 import { smsSendBody, whatsappSendBody } from '../../services/messaging/send-schemas.js';
 import { validateBody } from '../../services/platform/validation.js';
 import { DomainError } from '../../services/platform/errors.js';
+import { checkRecipients } from '../../domain/messaging/recipients.js';
 
-/** The field problems a body gets from the schema alone ({} when it passes). */
+/** The field problems a body gets from the schema alone ({} when it passes); a recipient is added unless the body names its own. */
 function problems(schema: Record<string, unknown>, body: Record<string, unknown>): Record<string, string[]> {
+  const withRecipient = 'recipient' in body || 'recipients' in body ? body : { recipient: '255700000001', ...body };
   try {
-    validateBody(schema, body);
+    validateBody(schema, withRecipient);
     return {};
   } catch (err) {
     assert.ok(err instanceof DomainError);
@@ -67,4 +69,36 @@ test('chat message types, kinds that need their payload, and the interactive and
   assert.deepEqual(Object.keys(problems(whatsappSendBody, { template: { name: 'x', components: [component] } })), [
     'template.components.0.parameters.0.text',
   ]);
+});
+
+test('a send names at least one recipient, and a text message its text, in the words the send uses', () => {
+  const none = {
+    recipient: ['The recipient field is required when recipients is not present.'],
+    recipients: ['The recipients field is required when recipient is not present.'],
+  };
+  assert.deepEqual(problems(smsSendBody, { recipient: ' , ; ', message: 'hi' }), none);
+  assert.deepEqual(problems(smsSendBody, { recipients: ['', ' '], message: 'hi' }), none);
+  assert.deepEqual(problems(smsSendBody, { recipients: ['', '255700000001'], message: 'hi' }), {});
+  assert.deepEqual(problems(whatsappSendBody, { recipient: '', recipients: [] }).recipient, none.recipient);
+  assert.deepEqual(problems(whatsappSendBody, { body: 'hi' }), {});
+  assert.deepEqual(problems(whatsappSendBody, { template: { name: 'hello', language: 'en' } }), {}, 'a template needs no text');
+});
+
+test('the send schemas and checkRecipients agree on the characters a recipient may hold', () => {
+  const samples = [
+    '255700000001',
+    '+255 700 000 001',
+    'abc-DEF_1.2',
+    '\u001c255',
+    '255\u200b700',
+    'José',
+    '٠١٢',
+    '\u00a0255\u3000',
+    '25\u007f5',
+  ];
+  for (const s of samples) {
+    const bySchema = Object.keys(problems(smsSendBody, { recipient: s, message: 'hi' })).length === 0;
+    const byDomain = Object.keys(checkRecipients(s, undefined).errors).length === 0;
+    assert.equal(bySchema, byDomain, `${JSON.stringify(s)}: schema ${bySchema}, send ${byDomain}`);
+  }
 });

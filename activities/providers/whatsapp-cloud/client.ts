@@ -66,7 +66,8 @@ export class WhatsAppCloudClient {
   }
 }
 
-function graphFailure(reply: HttpReply): ProviderFailure {
+/** A Graph error answer as a retry decision (the Groups calls in ./groups.ts share it). */
+export function graphFailure(reply: HttpReply): ProviderFailure {
   const err = isRecord(reply.json) && isRecord(reply.json.error) ? reply.json.error : null;
   const graphCode = err && typeof err.code === 'number' ? err.code : null;
   const retryable =

@@ -64,3 +64,28 @@ export function createWhatsAppCloud(o: WhatsAppCloudSettings): ChatProvider {
     ],
   };
 }
+
+// The Groups API: calls (./groups.ts) and its webhook events (./webhook.ts), for the chat-group family.
+export {
+  WhatsAppGroupsClient,
+  groupInviteComponents,
+  groupMessagePayload,
+  groupPinPayload,
+  type GroupCreateInput,
+  type GroupInfo,
+  type GroupItemFailure,
+  type GroupItemResults,
+  type GroupJoinRequest,
+  type GroupMessageContent,
+  type GroupPinInput,
+  type GroupSummary,
+  type JoinApprovalMode,
+  type Page,
+} from './groups.js';
+export {
+  parseWhatsAppGroupWebhook,
+  type GroupParticipantRef,
+  type GroupSettingChange,
+  type GroupWebhookError,
+  type WhatsAppGroupEvent,
+} from './webhook.js';

@@ -1,0 +1,52 @@
+import { HINTS, defineOperation } from '../operation.js';
+import { numericId } from '../../services/platform/ids.js';
+import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { listAccountNotices, listNotices, noticeSchema } from '../../services/account/notices.js';
+
+// Account notices: what the service told the account (low stock, a feed switched off). Read with any
+// valid key of the account (like the profile and balance), and by the operator.
+
+const noticeQuery = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', minLength: 1, maxLength: 64, description: 'only notices of this kind (product.low_stock…)' },
+    ...pageQueryProperties,
+  },
+} as const;
+
+const noticePage = {
+  type: 'object',
+  required: ['notices', 'pagination'],
+  properties: { notices: { type: 'array', items: noticeSchema }, pagination: paginationSchema },
+} as const;
+
+export const noticeOperations = [
+  defineOperation({
+    name: 'list_notices',
+    method: 'GET',
+    path: '/api/v3/notices',
+    tag: 'Profile',
+    summary: 'Notices the service gave the account, newest first',
+    description: 'Page-number pagination: default 20, at most 100; limit wins over per_page.',
+    auth: 'rest',
+    query: noticeQuery,
+    output: { status: 200, description: 'A page of notices', schema: noticePage },
+    mcp: { servers: ['overview'], scope: 'mcp:overview', annotations: HINTS.read },
+    handler: async ({ rc }, query) => listNotices(rc, query),
+  }),
+];
+
+export const noticeSettingsOperations = [
+  defineOperation({
+    name: 'admin_list_notices',
+    method: 'GET',
+    path: '/admin/v1/accounts/{account}/notices',
+    tag: 'Settings (operator)',
+    auth: 'operator',
+    summary: 'Notices the service gave an account, newest first',
+    query: noticeQuery,
+    output: { status: 200, description: 'A page of notices', schema: noticePage },
+    cli: [{ command: 'notices:list', help: 'Notices the service gave an account (low stock, feeds switched off), newest first' }],
+    handler: async ({ oc }, { account, ...query }) => listAccountNotices(oc, numericId(account, 'Account'), query),
+  }),
+];

@@ -1,0 +1,2 @@
+// The chat-group family's words and pure rules as other families see them.
+export * from './vocabulary.js';

@@ -1,0 +1,103 @@
+// The basket's rules (Resources > Cart; notes §2.7), pure: what a line costs, how refs are made and
+// read, what a shop link may carry. Prices are always the service's: a size's price replaces the
+// product's, each add-on adds to it, and nothing a customer posts is ever taken as an amount.
+
+/** A basket ref: 5 characters without look-alikes (no 0/O, 1/I/L, and no U), upper case. */
+export const REF_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
+export const REF_LENGTH = 5;
+
+export const CART_LIMITS = {
+  /** Lines a shop link may carry (a basket is a handful of lines; a payload of thousands is a mistake or abuse). */
+  linkItems: 100,
+  /** Lines a basket may hold, through the link and the page together. */
+  cartLines: 100,
+  quantityMax: 999,
+  noteMax: 1000,
+  lineNoteMax: 500,
+  addonsPerLine: 20,
+} as const;
+
+/**
+ * A ref from random bytes (one byte per character; the caller passes REF_LENGTH of them). The
+ * modulo bias over 30 symbols is negligible for an identifier that is unique per account and is
+ * never the page's secret. A ref of digits only is refused (null) so a ref never reads as an id.
+ */
+export function refFromBytes(bytes: ArrayLike<number>): string | null {
+  let ref = '';
+  for (let i = 0; i < REF_LENGTH; i++) ref += REF_ALPHABET[bytes[i] % REF_ALPHABET.length];
+  return /^\d+$/.test(ref) ? null : ref;
+}
+
+/** The ref a caller typed, normalized (any case), or null when it cannot be one. */
+export function normalizeRef(text: string): string | null {
+  const up = text.trim().toUpperCase();
+  if (up.length !== REF_LENGTH) return null;
+  for (const c of up) if (!REF_ALPHABET.includes(c)) return null;
+  return /^\d+$/.test(up) ? null : up;
+}
+
+/** `{ref}` of GET /carts/{ref}: a numeric id, a ref, or nothing the service could hold. */
+export function cartKeyOf(text: string): { id: number } | { ref: string } | null {
+  if (/^\d{1,15}$/.test(text)) {
+    const id = Number(text);
+    return id > 0 ? { id } : null;
+  }
+  const ref = normalizeRef(text);
+  return ref ? { ref } : null;
+}
+
+export interface PricedProduct {
+  price: number;
+  salePrice: number | null;
+}
+
+/**
+ * The unit price of a line, in hundredths: the size's price when a size is chosen (it replaces the
+ * product price, sale price included), else the product's sale price when it has one, else its
+ * price; plus every add-on.
+ */
+export function unitPriceOf(product: PricedProduct, size: { price: number } | null, addons: ReadonlyArray<{ price: number }>): number {
+  const base = size ? size.price : (product.salePrice ?? product.price);
+  return addons.reduce((sum, a) => sum + a.price, base);
+}
+
+export const lineTotalOf = (unitPriceMinor: number, quantity: number) => unitPriceMinor * quantity;
+
+/** A link line the shop could not match: reported in `problems[]`, the other lines still go in. */
+export interface LinkProblem {
+  /** 0-based index of the line in `items`. */
+  index: number;
+  sku: string;
+  reason: string;
+}
+
+/**
+ * A category's slug from its name: lower case ASCII letters and digits joined by single hyphens
+ * (accents dropped), at most 60 characters; `category` when nothing is left. A taken slug gets
+ * `-2`, `-3`… from `withSuffix`.
+ */
+export function slugify(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/g, '');
+  return base || 'category';
+}
+export const withSuffix = (slug: string, n: number) => (n <= 1 ? slug : `${slug}-${n}`);
+
+/** Minor units as the page shows them: `12.50 USD`. */
+export function formatMoney(minor: number, currency: string): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')} ${currency}`;
+}
+
+/**
+ * The quiet period after which a basket opened from a chat and left with items is abandoned, and
+ * the age (since the last activity) after which a basket that never became an order expires.
+ */
+export const CART_TIMING_DEFAULTS = { quietSeconds: 24 * 3600, expireSeconds: 7 * 24 * 3600 } as const;

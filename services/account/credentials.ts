@@ -1,0 +1,75 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { exec, one } from '../../entities/db.js';
+import type { AccountRow } from '../platform/context.js';
+import { WINDOW_MS, countInWindowSql, previousWindowSql } from '../platform/rate-windows.js';
+import { defaultSmsChannelSql } from '../messaging/index.js';
+
+// The credential lookup of every authenticated request, kept out of the doors (which decide what
+// the row means: 401, 403, 429).
+
+/** One row of the authentication statement: the key, its account, its issuer and the request's rate count. */
+export interface CredentialRow extends AccountRow {
+  key_id: number;
+  kind: 'rest' | 'mcp';
+  key_name: string;
+  user_id: number | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  expired: boolean;
+  touch_due: boolean;
+  /** Read only when user_id is set (the left join found the issuer). */
+  user_active: boolean;
+  user_permissions: string[] | null;
+  admitted: boolean;
+  rate_count: number | string | null;
+  rate_previous: number | string;
+  sms_channel_id: number | null;
+  /** Read only when sms_channel_id is set (the lateral join found a default route). */
+  sms_channel_code: string;
+  sms_channel_provider: string;
+}
+
+/**
+ * One round trip: the key looked up by its hash and, only when it is admitted (right surface, not
+ * revoked, not expired, account active), this request counted in its one-minute window, the
+ * previous minute's count read (the sliding window) and the account's default SMS channel read.
+ * A refused token therefore counts against nobody's window. Expiry is judged by the database clock.
+ */
+export async function findCredential(
+  em: EntityManager,
+  q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number },
+): Promise<CredentialRow | null> {
+  return one<CredentialRow>(
+    em,
+    `with k as (
+       select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
+              (k.expires_at is not null and k.expires_at <= now()) as expired,
+              (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as touch_due,
+              a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
+              u.active as user_active, u.permissions as user_permissions,
+              (k.kind = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()) and a.status = 'active') as admitted
+         from api_keys k join accounts a on a.id = k.account_id left join users u on u.id = k.user_id
+        where k.token_hash = ?
+     ), hit as (
+       ${countInWindowSql(`'key:' || k.key_id`, 'from k where k.admitted')}
+     )
+     select k.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || k.key_id`)} as rate_previous,
+            ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
+       from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted`,
+    [q.surface, q.tokenHash, q.windowStart, q.windowStart - WINDOW_MS],
+  );
+}
+
+/**
+ * last_used_at is informational: written at most once a minute per key, off the request's path and
+ * outside the lookup, so that write never holds the key's hot rate-limit row. The guard keeps
+ * concurrent requests that all saw a stale value from writing it again.
+ */
+export function touchKeyLastUsed(em: EntityManager, keyId: number): void {
+  void exec(
+    em,
+    `update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [keyId],
+  ).catch(() => {});
+}

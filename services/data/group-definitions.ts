@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { exec, many, one } from '../../entities/db.js';
+import type { OperatorContext } from '../platform/context.js';
+import type { FieldType, ReportDefinition } from '../../domain/data/index.js';
+import { NAME_MAX, NUMERIC, Problems, checkNameAndSlug, slugFrom } from '../../domain/data/definition-rules.js';
+import { dataNotFound, isUuid } from './tables.js';
+import { freeSlug, slugTaken, throwIfAny } from './definition-rules.js';
+import { accountOf, iso } from './definition-rows.js';
+import type { GroupRow } from './groups.js';
+
+// Data groups (docs/data-tables.md, Operator API): member tables of one account and the reports
+// over them, checked whole before anything is written.
+
+export interface GroupInput {
+  name?: string;
+  slug?: string;
+  description?: string | null;
+  icon?: string | null;
+  table_ids?: string[];
+  reports?: {
+    key: string;
+    name: string;
+    table_id: string;
+    measure: string;
+    column?: string | null;
+    date_column?: string | null;
+    filter?: unknown;
+  }[];
+}
+
+function groupView(g: GroupRow) {
+  return {
+    id: g.id,
+    account_id: g.account_id,
+    name: g.name,
+    slug: g.slug,
+    description: g.description,
+    icon: g.icon,
+    table_ids: g.table_ids,
+    reports: g.reports,
+    created_at: iso(g.created_at),
+    updated_at: iso(g.updated_at),
+  };
+}
+
+const REPORT_KEY = /^[a-z][a-z0-9_]{0,62}$/;
+const SYSTEM_DATES = ['$created_at', '$updated_at'];
+
+/** Member tables of the account (distinct) and reports over them and their columns. */
+async function checkGroup(em: EntityManager, accountId: number, input: GroupInput, base: GroupRow | null, p: Problems) {
+  // Members and report tables may be named by id or slug (handy on the command line); ids are kept.
+  const tables = await many<{ id: string; slug: string }>(em, 'select id, slug from data_tables where account_id = ?', [accountId]);
+  const resolve = (ref: unknown) => {
+    const s = String(ref ?? '');
+    return tables.find((t) => t.id === s.toLowerCase() || t.slug === s)?.id ?? null;
+  };
+  const refs = input.table_ids ?? base?.table_ids ?? [];
+  const reports = (input.reports ?? base?.reports ?? []) as NonNullable<GroupInput['reports']>;
+  const tableIds: string[] = [];
+  refs.forEach((ref, i) => {
+    const id = resolve(ref);
+    if (!id) p.add(`table_ids.${i}`, 'A member is a table of this account.');
+    else if (tableIds.includes(id)) p.add('table_ids', 'A table is listed at most once.');
+    else tableIds.push(id);
+  });
+  const known = new Set(tableIds);
+  const columns = known.size
+    ? await many<{ table_id: string; key: string; type: FieldType }>(
+        em,
+        'select table_id, key, type from data_columns where table_id = any(?::uuid[])',
+        [[...known]],
+      )
+    : [];
+  const seen = new Set<string>();
+  const out: ReportDefinition[] = reports.map((r, i) => {
+    const f = `reports.${i}`;
+    if (!REPORT_KEY.test(r.key ?? '')) p.add(`${f}.key`, 'A report key is like a column key.');
+    else if (seen.has(r.key)) p.add(`${f}.key`, `The report key ${r.key} is used twice.`);
+    seen.add(r.key);
+    if (typeof r.name !== 'string' || !r.name.trim() || r.name.length > NAME_MAX)
+      p.add(`${f}.name`, `The name must be 1 to ${NAME_MAX} characters.`);
+    const tableId = resolve(r.table_id) ?? String(r.table_id ?? '');
+    if (!known.has(tableId)) p.add(`${f}.table_id`, 'A report reads one of the group’s member tables.');
+    const cols = columns.filter((c) => c.table_id === tableId);
+    if (!['count', 'sum', 'avg'].includes(r.measure)) p.add(`${f}.measure`, 'The measure is count, sum or avg.');
+    if (r.measure === 'sum' || r.measure === 'avg') {
+      const c = cols.find((x) => x.key === r.column);
+      if (!c || !NUMERIC.includes(c.type)) p.add(`${f}.column`, `A ${r.measure} needs a numeric column of the report’s table.`);
+    } else if (r.column !== undefined && r.column !== null && !cols.some((x) => x.key === r.column))
+      p.add(`${f}.column`, 'The column is not a column of the report’s table.');
+    if (r.date_column !== undefined && r.date_column !== null && !SYSTEM_DATES.includes(r.date_column)) {
+      const c = cols.find((x) => x.key === r.date_column);
+      if (!c || (c.type !== 'date' && c.type !== 'datetime'))
+        p.add(`${f}.date_column`, 'The date column is a date or datetime column of the report’s table, $created_at or $updated_at.');
+    }
+    if (r.filter !== undefined && r.filter !== null && (typeof r.filter !== 'object' || Array.isArray(r.filter)))
+      p.add(`${f}.filter`, 'The filter is a condition object.');
+    const report: ReportDefinition = {
+      key: r.key,
+      name: r.name?.trim(),
+      table_id: tableId,
+      measure: r.measure as ReportDefinition['measure'],
+    };
+    if (r.column !== undefined) report.column = r.column;
+    if (r.date_column !== undefined && r.date_column !== null) report.date_column = r.date_column;
+    if (r.filter !== undefined && r.filter !== null) report.filter = r.filter;
+    return report;
+  });
+  return { tableIds, reports: out };
+}
+
+async function groupOf(em: EntityManager, accountId: number, ref: string, forUpdate = false): Promise<GroupRow> {
+  const lock = forUpdate ? ' for update' : '';
+  const row = await one<GroupRow>(
+    em,
+    isUuid(ref)
+      ? `select * from data_groups where id = ?::uuid and account_id = ?${lock}`
+      : `select * from data_groups where slug = ? and account_id = ?${lock}`,
+    [ref, accountId],
+  );
+  if (!row) throw dataNotFound('Group');
+  return row;
+}
+
+export async function createGroup(oc: OperatorContext, account: string, input: GroupInput & { name: string }) {
+  const accountId = await accountOf(oc, account);
+  const row = await oc.em.transactional(async (tx) => {
+    const p = new Problems();
+    const name = input.name.trim();
+    checkNameAndSlug(name, input.slug, p);
+    const { tableIds, reports } = await checkGroup(tx, accountId, input, null, p);
+    throwIfAny(p);
+    const slug = input.slug ?? (await freeSlug(tx, 'data_groups', accountId, slugFrom(name)));
+    const row = await one<GroupRow>(
+      tx,
+      `insert into data_groups (id, account_id, name, slug, description, icon, table_ids, reports, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, now(), now())
+       on conflict (account_id, slug) do nothing returning *`,
+      [
+        randomUUID(),
+        accountId,
+        name,
+        slug,
+        input.description ?? null,
+        input.icon ?? null,
+        JSON.stringify(tableIds),
+        JSON.stringify(reports),
+      ],
+    );
+    if (!row) throw slugTaken('group', slug);
+    return row;
+  });
+  oc.log.info({ actor: 'operator', account: accountId, group: row.id }, 'data group created');
+  return groupView(row);
+}
+
+export async function listGroups(oc: OperatorContext, account: string) {
+  const accountId = await accountOf(oc, account);
+  return (await many<GroupRow>(oc.em, 'select * from data_groups where account_id = ? order by name, id', [accountId])).map(groupView);
+}
+
+export async function readGroup(oc: OperatorContext, account: string, ref: string) {
+  const accountId = await accountOf(oc, account);
+  return groupView(await groupOf(oc.em, accountId, ref));
+}
+
+export async function updateGroup(oc: OperatorContext, account: string, ref: string, input: GroupInput) {
+  const accountId = await accountOf(oc, account);
+  const row = await oc.em.transactional(async (tx) => {
+    const group = await groupOf(tx, accountId, ref, true);
+    const p = new Problems();
+    const name = input.name === undefined ? group.name : input.name.trim();
+    checkNameAndSlug(name, input.slug, p);
+    const { tableIds, reports } = await checkGroup(tx, accountId, input, group, p);
+    throwIfAny(p);
+    if (input.slug !== undefined && input.slug !== group.slug) {
+      const other = await one(tx, 'select id from data_groups where account_id = ? and slug = ? and id <> ?::uuid', [
+        accountId,
+        input.slug,
+        group.id,
+      ]);
+      if (other) throw slugTaken('group', input.slug);
+    }
+    return (await one<GroupRow>(
+      tx,
+      `update data_groups set name = ?, slug = ?, description = ?, icon = ?, table_ids = ?::jsonb, reports = ?::jsonb, updated_at = now()
+        where id = ?::uuid returning *`,
+      [
+        name,
+        input.slug ?? group.slug,
+        input.description === undefined ? group.description : input.description,
+        input.icon === undefined ? group.icon : input.icon,
+        JSON.stringify(tableIds),
+        JSON.stringify(reports),
+        group.id,
+      ],
+    ))!;
+  });
+  return groupView(row);
+}
+
+export async function deleteGroup(oc: OperatorContext, account: string, ref: string): Promise<{ deleted: true }> {
+  const accountId = await accountOf(oc, account);
+  const group = await groupOf(oc.em, accountId, ref);
+  await exec(oc.em, 'delete from data_groups where id = ?::uuid', [group.id]);
+  return { deleted: true };
+}

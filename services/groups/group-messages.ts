@@ -1,0 +1,182 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { one } from '../../entities/db.js';
+import { GROUP_LIMITS } from '../../domain/groups/index.js';
+import { prepareWhatsAppMessage, WHATSAPP_LIMITS, WHATSAPP_MEDIA_KINDS, type WhatsAppSendInput } from '../../domain/messaging/index.js';
+import { createOutboundMessages } from '../messaging/index.js';
+import type { RequestContext } from '../platform/context.js';
+import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
+import { loadGroup } from './group-row.js';
+import { awaitGroupChange, groupMessageRequest, requireActive, requireSendPermission, type MemberServiceDeps } from './members.js';
+
+// Messages into a group and pins (Endpoints > Chat-channel groups: {id}/messages, {id}/pin). A group
+// message is an outbound message record like any chat send (the messaging family's record, message
+// workflow and events), carrying the group's id and addressed to the group at the provider. Free-form
+// content needs the group's window: a participant wrote within GROUP_LIMITS.windowHours (our rule,
+// Notes §2.3); outside it only an approved template goes.
+
+type OutboundDraft = Parameters<typeof createOutboundMessages>[2][number];
+
+const templateObject = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateName },
+    language: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateLanguage, description: 'default en' },
+    components: { type: 'array', items: { type: 'object' } },
+  },
+} as const;
+
+export const groupMessageBody = {
+  type: 'object',
+  properties: {
+    message: { type: 'string', maxLength: GROUP_LIMITS.messageText, description: 'text (or the caption of media)' },
+    body: { type: 'string', maxLength: GROUP_LIMITS.messageText, description: 'alias of message; message wins' },
+    media_url: { type: 'string', maxLength: WHATSAPP_LIMITS.mediaUrl, description: 'http(s) link of the media; needs media_type' },
+    media_type: { enum: WHATSAPP_MEDIA_KINDS },
+    template: {
+      oneOf: [{ type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateName }, templateObject],
+      description: 'an approved template: its name (language and components beside it) or {name, language, components}',
+    },
+    language: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateLanguage, description: 'the template’s language' },
+    components: { type: 'array', items: { type: 'object' }, description: 'the template’s components' },
+  },
+  additionalProperties: false,
+  description: 'Exactly one kind: text (message or body), media (media_url with media_type, message as caption), or a template.',
+} as const;
+
+export const pinBody = {
+  type: 'object',
+  required: ['message_uid', 'pin'],
+  properties: {
+    message_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'the local uid of a message of this group (sent or received)',
+    },
+    pin: { type: 'boolean', description: 'true pins, false unpins' },
+    expiration_days: {
+      type: 'integer',
+      minimum: GROUP_LIMITS.pinDaysMin,
+      maximum: GROUP_LIMITS.pinDaysMax,
+      description: `how long the pin holds (pinning only; default ${GROUP_LIMITS.pinDaysMax})`,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export type GroupMessageInput = FromSchema<typeof groupMessageBody>;
+export type PinInput = FromSchema<typeof pinBody>;
+
+/** The request in the chat send's words, exactly one kind of content. */
+function asChatSend(input: GroupMessageInput): WhatsAppSendInput {
+  const text = input.message ?? input.body;
+  const hasText = text !== undefined && text.trim() !== '';
+  const hasMedia = input.media_url !== undefined || input.media_type !== undefined;
+  const hasTemplate = input.template !== undefined;
+  const kinds = [hasText && !hasMedia, hasMedia, hasTemplate].filter(Boolean).length;
+  const errors: FieldErrors = {};
+  if (kinds === 0) errors.message = ['Send a message (or body), media_url with media_type, or a template.'];
+  else if (hasTemplate && (hasText || hasMedia)) errors.template = ['A template cannot be combined with text or media; send one kind.'];
+  if (!hasTemplate && (input.language !== undefined || input.components !== undefined))
+    errors.template = ['language and components go with a template.'];
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  if (hasTemplate) {
+    const t = typeof input.template === 'string' ? { name: input.template } : input.template!;
+    return {
+      template: {
+        name: t.name,
+        language: ('language' in t ? t.language : undefined) ?? input.language,
+        components: ('components' in t ? t.components : undefined) ?? input.components,
+      },
+    };
+  }
+  return hasMedia ? { media_url: input.media_url, media_type: input.media_type, message: text } : { message: text };
+}
+
+/**
+ * POST {id}/messages: one outbound record of the group, sent through the message workflow; the
+ * answer waits for the provider's first word (a refusal is 502), as product sends do. Refused
+ * (422) before anything is written: content that breaks the chat rules, free-form content outside
+ * the group's window.
+ */
+export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDeps, id: string, input: GroupMessageInput) {
+  requireSendPermission(rc);
+  const { errors, prepared } = prepareWhatsAppMessage(asChatSend(input));
+  if (Object.keys(errors).length || !prepared) throw validationFailed(errors);
+  const group = await loadGroup(rc, id);
+  requireActive(group, 'sent messages');
+  if (prepared.kind !== 'template') {
+    const open = await one<{ open: boolean }>(
+      rc.em,
+      `select coalesce(last_participant_message_at > now() - make_interval(hours => ?), false) as open from chat_groups where id = ?`,
+      [GROUP_LIMITS.windowHours, group.id],
+    );
+    if (!open?.open)
+      throw new DomainError(
+        'invalid',
+        `No participant wrote in this group within the last ${GROUP_LIMITS.windowHours} hours: free-form messages are refused; send an approved template instead.`,
+        { reason: 'outside_window', errors: { message: ['Outside the 24-hour group window: use an approved template.'] } },
+      );
+  }
+  const sender = await one<{ number: string }>(
+    rc.em,
+    'select number from phone_numbers where account_id = ? and provider_phone_number_id = ? order by released, id limit 1',
+    [rc.account.id, group.sender_phone_number_id],
+  );
+  const metadata = { ...prepared.metadata, chat_group_id: Number(group.id), provider_group_id: group.provider_group_id };
+  const draft: OutboundDraft = {
+    channelType: 'whatsapp',
+    channelId: group.channel_id,
+    channelCode: `whatsapp:${group.sender_phone_number_id}`,
+    sender: sender?.number ?? null,
+    recipient: group.provider_group_id,
+    body: prepared.previewBody,
+    mediaUrl: prepared.mediaUrl,
+    mediaType: prepared.mediaType,
+    metadata,
+    templateParams: prepared.templateParams as Record<string, unknown> | null,
+    segments: 1,
+    encoding: 'UCS-2',
+    scheduledAt: null,
+    failure: null,
+    chatGroupId: Number(group.id),
+    providerRequest: groupMessageRequest(group.sender_phone_number_id, group.provider_group_id, prepared),
+  };
+  const [message] = await createOutboundMessages(rc, deps, [draft], { answered: true });
+  if (message.status === 'failed' && !message.gateway_message_id) {
+    throw providerFailure(`The chat provider refused the group message: ${message.error_message ?? 'no reason given'}`, {
+      uid: message.uid,
+      error_message: message.error_message,
+    });
+  }
+  return { messages: [{ ...message, group_id: Number(group.id) }] };
+}
+
+/**
+ * POST {id}/pin: pins (for expiration_days, default 30) or unpins one message of this group at the
+ * provider, through the chat-group change workflow (members.ts: awaitGroupChange; a refusal is 502).
+ * The message must be this group's (sent or received) and known to the provider.
+ */
+export async function pinGroupMessage(rc: RequestContext, deps: MemberServiceDeps, id: string, input: PinInput) {
+  const group = await loadGroup(rc, id);
+  requireActive(group, 'changed');
+  const m = await one<{ uid: string; chat_group_id: string | null; gateway_message_id: string | null }>(
+    rc.em,
+    'select uid, chat_group_id, gateway_message_id from messages where uid = ? and account_id = ?',
+    [input.message_uid.trim(), rc.account.id],
+  );
+  if (!m) throw notFound('Message');
+  if (m.chat_group_id === null || Number(m.chat_group_id) !== Number(group.id))
+    throw validationFailed({ message_uid: ['The message is not a message of this group.'] });
+  if (!m.gateway_message_id)
+    throw validationFailed({ message_uid: ['The provider has not accepted this message yet; pin it once it is sent.'] });
+  const days = input.pin ? (input.expiration_days ?? GROUP_LIMITS.pinDaysMax) : null;
+  await awaitGroupChange(
+    deps,
+    group,
+    { kind: 'pin', pin: input.pin, messageId: m.gateway_message_id, expirationDays: days },
+    input.pin ? 'pin the message' : 'unpin the message',
+  );
+  return { group_id: Number(group.id), message_uid: m.uid, pinned: input.pin, expiration_days: days };
+}

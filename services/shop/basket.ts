@@ -1,0 +1,228 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { DomainError, notFound, validationFailed } from '../platform/errors.js';
+import { exec, many, one } from '../../entities/db.js';
+import { createOrder, startOrderHoldAfterCommit } from '../orders/index.js';
+import { CART_LIMITS, normalizeRef } from '../../domain/shop/cart.js';
+import {
+  addLines,
+  cartEventFields,
+  cartView,
+  orderable,
+  priceLines,
+  refreshSubtotal,
+  requireEditable,
+  type CartRow,
+  type ProductForLine,
+} from './carts.js';
+import { emitEvent } from '../webhooks/index.js';
+import { nudgeCartTimer, type TimerDeps } from './timers.js';
+import { categoryByIdOrSlug, loadMenu } from './menu.js';
+import type { ShopPageModel } from './page.js';
+
+// What the shop page does to a basket, addressed by its ref and page key (the link is the
+// capability; no account key): add a line by product, size and add-on ids, remove one, set the
+// note, submit. Amounts are never read from the customer: every price is the service's.
+
+export interface PageDeps extends TimerDeps {
+  orm: MikroORM;
+}
+
+/** The basket of a page address; a wrong ref or key is 404, the same as a missing basket. */
+export async function cartByPageKey(em: EntityManager, ref: string, key: string, forUpdate = false): Promise<CartRow> {
+  const r = normalizeRef(ref);
+  const row =
+    r && /^[A-Za-z0-9_-]{16,32}$/.test(key)
+      ? await one<CartRow>(em, `select * from carts where ref = ? and page_key = ?${forUpdate ? ' for update' : ''}`, [r, key])
+      : null;
+  if (!row) throw notFound('Basket');
+  return row;
+}
+
+export interface AddFromPage {
+  productId: number;
+  variantId: number | null;
+  addonIds: number[];
+  quantity: number;
+  note: string | null;
+}
+
+const PRODUCT_COLUMNS = 'id, sku, name, price, sale_price, currency, availability, visibility, retired_at';
+
+export async function addFromPage(deps: PageDeps, ref: string, key: string, a: AddFromPage): Promise<void> {
+  if (!Number.isSafeInteger(a.quantity) || a.quantity < 1 || a.quantity > CART_LIMITS.quantityMax)
+    throw validationFailed({ quantity: [`The quantity must be a whole number from 1 to ${CART_LIMITS.quantityMax}.`] });
+  if ((a.note ?? '').length > CART_LIMITS.lineNoteMax)
+    throw validationFailed({ note: [`The note may not be longer than ${CART_LIMITS.lineNoteMax} characters.`] });
+  if (a.addonIds.length > CART_LIMITS.addonsPerLine) throw validationFailed({ addons: ['Too many add-ons.'] });
+  const em = deps.orm.em.fork();
+  const cart = await em.transactional(async (tx) => {
+    const c = await cartByPageKey(tx, ref, key, true);
+    requireEditable(c);
+    const p = await one<ProductForLine>(tx, `select ${PRODUCT_COLUMNS} from products where id = ? and catalogue_id = ?`, [
+      a.productId,
+      c.catalogue_id,
+    ]);
+    if (!p || !orderable(p) || p.currency.toUpperCase() !== c.currency)
+      throw validationFailed({ product_id: ['This product cannot be ordered from this basket.'] });
+    const lines = await priceLines(
+      tx,
+      [{ product: p, variant: a.variantId, addons: a.addonIds, quantity: a.quantity, note: a.note }],
+      'line',
+    );
+    await addLines(tx, c, lines);
+    return c;
+  });
+  await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'activity');
+}
+
+export async function removeFromPage(deps: PageDeps, ref: string, key: string, itemId: number): Promise<void> {
+  const em = deps.orm.em.fork();
+  const cart = await em.transactional(async (tx) => {
+    const c = await cartByPageKey(tx, ref, key, true);
+    requireEditable(c);
+    if (!(await exec(tx, 'delete from cart_items where id = ? and cart_id = ?', [itemId, c.id]))) throw notFound('Basket line');
+    await refreshSubtotal(tx, c.id);
+    return c;
+  });
+  await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'activity');
+}
+
+export async function noteFromPage(deps: PageDeps, ref: string, key: string, note: string): Promise<void> {
+  if (note.length > CART_LIMITS.noteMax)
+    throw validationFailed({ note: [`The note may not be longer than ${CART_LIMITS.noteMax} characters.`] });
+  const em = deps.orm.em.fork();
+  const cart = await em.transactional(async (tx) => {
+    const c = await cartByPageKey(tx, ref, key, true);
+    requireEditable(c);
+    await exec(tx, 'update carts set note = ? where id = ?', [note.trim() || null, c.id]);
+    await refreshSubtotal(tx, c.id);
+    return c;
+  });
+  await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'activity');
+}
+
+interface SubmitItem {
+  id: string;
+  product_id: string;
+  variant_id: string | null;
+  addon_ids: number[];
+  quantity: number;
+  note: string | null;
+}
+
+/**
+ * The basket becomes an order (platform storefront), in one transaction: every line re-priced from
+ * the catalogue as it is now (size, else sale price, else price; plus add-ons), the order and its
+ * stock holds created by the orders family, the basket set ordered with order_id, cart.submitted
+ * emitted. A second submit finds the basket ordered (409); a product no longer offered is 409.
+ */
+export async function submitFromPage(deps: PageDeps, ref: string, key: string): Promise<{ orderId: number; cartId: number }> {
+  const em = deps.orm.em.fork();
+  const { created, cart } = await em.transactional(async (tx) => {
+    const c = await cartByPageKey(tx, ref, key, true);
+    requireEditable(c);
+    const items = await many<SubmitItem>(
+      tx,
+      'select id, product_id, variant_id, addon_ids, quantity, note from cart_items where cart_id = ? order by id',
+      [c.id],
+    );
+    if (!items.length) throw validationFailed({ items: ['The basket is empty.'] });
+    const products = new Map(
+      (
+        await many<ProductForLine>(tx, `select ${PRODUCT_COLUMNS} from products where id = any(?::bigint[]) and catalogue_id = ?`, [
+          items.map((i) => Number(i.product_id)),
+          c.catalogue_id,
+        ])
+      ).map((p) => [Number(p.id), p]),
+    );
+    const gone = items.map((i) => products.get(Number(i.product_id))).find((p) => !p || !orderable(p));
+    if (items.some((i) => !products.has(Number(i.product_id))) || gone)
+      throw new DomainError('conflict', `${gone?.name ?? 'A product'} is no longer offered: remove it from the basket and submit again.`, {
+        reason: 'product_unavailable',
+      });
+    const lines = await priceLines(
+      tx,
+      items.map((i) => ({
+        product: products.get(Number(i.product_id))!,
+        variant: i.variant_id === null ? null : Number(i.variant_id),
+        addons: i.addon_ids.map(Number),
+        quantity: i.quantity,
+        note: i.note,
+      })),
+    );
+    const sizeNames = new Map(
+      (
+        await many<{ id: string; name: string }>(tx, 'select id, name from product_variants where id = any(?::bigint[])', [
+          lines.flatMap((l) => (l.variantId === null ? [] : [l.variantId])),
+        ])
+      ).map((v) => [Number(v.id), v.name]),
+    );
+    for (const [n, l] of lines.entries())
+      await exec(tx, 'update cart_items set unit_price_minor = ?, variant_id = ?, updated_at = now() where id = ?', [
+        l.unitPriceMinor,
+        l.variantId,
+        items[n].id,
+      ]);
+    const made = await createOrder(tx, {
+      accountId: c.account_id,
+      catalogueId: c.catalogue_id,
+      platform: 'storefront',
+      customerHandle: c.customer_handle,
+      cartId: Number(c.id),
+      note: c.note,
+      currency: c.currency,
+      lines: lines.map((l) => {
+        const p = products.get(l.productId)!;
+        const size = l.variantId === null ? undefined : sizeNames.get(l.variantId);
+        return {
+          retailerId: p.sku,
+          quantity: l.quantity,
+          unitPriceMinor: l.unitPriceMinor,
+          variantId: l.variantId,
+          addonIds: l.addonIds,
+          note: l.note,
+          name: size ? `${p.name} (${size})` : p.name,
+        };
+      }),
+    });
+    await refreshSubtotal(tx, c.id);
+    const row = await one<CartRow>(tx, `update carts set status = 'ordered', order_id = ?, updated_at = now() where id = ? returning *`, [
+      made.orderId,
+      c.id,
+    ]);
+    await emitEvent(tx, c.account_id, 'cart.submitted', cartEventFields(await cartView(tx, deps.config.publicBaseUrl, row!)));
+    return { created: made, cart: row! };
+  });
+  await startOrderHoldAfterCommit({ temporal: deps.temporal, config: deps.config, orm: deps.orm, log: deps.log }, created);
+  await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'closed');
+  return { orderId: created.orderId, cartId: Number(cart.id) };
+}
+
+/** Everything the page shows for a basket: the shop, the basket, the menu, and the view asked for (?category=, ?product=). */
+export async function pageModel(
+  deps: PageDeps,
+  ref: string,
+  key: string,
+  ask: { category?: string; product?: string; menu?: boolean },
+): Promise<Omit<ShopPageModel, 'error'>> {
+  const em = deps.orm.em.fork();
+  const cart = await cartByPageKey(em, ref, key);
+  const shop = await one<{ name: string }>(em, 'select name from catalogues where id = ?', [cart.catalogue_id]);
+  const { categories, products } = await loadMenu(em, cart.catalogue_id);
+  let categoryId: number | null = null;
+  let productId: number | null = null;
+  if (ask.product !== undefined && /^\d{1,15}$/.test(ask.product)) productId = Number(ask.product);
+  else if (ask.category !== undefined)
+    categoryId = (await categoryByIdOrSlug(em, cart.catalogue_id, ask.category.slice(0, 255)))?.id ?? null;
+  else if (!ask.menu && cart.opens.kind === 'product') productId = cart.opens.product_id;
+  else if (!ask.menu && cart.opens.kind === 'category') categoryId = cart.opens.category_id;
+  return {
+    shopName: shop?.name ?? 'Shop',
+    base: `/shop/${cart.ref}/${cart.page_key}`,
+    cart: await cartView(em, deps.config.publicBaseUrl, cart),
+    categories,
+    products,
+    categoryId,
+    productId,
+  };
+}

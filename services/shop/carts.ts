@@ -1,0 +1,413 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RequestContext } from '../platform/context.js';
+import { DomainError, notFound, validationFailed } from '../platform/errors.js';
+import { exec, many, one } from '../../entities/db.js';
+import { pageOf, paginationOf } from '../platform/pagination.js';
+import { CART_STATUSES, type CartStatus } from '../../domain/catalogues/index.js';
+import { CART_LIMITS, cartKeyOf, lineTotalOf, refFromBytes, unitPriceOf } from '../../domain/shop/cart.js';
+
+// Baskets: the one cart shape every door answers with (REST, MCP, webhooks), reads, and the writes
+// the link and the page share (lines priced by the service, the subtotal kept with them).
+
+export interface CartRow {
+  id: string | number;
+  account_id: number;
+  catalogue_id: number;
+  ref: string;
+  page_key: string;
+  status: CartStatus;
+  conversation_id: string | null;
+  customer_handle: string | null;
+  note: string | null;
+  subtotal_minor: string | number;
+  currency: string;
+  order_id: string | number | null;
+  opens: Opens;
+  last_activity_at: Date | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** What the link opens on: the menu, one category, or one product. */
+export type Opens =
+  { kind: 'menu' } | { kind: 'category'; category_id: number; slug: string | null } | { kind: 'product'; product_id: number; sku: string };
+
+interface ItemRow {
+  id: string | number;
+  cart_id: string | number;
+  product_id: string | number;
+  sku: string;
+  product_name: string;
+  variant_id: string | number | null;
+  variant_name: string | null;
+  variant_price: string | number | null;
+  addon_ids: number[];
+  quantity: number;
+  note: string | null;
+  unit_price_minor: string | number;
+}
+
+/** Statuses a basket can still be changed or submitted in. */
+export const EDITABLE: readonly CartStatus[] = ['open', 'sent', 'abandoned'];
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/** The page address of a basket: `<PUBLIC_BASE_URL>/shop/<ref>/<page_key>`. */
+export const cartLink = (baseUrl: string, c: Pick<CartRow, 'ref' | 'page_key'>) =>
+  `${baseUrl.replace(/\/+$/, '')}/shop/${c.ref}/${c.page_key}`;
+
+const moneyLine = { type: 'integer', description: 'hundredths of the currency' } as const;
+const priced = {
+  type: 'object',
+  required: ['id', 'name', 'price_minor'],
+  properties: { id: { type: 'integer' }, name: { type: 'string' }, price_minor: moneyLine },
+} as const;
+
+/** Resources > Cart: the same object through the API, webhooks (cart.*) and MCP. */
+export const cartSchema = {
+  type: 'object',
+  required: ['id', 'ref', 'status', 'items', 'subtotal_minor', 'currency', 'note', 'conversation_id', 'order_id', 'link'],
+  properties: {
+    id: { type: 'integer' },
+    ref: { type: 'string', description: '5-character code; either it or id is accepted on read' },
+    status: { enum: [...CART_STATUSES] },
+    catalogue_id: { type: 'integer' },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'product_id', 'sku', 'name', 'variant', 'options', 'quantity', 'note', 'unit_price_minor', 'line_total_minor'],
+        properties: {
+          id: { type: 'integer' },
+          product_id: { type: 'integer' },
+          sku: { type: 'string' },
+          name: { type: 'string' },
+          variant: { anyOf: [priced, { type: 'null' }], description: 'the size; its price replaces the product price' },
+          options: { type: 'array', items: priced, description: 'add-ons; each adds its price' },
+          quantity: { type: 'integer', minimum: 1 },
+          note: { type: ['string', 'null'] },
+          unit_price_minor: { ...moneyLine, description: 'size (else product) price plus add-ons, computed by the service' },
+          line_total_minor: moneyLine,
+        },
+      },
+    },
+    subtotal_minor: moneyLine,
+    currency: { type: 'string' },
+    note: { type: ['string', 'null'] },
+    conversation_id: { type: ['string', 'null'], description: 'whatsapp:<sender phone number id>:<customer E.164>' },
+    customer_handle: { type: ['string', 'null'] },
+    order_id: { type: ['integer', 'null'], description: 'set once the basket became an order' },
+    link: { type: 'string', description: 'the shop page of this basket (the link is its capability)' },
+    opens: { type: 'object', description: 'menu, a category or a product' },
+    last_activity_at: { type: 'string', format: 'date-time' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export type CartView = Awaited<ReturnType<typeof cartViews>>[number];
+
+/** The answers of these baskets, in the order given (the caller scoped them to its account). */
+export async function cartViews(em: EntityManager, baseUrl: string, carts: readonly CartRow[]) {
+  const ids = carts.map((c) => Number(c.id));
+  const items = ids.length
+    ? await many<ItemRow>(
+        em,
+        `select i.*, p.sku, p.name as product_name, v.name as variant_name, v.price as variant_price
+           from cart_items i join products p on p.id = i.product_id left join product_variants v on v.id = i.variant_id
+          where i.cart_id = any(?::bigint[]) order by i.cart_id, i.id`,
+        [ids],
+      )
+    : [];
+  const addonIds = [...new Set(items.flatMap((i) => i.addon_ids.map(Number)))];
+  const addons = new Map(
+    (addonIds.length
+      ? await many<{ id: string; name: string; price: string }>(
+          em,
+          'select id, name, price from product_addons where id = any(?::bigint[])',
+          [addonIds],
+        )
+      : []
+    ).map((a) => [Number(a.id), { id: Number(a.id), name: a.name, price_minor: Number(a.price) }]),
+  );
+  return carts.map((c) => ({
+    id: Number(c.id),
+    ref: c.ref,
+    status: c.status,
+    catalogue_id: c.catalogue_id,
+    items: items
+      .filter((i) => Number(i.cart_id) === Number(c.id))
+      .map((i) => ({
+        id: Number(i.id),
+        product_id: Number(i.product_id),
+        sku: i.sku,
+        name: i.product_name,
+        variant:
+          i.variant_id === null
+            ? null
+            : { id: Number(i.variant_id), name: i.variant_name ?? '', price_minor: Number(i.variant_price ?? 0) },
+        options: i.addon_ids.flatMap((a) => addons.get(Number(a)) ?? []),
+        quantity: i.quantity,
+        note: i.note,
+        unit_price_minor: Number(i.unit_price_minor),
+        line_total_minor: lineTotalOf(Number(i.unit_price_minor), i.quantity),
+      })),
+    subtotal_minor: Number(c.subtotal_minor),
+    currency: c.currency,
+    note: c.note,
+    conversation_id: c.conversation_id,
+    customer_handle: c.customer_handle,
+    order_id: c.order_id === null ? null : Number(c.order_id),
+    link: cartLink(baseUrl, c),
+    opens: c.opens,
+    last_activity_at: iso(c.last_activity_at)!,
+    created_at: iso(c.created_at)!,
+    updated_at: iso(c.updated_at)!,
+  }));
+}
+
+export async function cartView(em: EntityManager, baseUrl: string, cart: CartRow): Promise<CartView> {
+  return (await cartViews(em, baseUrl, [cart]))[0];
+}
+
+/** The flat payload of cart.submitted and cart.abandoned: the cart itself, with cart_id beside its id. */
+export const cartEventFields = (v: CartView) => ({ cart_id: v.id, ...v });
+
+export interface CartListQuery {
+  status?: CartStatus;
+  conversation_id?: string;
+  page?: number;
+  per_page?: number;
+  limit?: number;
+}
+
+/** The account's baskets, newest first. conversation_id matches the stored form (resolved by the caller). */
+export async function listCarts(rc: RequestContext, baseUrl: string, q: CartListQuery, conversationId?: string | null) {
+  const { page, perPage, offset } = pageOf(q);
+  const where = ['account_id = ?'];
+  const params: unknown[] = [rc.account.id];
+  if (q.status) {
+    where.push('status = ?');
+    params.push(q.status);
+  }
+  if (conversationId !== undefined) {
+    where.push('conversation_id = ?');
+    params.push(conversationId);
+  }
+  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from carts where ${where.join(' and ')}`, params))!.n);
+  const rows = await many<CartRow>(rc.em, `select * from carts where ${where.join(' and ')} order by id desc limit ? offset ?`, [
+    ...params,
+    perPage,
+    offset,
+  ]);
+  return { carts: await cartViews(rc.em, baseUrl, rows), pagination: paginationOf(page, perPage, total) };
+}
+
+/** A basket of the caller's account by its 5-character ref (any case) or its id; anything else is 404. */
+export async function requireCart(em: EntityManager, accountId: number, key: string, forUpdate = false): Promise<CartRow> {
+  const k = cartKeyOf(key);
+  const lock = forUpdate ? ' for update' : '';
+  const row = !k
+    ? null
+    : 'id' in k
+      ? await one<CartRow>(em, `select * from carts where id = ? and account_id = ?${lock}`, [k.id, accountId])
+      : await one<CartRow>(em, `select * from carts where ref = ? and account_id = ?${lock}`, [k.ref, accountId]);
+  if (!row) throw notFound('Cart');
+  return row;
+}
+
+export async function getCart(rc: RequestContext, baseUrl: string, key: string) {
+  return cartView(rc.em, baseUrl, await requireCart(rc.em, rc.account.id, key));
+}
+
+/**
+ * A new basket row with a fresh ref (unique per account; a taken one is drawn again) and a random
+ * page key (128 bits, unique across accounts). Runs in the caller's transaction.
+ */
+export async function insertCart(
+  tx: EntityManager,
+  c: {
+    accountId: number;
+    catalogueId: number;
+    status: CartStatus;
+    currency: string;
+    conversationId: string | null;
+    customerHandle: string | null;
+    opens: Opens;
+  },
+): Promise<CartRow> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const ref = refFromBytes(randomBytes(5));
+    if (!ref) continue;
+    const row = await one<CartRow>(
+      tx,
+      `insert into carts (account_id, catalogue_id, ref, page_key, status, conversation_id, customer_handle, subtotal_minor, currency, opens,
+                          last_activity_at, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?::jsonb, now(), now(), now())
+       on conflict (account_id, ref) do nothing returning *`,
+      [
+        c.accountId,
+        c.catalogueId,
+        ref,
+        randomBytes(16).toString('base64url'),
+        c.status,
+        c.conversationId,
+        c.customerHandle,
+        c.currency,
+        JSON.stringify(c.opens),
+      ],
+    );
+    if (row) return row;
+  }
+  throw new DomainError('conflict', 'No free basket ref could be drawn; try again.');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines
+
+export interface ProductForLine {
+  id: string | number;
+  sku: string;
+  name: string;
+  price: string | number;
+  sale_price: string | number | null;
+  currency: string;
+  availability: string;
+  visibility: string;
+  retired_at: Date | string | null;
+}
+
+/** A line asked for: the product found, the size and add-ons as sent (ids or names). */
+export interface LineAsk {
+  product: ProductForLine;
+  variant?: number | string | null;
+  addons?: ReadonlyArray<number | string>;
+  quantity: number;
+  note?: string | null;
+}
+
+export interface PricedLine {
+  productId: number;
+  variantId: number | null;
+  addonIds: number[];
+  quantity: number;
+  note: string | null;
+  unitPriceMinor: number;
+}
+
+/** Whether the shop offers this product on its page (published, not retired, not discontinued or out of stock). */
+export const orderable = (p: ProductForLine) =>
+  p.retired_at === null && p.visibility === 'published' && p.availability !== 'discontinued' && p.availability !== 'out of stock';
+
+interface OptionRow {
+  id: string;
+  product_id: string;
+  name: string;
+  price: string;
+}
+
+/**
+ * Prices the lines asked for: sizes and add-ons matched by id or by name (any case) among the
+ * product's own; one that is not the product's is a 422 naming the line, and nothing is written.
+ * `field` prefixes the error keys (items.3.variant).
+ */
+export async function priceLines(em: EntityManager, asks: readonly LineAsk[], field = 'items'): Promise<PricedLine[]> {
+  const productIds = [...new Set(asks.map((a) => Number(a.product.id)))];
+  const options = (table: 'product_variants' | 'product_addons') =>
+    productIds.length
+      ? many<OptionRow>(em, `select id, product_id, name, price from ${table} where product_id = any(?::bigint[]) order by position, id`, [
+          productIds,
+        ])
+      : Promise.resolve([]);
+  const variants = await options('product_variants');
+  const addons = await options('product_addons');
+  const find = (rows: OptionRow[], productId: number, want: number | string) =>
+    rows.find(
+      (r) =>
+        Number(r.product_id) === productId &&
+        (typeof want === 'number' ? Number(r.id) === want : r.name.toLowerCase() === String(want).trim().toLowerCase()),
+    );
+  const errors: Record<string, string[]> = {};
+  const out: PricedLine[] = [];
+  asks.forEach((a, i) => {
+    const pid = Number(a.product.id);
+    let size: OptionRow | undefined;
+    if (a.variant !== undefined && a.variant !== null && a.variant !== '') {
+      size = find(variants, pid, a.variant);
+      if (!size) errors[`${field}.${i}.variant`] = [`The size ${JSON.stringify(a.variant)} is not one of ${a.product.sku}'s sizes.`];
+    } else if (variants.some((v) => Number(v.product_id) === pid)) {
+      // A product sold in sizes has no price of its own on the page: the first size is the default.
+      size = variants.find((v) => Number(v.product_id) === pid);
+    }
+    const chosen: OptionRow[] = [];
+    for (const want of a.addons ?? []) {
+      const addon = find(addons, pid, want);
+      if (!addon)
+        (errors[`${field}.${i}.addons`] ??= []).push(`The add-on ${JSON.stringify(want)} is not one of ${a.product.sku}'s add-ons.`);
+      else if (!chosen.some((c) => c.id === addon.id)) chosen.push(addon);
+    }
+    out.push({
+      productId: pid,
+      variantId: size ? Number(size.id) : null,
+      addonIds: chosen.map((c) => Number(c.id)),
+      quantity: a.quantity,
+      note: a.note?.trim() ? a.note.trim() : null,
+      unitPriceMinor: unitPriceOf(
+        { price: Number(a.product.price), salePrice: a.product.sale_price === null ? null : Number(a.product.sale_price) },
+        size ? { price: Number(size.price) } : null,
+        chosen.map((c) => ({ price: Number(c.price) })),
+      ),
+    });
+  });
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  return out;
+}
+
+/** Adds priced lines to a basket (its row locked by the caller) and keeps the subtotal with them. */
+export async function addLines(tx: EntityManager, cart: CartRow, lines: readonly PricedLine[]): Promise<void> {
+  if (!lines.length) return;
+  const held = Number((await one<{ n: string }>(tx, 'select count(*) as n from cart_items where cart_id = ?', [cart.id]))!.n);
+  if (held + lines.length > CART_LIMITS.cartLines)
+    throw validationFailed({ items: [`A basket holds at most ${CART_LIMITS.cartLines} lines.`] });
+  await exec(
+    tx,
+    `insert into cart_items (cart_id, product_id, variant_id, addon_ids, quantity, note, unit_price_minor, created_at, updated_at)
+     select ?, l.product_id, l.variant_id, l.addon_ids, l.quantity, l.note, l.unit_price_minor, now(), now()
+       from jsonb_to_recordset(?::jsonb) as l(ord int, product_id bigint, variant_id bigint, addon_ids jsonb, quantity int, note text,
+            unit_price_minor bigint)
+      order by l.ord`,
+    [
+      cart.id,
+      JSON.stringify(
+        lines.map((l, ord) => ({
+          ord,
+          product_id: l.productId,
+          variant_id: l.variantId,
+          addon_ids: l.addonIds,
+          quantity: l.quantity,
+          note: l.note,
+          unit_price_minor: l.unitPriceMinor,
+        })),
+      ),
+    ],
+  );
+  await refreshSubtotal(tx, cart.id);
+}
+
+/** Subtotal from the lines; activity moves an abandoned basket back to open. */
+export async function refreshSubtotal(tx: EntityManager, cartId: string | number): Promise<void> {
+  await exec(
+    tx,
+    `update carts set subtotal_minor = coalesce((select sum(unit_price_minor * quantity) from cart_items where cart_id = carts.id), 0),
+            status = case when status = 'abandoned' then 'open' else status end, last_activity_at = now(), updated_at = now()
+      where id = ?`,
+    [cartId],
+  );
+}
+
+/** A basket that can still change: ordered and expired ones are final (409). */
+export function requireEditable(cart: CartRow): void {
+  if (!EDITABLE.includes(cart.status))
+    throw new DomainError('conflict', `This basket is ${cart.status} and can no longer change.`, { reason: `cart_${cart.status}` });
+}

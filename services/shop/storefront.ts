@@ -1,0 +1,55 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { one } from '../../entities/db.js';
+import { notFound } from '../platform/errors.js';
+import { numericId } from '../platform/ids.js';
+import { cartLink, insertCart, orderable, type ProductForLine } from './carts.js';
+import { nudgeCartTimer, type TimerDeps } from './timers.js';
+
+// A product's address in the shop (`/shop/<shop id>/p/<sku>`): what the chat catalogue's items link
+// to and what a product send answers for the storefront platform. The page shows the product; its
+// form opens a fresh basket on it (a POST, so crawlers that follow the link, Meta's included, never
+// create baskets).
+
+export interface StorefrontProduct extends ProductForLine {
+  description: string | null;
+  image_url: string | null;
+  account_id: number;
+  catalogue_id: number;
+  shop_name: string;
+  shop_currency: string | null;
+}
+
+/** The product at this address: a shop on the storefront platform, the product orderable there; else 404. */
+export async function storefrontProduct(em: EntityManager, shopRef: string, sku: string): Promise<StorefrontProduct> {
+  const shopId = numericId(shopRef, 'Product');
+  const row = await one<StorefrontProduct>(
+    em,
+    `select p.id, p.sku, p.name, p.price, p.sale_price, p.currency, p.availability, p.visibility, p.retired_at, p.description,
+            p.image_url, p.account_id, p.catalogue_id, c.name as shop_name, c.default_currency as shop_currency
+       from products p join catalogues c on c.id = p.catalogue_id
+      where c.id = ? and p.sku = ? and c.channels @> '["storefront"]'::jsonb`,
+    [shopId, sku],
+  );
+  if (!row || !orderable(row)) throw notFound('Product');
+  return row;
+}
+
+/** Opens a basket on the product and answers its page address (on the product). */
+export async function openStorefrontBasket(deps: TimerDeps & { orm: MikroORM }, shopRef: string, sku: string): Promise<string> {
+  const { cart, productId } = await deps.orm.em.fork().transactional(async (tx) => {
+    const p = await storefrontProduct(tx, shopRef, sku);
+    const cart = await insertCart(tx, {
+      accountId: p.account_id,
+      catalogueId: p.catalogue_id,
+      status: 'open',
+      currency: (p.shop_currency ?? p.currency).toUpperCase(),
+      conversationId: null,
+      customerHandle: null,
+      opens: { kind: 'product', product_id: Number(p.id), sku: p.sku },
+    });
+    return { cart, productId: Number(p.id) };
+  });
+  // A basket nobody finishes still expires on its own timer, as every basket does.
+  await nudgeCartTimer(deps, Number(cart.account_id), Number(cart.id), 'activity');
+  return `${cartLink(deps.config.publicBaseUrl, cart)}?product=${productId}`;
+}

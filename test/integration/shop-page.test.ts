@@ -1,0 +1,175 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { openShop, coffee as coffeeBody, tea as teaBody } from '../support/shop.js';
+import { admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
+import { chromiumPath } from '../../scripts/browser.js';
+
+// The shop page in a real browser (Debian's chromium through puppeteer-core) on a phone screen:
+// open the link, pick a size and an add-on, add to the basket, add another product from the menu,
+// write a note, submit: an order with the service's prices, the basket ordered, cart.submitted.
+// Then forms posted by hand: amounts in them change nothing.
+
+const C = '/api/v3/catalogues';
+const root = path.resolve(import.meta.dirname, '../..');
+
+async function shop(t: Tenant) {
+  const { shop: s, product } = await openShop(t, 'Mama Café');
+  const coffee = await product(coffeeBody({ description: 'Fresh from the hills' }));
+  const tea = await product(teaBody);
+  const cake = await product({ sku: 'CAKE', name: 'Cake', price: 500, category: 'Bakery', addons: [{ name: 'Cream', price: 60 }] });
+  return { shop: s, coffee, tea, cake };
+}
+
+/** A form post as the page sends it, redirects not followed (the page answers 303). */
+async function form(link: string, suffix: string, body: string) {
+  const res = await fetch(`${link}${suffix}`, {
+    method: 'POST',
+    body,
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+  });
+  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
+}
+
+test('the shop page on a phone: size, add-on, basket, note, submit → an order priced by the service', async (t) => {
+  const executablePath = chromiumPath();
+  assert.ok(executablePath, 'chromium is not installed (scripts/test.ts installs it when it runs this file)');
+  const tenant = await newTenant();
+  const { coffee } = await shop(tenant);
+  const large = coffee.variants.find((v: any) => v.name === 'Large');
+  const oat = coffee.addons.find((a: any) => a.name === 'Oat milk');
+  const linked = await api('POST', '/api/v3/shop-links', tenant.token, { sku: 'COF' });
+  assert.equal(linked.status, 201, linked.text);
+  const { link, cart } = linked.body.data;
+
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const blocked: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+    });
+    await page.goto(link, { waitUntil: 'load' });
+    // The link opens on the product: pick Large and oat milk, two of them, a note for the line.
+    await page.waitForSelector('#product');
+    await page.click(`input[name=variant_id][value="${large.id}"]`);
+    await page.click(`input[name=addon_id][value="${oat.id}"]`);
+    await page.$eval('input[name=quantity]', (el) => ((el as HTMLInputElement).value = '2'));
+    await page.type('input[name=note]', 'no sugar');
+    await Promise.all([page.waitForNavigation(), page.click('#add')]);
+    assert.match(await page.$eval('#basket', (el) => el.textContent ?? ''), /2 × Coffee \(Large\)[\s\S]*Oat milk[\s\S]*no sugar/);
+    assert.equal(await page.$eval('#subtotal', (el) => el.textContent), '10.00 USD');
+
+    // Back to the menu, the Hot Drinks category, Tea (its sale price).
+    await Promise.all([page.waitForNavigation(), page.click('a[href$="?menu=1"]')]);
+    await Promise.all([page.waitForNavigation(), page.click('nav a[href*="category=hot-drinks"]')]);
+    assert.deepEqual(await page.$$eval('.product', (els) => els.map((e) => e.getAttribute('data-sku'))), ['COF', 'TEA']);
+    await Promise.all([page.waitForNavigation(), page.click('.product[data-sku="TEA"] a.btn')]);
+    await Promise.all([page.waitForNavigation(), page.click('#add')]);
+    assert.equal(await page.$eval('#subtotal', (el) => el.textContent), '11.50 USD');
+
+    // Nothing wider than the phone.
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the page scrolls sideways on a phone');
+
+    await page.type('#note', 'Table 4 <script>alert(1)</script>');
+    const dir = path.join(root, 'test', 'artifacts');
+    fs.mkdirSync(dir, { recursive: true });
+    const shot = path.join(dir, `shop-page-${Date.now()}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    t.diagnostic(`shop page screenshot: ${shot}`);
+    process.stdout.write(`shop page screenshot: ${shot}\n`);
+
+    await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+    await page.waitForSelector('#ordered');
+    assert.equal(await page.$('#add'), null, 'an ordered basket offers nothing to add');
+    // The note came back escaped, as text.
+    assert.equal(await page.$('#basket script'), null);
+    assert.deepEqual(blocked, [], 'the page needs nothing its policy refuses');
+    await page.screenshot({ path: shot.replace('.png', '-ordered.png'), fullPage: true });
+  } finally {
+    await browser.close();
+  }
+
+  const after = (await api('GET', `/api/v3/carts/${cart.ref}`, tenant.token)).body.data;
+  assert.equal(after.status, 'ordered');
+  assert.ok(after.order_id);
+  assert.equal(after.note, 'Table 4 <script>alert(1)</script>');
+  assert.equal(after.subtotal_minor, 1150);
+  const read = await api('GET', `${C}/orders/${after.order_id}`, tenant.token);
+  assert.equal(read.status, 200, read.text);
+  const order = read.body.data.order;
+  assert.equal(order.total_amount, 1150);
+  assert.deepEqual([order.platform, order.cart_id, order.note], ['storefront', cart.id, 'Table 4 <script>alert(1)</script>']);
+  assert.deepEqual(
+    order.product_items.map((l: any) => [l.product_retailer_id, l.quantity, l.item_price]),
+    [
+      ['COF', 2, 500],
+      ['TEA', 1, 150],
+    ],
+  );
+  const events = await eventually(
+    () => admin('GET', `/accounts/${tenant.accountId}/events?kind=cart.submitted`),
+    (x) => x.body.data.length === 1,
+  );
+  assert.equal(events.body.data[0].cart_id, cart.id);
+  assert.equal(events.body.data[0].status, 'ordered');
+  assert.equal(events.body.data[0].order_id, after.order_id);
+  // Submitted once: a second submit is refused and makes no second order.
+  const again = await form(link, '/submit', '');
+  assert.equal(again.status, 409);
+});
+
+test('forms posted by hand: a tampered amount changes nothing; foreign sizes and add-ons, bad quantities are refused', async () => {
+  const tenant = await newTenant();
+  const { tea, coffee, cake } = await shop(tenant);
+  const { link, cart } = (await api('POST', '/api/v3/shop-links', tenant.token, {})).body.data;
+  const added = await form(
+    link,
+    '/items',
+    `product_id=${tea.id}&quantity=2&price=1&unit_price_minor=1&item_price=1&subtotal_minor=1&line_total_minor=1`,
+  );
+  assert.equal(added.status, 303, added.text);
+  assert.match(added.location ?? '', new RegExp(`^/shop/${cart.ref}/`));
+  const read = async () => (await api('GET', `/api/v3/carts/${cart.ref}`, tenant.token)).body.data;
+  let c = await read();
+  assert.deepEqual(
+    c.items.map((i: any) => [i.sku, i.quantity, i.unit_price_minor]),
+    [['TEA', 2, 150]],
+  );
+  assert.equal(c.subtotal_minor, 300);
+
+  const refusals = [
+    `product_id=${coffee.id}&variant_id=${coffee.variants[0].id + 100000}&quantity=1`,
+    `product_id=${coffee.id}&addon_id=${cake.addons[0].id}&quantity=1`,
+    `product_id=${coffee.id}&variant_id=abc&quantity=1`,
+    `product_id=${tea.id}&quantity=0`,
+    `product_id=${tea.id}&quantity=-1`,
+    `product_id=${tea.id}&quantity=1000`,
+    `product_id=999999999&quantity=1`,
+  ];
+  for (const body of refusals) {
+    const r = await form(link, '/items', body);
+    assert.equal(r.status, 422, `${body}: ${r.status}`);
+    assert.match(r.text, /id="error"/);
+  }
+  c = await read();
+  assert.equal(c.items.length, 1, 'nothing half-written');
+
+  const submitted = await form(link, '/submit', 'note=hi&total_amount=1&subtotal_minor=1&price=1');
+  assert.equal(submitted.status, 303);
+  c = await read();
+  assert.equal(c.status, 'ordered');
+  const order = (await api('GET', `${C}/orders/${c.order_id}`, tenant.token)).body.data.order;
+  assert.equal(order.total_amount, 300);
+  // Another tenant's basket page is its link alone; a wrong key is 404 for the POSTs too.
+  const forged = await form(link.replace(/\/[^/]+$/, '/BBBBBBBBBBBBBBBBBBBBBB'), '/items', `product_id=${tea.id}&quantity=1`);
+  assert.equal(forged.status, 404);
+});
