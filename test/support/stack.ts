@@ -3,6 +3,29 @@ export const API_URL = process.env.API_URL ?? 'http://127.0.0.1:8080';
 export const SIM_URL = process.env.SIM_URL ?? 'http://127.0.0.1:4010';
 export const OPERATOR_TOKEN = process.env.OPERATOR_TOKEN ?? '';
 
+/** Longer than any wait the service documents (15 s for answered sends and group changes). */
+const REQUEST_TIMEOUT_MS = 90_000;
+
+/** The database's busy sessions and what they wait for, to explain a request left unanswered. */
+async function databaseActivity(): Promise<string> {
+  if (!process.env.DATABASE_URL) return '';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      `select pid, state, wait_event_type, wait_event, pg_blocking_pids(pid) as blocked_by,
+              now() - xact_start as in_transaction, left(query, 300) as query
+         from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+    );
+    return `; database sessions: ${JSON.stringify(rows, null, 1)}`;
+  } catch (err) {
+    return `; database activity unreadable: ${(err as Error).message}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -23,7 +46,16 @@ export async function http<T = any>(
     payload = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(url.startsWith('http') ? url : `${API_URL}${url}`, { method, headers, body: payload });
+  const target = url.startsWith('http') ? url : `${API_URL}${url}`;
+  let res: Response;
+  try {
+    res = await fetch(target, { method, headers, body: payload, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  } catch (err) {
+    if ((err as Error).name !== 'TimeoutError') throw err;
+    // A request the service never answers would otherwise surface only as the test runner's timeout,
+    // naming no request; say which one, and what the database was doing meanwhile.
+    throw new Error(`${method} ${target} was not answered within ${REQUEST_TIMEOUT_MS} ms${await databaseActivity()}`);
+  }
   const text = await res.text();
   let body: any = null;
   try {
@@ -40,6 +72,8 @@ export const admin = <T = any>(method: string, path: string, body?: unknown) =>
 
 export interface Tenant {
   accountId: number;
+  /** The account's public uid (acc_…), which operator paths take as well as the id. */
+  accountUid: string;
   userId: number;
   token: string;
   legacyToken: string;
@@ -59,7 +93,13 @@ export async function newTenant(opts: { permissions?: string[]; name?: string } 
   });
   const key = await admin('POST', `/accounts/${accountId}/keys`, { name: 'test key', user_id: user.body.data.id });
   const legacy = await admin('POST', `/accounts/${accountId}/keys`, { name: 'legacy key' });
-  return { accountId, userId: user.body.data.id, token: key.body.data.token, legacyToken: legacy.body.data.token };
+  return {
+    accountId,
+    accountUid: acc.body.data.uid,
+    userId: user.body.data.id,
+    token: key.body.data.token,
+    legacyToken: legacy.body.data.token,
+  };
 }
 
 export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000, everyMs = 200): Promise<T> {
