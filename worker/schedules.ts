@@ -19,7 +19,7 @@ export async function ensureSchedules(client: Client, config: Pick<Config, 'task
     spec: { intervals: [{ every: CATALOGUE_DRIFT_EVERY }] },
     action: scheduleAction(config, scheduledCatalogueDriftStarter, { runId: 'scheduled' }, args),
     // A pass still running at the next hour is enough; one missed while the cluster was down is not replayed.
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '5 minutes' },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '5 minutes' as const },
   };
   try {
     await client.schedule.create({

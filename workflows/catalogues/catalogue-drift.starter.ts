@@ -7,7 +7,7 @@ import type { ScheduledWorkflowStarter, WorkflowStarter } from '../starter.js';
  */
 export const CATALOGUE_DRIFT_SCHEDULE_ID = 'catalogue-drift';
 /** "The hourly comparison" (States > Product listing). */
-export const CATALOGUE_DRIFT_EVERY = '1 hour';
+export const CATALOGUE_DRIFT_EVERY = '1 hour' as const;
 
 export interface CatalogueDriftKey {
   /** A run-now for one account; absent for the schedule's passes over every shop. */
