@@ -46,6 +46,8 @@ export const DataTable = defineEntity({
     storageBytes: p.bigint('number').default(0),
     /** The last auto_number issued in this table (one sequence per table, shared by its auto_number columns). */
     autoNumberSeq: p.bigint('number').default(0),
+    /** Bumped by the database on every definition change (Migration20261125000000): what a cached definition is checked against. */
+    definitionVersion: p.bigint('number').default(1),
     /** The trigram index over the first six searchable columns: its state and the columns it covers. */
     searchIndexStatus: p.enum(INDEX_STATUSES).nullable(),
     searchIndexColumns: p.json<string[]>().nullable(),
@@ -53,6 +55,20 @@ export const DataTable = defineEntity({
     ...timestamps(),
   },
   uniques: [{ properties: ['accountId', 'slug'] }],
+  // The definition version moves with every change but the counters' (records_count,
+  // storage_bytes, auto_number_seq: what record writes move), whoever writes the row; a bump that
+  // was not needed costs a cached definition a reload, never a stale answer (services/data/tables.ts).
+  triggers: [
+    {
+      name: 'data_tables_definition_bump',
+      timing: 'before',
+      events: ['update'],
+      forEach: 'row',
+      // As PostgreSQL prints it back, so the schema diff sees no change.
+      when: '((old.records_count = new.records_count) AND (old.storage_bytes = new.storage_bytes) AND (old.auto_number_seq = new.auto_number_seq) AND (old.definition_version = new.definition_version))',
+      body: 'new.definition_version := old.definition_version + 1; return new;',
+    },
+  ],
 });
 
 export const DataColumn = defineEntity({
@@ -83,6 +99,16 @@ export const DataColumn = defineEntity({
     ...timestamps(),
   },
   uniques: [{ properties: ['table', 'key'] }],
+  // A column added, changed or dropped is a change of its table's definition (see DataTable).
+  triggers: [
+    {
+      name: 'data_columns_definition_bump',
+      timing: 'after',
+      events: ['insert', 'update', 'delete'],
+      forEach: 'row',
+      body: 'update data_tables set definition_version = definition_version + 1 where id = coalesce(new.table_id, old.table_id); return null;',
+    },
+  ],
 });
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notSupported } from '../platform/errors.js';
-import { loadTable, type LoadedTable } from './tables.js';
+import { StaleDefinition, definitionCheck, withTableDefinition, type LoadedTable } from './tables.js';
 import { presentRecords, type RecordRow, type RecordView } from './present.js';
 import {
   DATA_LIMITS,
@@ -63,13 +63,20 @@ export function clampLimit(limit: number | undefined): number {
   return Math.min(DATA_LIMITS.pageMax, Math.max(1, Math.trunc(limit)));
 }
 
-export async function listRecords(rc: RequestContext, tableRef: string, query: ListRecordsQuery): Promise<RecordPage> {
-  const t = await loadTable(rc, tableRef, 'view');
+export function listRecords(rc: RequestContext, tableRef: string, query: ListRecordsQuery): Promise<RecordPage> {
+  return withTableDefinition(rc, tableRef, 'view', (t) => listPage(rc, t, query));
+}
+
+async function listPage(rc: RequestContext, t: LoadedTable, query: ListRecordsQuery): Promise<RecordPage> {
   const plan = planQuery(t, query);
   const db: Db = rc.em.getKysely();
   const limit = clampLimit(query.limit);
 
   const rows = await fetchPage(db, plan, limit + 1);
+  // The page was read in the same statement as the table's definition_version: built on the one it read, or run again.
+  const version = String(t.table.definition_version);
+  if (!rows.length) await definitionCheck(rc, t);
+  else if (rows.some((r) => r.definition_version !== version)) throw new StaleDefinition();
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -112,6 +119,7 @@ interface SortPlan {
 }
 
 interface QueryPlan {
+  tableId: string;
   /** The table predicate, the filter and q: every row of the answer matches it. */
   where: Sql;
   sort: SortPlan;
@@ -147,7 +155,7 @@ export function planQuery(t: LoadedTable, query: ListRecordsQuery): QueryPlan {
     if (search) parts.push(search);
   }
   const key: CursorKey = { sort: sort.key, dir, hash: queryHash([t.table.id, treeJson, q, sort.key, dir]) };
-  return { where: sql.join(parts, sql` and `), sort, dir, key, position: decodeCursor(query.cursor, key, sort.kind) };
+  return { tableId: t.table.id, where: sql.join(parts, sql` and `), sort, dir, key, position: decodeCursor(query.cursor, key, sort.kind) };
 }
 
 function sortPlan(t: LoadedTable, requested: string | undefined): SortPlan {
@@ -171,6 +179,8 @@ function sortPlan(t: LoadedTable, requested: string | undefined): SortPlan {
     );
   }
   if (!TYPE_INFO[column.type].sortable) throw invalid('sort', `Column ${key} (${column.type}) cannot be sorted.`);
+  // The rule rests on the record count, which a cached definition does not keep current: decided on a fresh one.
+  if (column.index_status !== 'ready' && t.cached) throw new StaleDefinition();
   if (t.table.records_count >= DATA_LIMITS.sortIndexThreshold && column.index_status !== 'ready') {
     throw notSupported(
       `Sorting by ${key} needs a ready index: the table holds ${DATA_LIMITS.sortIndexThreshold} or more records and the column's index is ${column.index_status ?? 'not requested'}.`,
@@ -294,12 +304,14 @@ function searchSql(t: LoadedTable, q: string): Sql | null {
 // ---- the keyset walk ----------------------------------------------------------------------------
 
 type Db = QueryExecutorProvider;
-type PageRow = RecordRow & { sort_value: string | null };
+type PageRow = RecordRow & { sort_value: string | null; definition_version: string };
 
 async function select(db: Db, plan: QueryPlan, cond: Sql | null, order: string, limit: number): Promise<PageRow[]> {
   const where = cond ? sql`${plan.where} and ${cond}` : plan.where;
+  // definition_version is an init plan, read once per statement (see withTableDefinition).
   const res = await sql<PageRow>`select id, seq, table_id, data, source, size_bytes, created_at, updated_at,
-      ${sql.raw(plan.sort.text)} as sort_value
+      ${sql.raw(plan.sort.text)} as sort_value,
+      (select definition_version::text from data_tables where id = ${plan.tableId}::uuid) as definition_version
     from data_records where ${where} order by ${sql.raw(order)} limit ${limit}`.execute(db);
   return res.rows;
 }

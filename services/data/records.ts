@@ -6,7 +6,7 @@ import type { RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { DATA_LIMITS, canViewTable, type TableAccess } from '../../domain/data/index.js';
 import { checkStatusMoves, checkWrite, dataBytes, type PhoneRule, type ValueEnv } from '../../domain/data/values.js';
-import { dataNotFound, isUuid, loadTable, type LoadedTable } from './tables.js';
+import { StaleDefinition, dataNotFound, isUuid, loadTable, withTableDefinition, type LoadedTable } from './tables.js';
 import { presentRecord, type RecordRow, type RecordView } from './present.js';
 import { changesOf, historyActor, writeHistory } from './history.js';
 import { GUARD_CONSTRAINT, hasGuards, insertGuardsSql, refuseTakenValues, syncUniqueGuards } from './unique.js';
@@ -126,6 +126,8 @@ export interface CreateRow {
   bytes: number;
   actor: Record<string, unknown>;
   source: string;
+  /** The definition the values were checked against: the statement writes nothing if the table's has moved on. */
+  definitionVersion?: string;
 }
 
 /**
@@ -176,7 +178,9 @@ export function createStatement(
       update data_tables set records_count = records_count + 1, storage_bytes = storage_bytes + ${size('auto_number_seq + 1')}${
         autos ? ', auto_number_seq = auto_number_seq + 1' : ''
       }
-       where id = ${bind(row.tableId)}::uuid and account_id = ${bind(row.accountId)}
+       where id = ${bind(row.tableId)}::uuid and account_id = ${bind(row.accountId)}${
+         row.definitionVersion === undefined ? '' : ` and definition_version = ${bind(row.definitionVersion)}::bigint`
+       }
          and records_count < coalesce((quotas->>'records')::bigint, ${bind(DATA_LIMITS.quotas.records)}::bigint)
          and storage_bytes + ${size('auto_number_seq + 1')} <= coalesce((quotas->>'storage_bytes')::bigint, ${bind(DATA_LIMITS.quotas.storage_bytes)}::bigint)${
            autos ? ` and ${size('auto_number_seq + 1')} <= ${bind(DATA_LIMITS.recordBytes)}::int` : ''
@@ -218,20 +222,29 @@ function pgError(err: unknown, code: string): { constraint?: string; table?: str
   return null;
 }
 
-/** Why a create's guarded UPDATE matched no row: the table went, the record outgrew 8,192 bytes with its auto number, or a quota. */
+/**
+ * Why a create's guarded UPDATE matched no row: the table went, its definition changed since the
+ * values were checked (StaleDefinition: checked again on the new one), the record outgrew 8,192
+ * bytes with its auto number, or a quota.
+ */
 async function createRefusal(em: EntityManager, t: LoadedTable, row: CreateRow): Promise<never> {
-  const now = await one<{ n: string }>(em, 'select auto_number_seq::text as n from data_tables where id = ?::uuid and account_id = ?', [
-    t.table.id,
-    row.accountId,
-  ]);
+  const now = await one<{ n: string; v: string }>(
+    em,
+    'select auto_number_seq::text as n, definition_version::text as v from data_tables where id = ?::uuid and account_id = ?',
+    [t.table.id, row.accountId],
+  );
   if (!now) throw dataNotFound('Table');
+  if (row.definitionVersion !== undefined && now.v !== row.definitionVersion) throw new StaleDefinition();
   const bytes = row.bytes + row.autoKeys.length * (String(BigInt(now.n) + 1n).length - 1);
   if (row.autoKeys.length) refuseOversize(bytes);
   return quotaRefusal(em, t, bytes, true);
 }
 
-export async function createRecord(rc: RequestContext, tableRef: string, input: Record<string, unknown>): Promise<{ record: RecordView }> {
-  const t = await loadTable(rc, tableRef, 'write');
+export function createRecord(rc: RequestContext, tableRef: string, input: Record<string, unknown>): Promise<{ record: RecordView }> {
+  return withTableDefinition(rc, tableRef, 'write', (t) => createIn(rc, t, input));
+}
+
+async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string, unknown>): Promise<{ record: RecordView }> {
   const checked = checkWrite(t.columns, input, null, env, t.table.status_fields);
   const keys = Object.keys(checked.data);
   refuse({ ...(await relationErrors(rc.em, rc, t, checked.data, keys)), ...checked.errors });
@@ -250,6 +263,7 @@ export async function createRecord(rc: RequestContext, tableRef: string, input: 
     bytes: refuseOversize(dataBytes(sized)),
     actor: historyActor(rc),
     source: API_SOURCE,
+    definitionVersion: String(t.table.definition_version),
   };
   const guarded = hasGuards(t);
   // A value another record holds is a 422 found before saving; one taken meanwhile fails the statement (409).

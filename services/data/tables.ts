@@ -40,6 +40,8 @@ export interface TableRow {
   search_index_status: IndexStatus | null;
   search_index_columns: string[] | null;
   search_index_error: string | null;
+  /** Bumped by the database on every change of the definition (not of the counters): see the definition cache below. */
+  definition_version: string | number;
   created_at: Date;
   updated_at: Date;
 }
@@ -58,6 +60,12 @@ export interface LoadedTable {
   /** Position order: record data keys are returned in this order. */
   columns: ColumnDef[];
   caller: DataCaller;
+  /**
+   * True when the definition came from this process's cache: its counters (records_count,
+   * storage_bytes, auto_number_seq) may be old, and whatever relies on the definition must check
+   * table.definition_version in its own statement (withTableDefinition).
+   */
+  cached?: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -81,6 +89,8 @@ export async function columnsOf(rc: Pick<RequestContext, 'em'>, tableId: string)
   return many<ColumnDef>(rc.em, `select ${COLUMN_FIELDS} from data_columns where table_id = ? order by position, key`, [tableId]);
 }
 
+type DefinitionRow = TableRow & { columns_json: ColumnDef[] };
+
 /**
  * The caller's table by its UUID (or, for convenience, its slug). `need: 'write'` also checks the
  * table's write grant (403 permission_denied when the caller sees the table but may not write it).
@@ -88,13 +98,19 @@ export async function columnsOf(rc: Pick<RequestContext, 'em'>, tableId: string)
  * round trip would be paid by each of them).
  */
 export async function loadTable(rc: RequestContext, ref: string, need: 'view' | 'write' = 'view'): Promise<LoadedTable> {
-  const row = await one<TableRow & { columns_json: ColumnDef[] }>(
+  const row = await one<DefinitionRow>(
     rc.em,
     `select t.*, (select coalesce(json_agg(c order by c.position, c.key), '[]'::json)
                     from (select ${COLUMN_FIELDS} from data_columns where table_id = t.id) c) as columns_json
        from data_tables t where ${isUuid(ref) ? 't.id = ?::uuid' : 't.slug = ?'} and t.account_id = ?`,
     [ref, rc.account.id],
   );
+  if (row) rememberDefinition(rc.account.id, ref, row);
+  return admitted(rc, row, need, false);
+}
+
+/** The caller's rights on a loaded definition: a table it may not see is not found, one it may not write is 403. */
+function admitted(rc: RequestContext, row: DefinitionRow | null | undefined, need: 'view' | 'write', cached: boolean): LoadedTable {
   const caller = dataCaller(rc);
   if (!row || !canViewTable(row.access, caller)) throw dataNotFound('Table');
   if (need === 'write' && !canWriteTable(row.access, caller))
@@ -103,7 +119,99 @@ export async function loadTable(rc: RequestContext, ref: string, need: 'view' | 
       reason: 'table_write_grant',
     });
   const { columns_json: columns, ...table } = row;
-  return { table, columns, caller };
+  return { table, columns, caller, ...(cached ? { cached } : {}) };
+}
+
+// ---- the definition cache ------------------------------------------------------------------------
+// The hot record paths (list, create) would otherwise pay a round trip per request for a definition
+// that changes a few times a day. Each process keeps the definitions it loaded; a request using one
+// checks table.definition_version inside its own statement (the database bumps it on every change,
+// whoever makes it: Migration20261125000000), so with many API processes and no message between
+// them a change is still seen by the very next statement. Found stale (StaleDefinition), or refused
+// while cached, the request is run again once on a definition loaded afresh.
+
+const CACHE_LIMIT = 2_000;
+const definitions = new Map<string, DefinitionRow>();
+const cacheKey = (accountId: number, ref: string) => `${accountId}:${ref}`;
+
+function rememberDefinition(accountId: number, ref: string, row: DefinitionRow): void {
+  const key = cacheKey(accountId, ref);
+  definitions.delete(key);
+  // Oldest first in a Map: the least recently loaded go when the cache is full.
+  if (definitions.size >= CACHE_LIMIT) definitions.delete(definitions.keys().next().value!);
+  definitions.set(key, row);
+}
+
+/** Thrown where a statement found the table's definition_version moved past the one it was built on. */
+export class StaleDefinition extends Error {
+  constructor() {
+    super('the table definition changed while it was in use');
+  }
+}
+
+/** Whether the definition a request used is still the table's (one round trip, on refusal paths only). */
+async function stillCurrent(rc: RequestContext, t: LoadedTable): Promise<boolean> {
+  const now = await one<{ v: string }>(
+    rc.em,
+    'select definition_version::text as v from data_tables where id = ?::uuid and account_id = ?',
+    [t.table.id, rc.account.id],
+  );
+  return now !== null && now.v === String(t.table.definition_version);
+}
+
+/**
+ * Runs `body` on the caller's table, from the definition cache when it holds it. `body` must check
+ * t.table.definition_version in the statement its answer rests on and throw StaleDefinition when it
+ * moved (or call definitionCheck for a result that had no row to carry the check). A refusal made on
+ * a cached definition is kept only once the definition is confirmed current; otherwise, and when
+ * stale, the request runs again on a definition loaded afresh. Only for bodies that write nothing
+ * before their checked statement (a failed statement writes nothing either).
+ */
+export async function withTableDefinition<T>(
+  rc: RequestContext,
+  ref: string,
+  need: 'view' | 'write',
+  body: (t: LoadedTable) => Promise<T>,
+): Promise<T> {
+  // Inside a caller's transaction a failed statement would end it: no second try there.
+  if (rc.em.isInTransaction()) return body(await loadTable(rc, ref, need));
+  const key = cacheKey(rc.account.id, ref);
+  const hit = definitions.get(key);
+  if (hit) {
+    const t = (() => {
+      try {
+        return admitted(rc, hit, need, true);
+      } catch {
+        return null; // refused on the cached rights: decided again on the current ones below
+      }
+    })();
+    if (t) {
+      try {
+        return await body(t);
+      } catch (err) {
+        if (!(err instanceof StaleDefinition) && !(err instanceof DomainError && !(await stillCurrent(rc, t)))) throw err;
+      }
+    }
+    definitions.delete(key);
+  }
+  const fresh = await loadTable(rc, ref, need);
+  try {
+    return await body(fresh);
+  } catch (err) {
+    // Changed again between the load and the statement: a definition this new is rare, so one more load.
+    if (!(err instanceof StaleDefinition)) throw err;
+    return body(await loadTable(rc, ref, need));
+  }
+}
+
+/** For a statement that answered no rows (nothing carried the version): confirms the definition, else StaleDefinition. */
+export async function definitionCheck(rc: RequestContext, t: LoadedTable): Promise<void> {
+  if (t.cached && !(await stillCurrent(rc, t))) throw new StaleDefinition();
+}
+
+/** Forgets every cached definition (tests that change definitions behind the service's back). */
+export function forgetDefinitions(): void {
+  definitions.clear();
 }
 
 /** Every table the caller may see, by name. */
