@@ -25,6 +25,10 @@ import { columnIndexDdl, searchColumns, searchExpression, valueExpression } from
 import { DURABLE_SQL, createStatement } from '../services/data/records.js';
 import { dataBytes } from '../domain/data/values.js';
 import { numberPlaceholders } from '../entities/db.js';
+import { openOrm } from '../entities/orm.js';
+import { createRecord } from '../services/data/records.js';
+import { createLogger } from '../logger.js';
+import type { RequestContext } from '../services/platform/context.js';
 
 const records = numberArg('records', 1_000_000);
 const samples = numberArg('samples', 200);
@@ -572,8 +576,45 @@ try {
     probe.release();
   }
   await floorPool.end();
-  out.createsFloor = { oneStatement: { ...oneStatement, plan }, previousFiveRoundTrips: fiveRoundTrips };
+
+  // The service's create in this process (createRecord: value checks, the definition cache, the
+  // one statement, the durable commit, the answer's presentation) at the same concurrency: every
+  // step of a create but HTTP and authentication.
+  const orm = await openOrm(stack.databaseUrl, concurrency);
+  const account = (
+    await pool.query('select id, uid, name, status, wallet_balance::text, currency, billing_mode, created_at from accounts where id = $1', [
+      accountId,
+    ])
+  ).rows[0];
+  const rcOf = (): RequestContext => ({
+    account,
+    actor: {
+      kind: 'api_key',
+      key: { id: keyRow.id, kind: 'rest', name: keyRow.name, user_id: user.id, expires_at: null, revoked_at: null },
+      issuer: { id: user.id, active: true, permissions: ['*'] },
+    },
+    em: orm.em.fork(),
+    log: createLogger('bench', 'warn'),
+  });
+  const inProcess = await floorRun('the service in this process (no HTTP, no authentication)', async (i) => {
+    const r = await createRecord(rcOf(), tableId, floorData(3 * creates + i));
+    return r.record.id ? 'created' : 'refused';
+  });
+  await orm.close();
+
+  // The machine's HTTP ceiling for this client: the same poster, concurrency and body against a bare
+  // Node server in a process of its own that reads the body and answers 201 with a small JSON.
+  const bare = await bareHttpCeiling(concurrency, creates, floorData);
+  progress(`bare HTTP POST ceiling: ${bare.perSecond}/s (p50 ${bare.p50} ms)`);
+
+  out.createsFloor = {
+    oneStatement: { ...oneStatement, plan },
+    previousFiveRoundTrips: fiveRoundTrips,
+    serviceInProcess: inProcess,
+    bareHttpPost: bare,
+  };
   out.createsTarget = made.perSecond >= 1000 ? 'met' : 'missed';
+  out.createsTargetServiceInProcess = inProcess.perSecond >= 1000 ? 'met' : 'missed';
   out.loadAverage = fs.readFileSync('/proc/loadavg', 'utf8').trim();
 } finally {
   agent.destroy();
@@ -582,3 +623,26 @@ try {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+
+/** A bare HTTP server (child process) answered by the bench's own poster: what HTTP alone allows here. */
+async function bareHttpCeiling(concurrency: number, count: number, body: (i: number) => unknown) {
+  const { spawn } = await import('node:child_process');
+  const server = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require('node:http').createServer((q, s) => { const c = []; q.on('data', (d) => c.push(d)); q.on('end', () => {
+         JSON.parse(Buffer.concat(c).toString('utf8')); s.writeHead(201, { 'content-type': 'application/json' }); s.end('{"record":{"id":"x"}}'); });
+       }).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const port = await new Promise<number>((resolve) => server.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+    const post = jsonPoster(`http://127.0.0.1:${port}`, {}, concurrency * 2);
+    const r = await load(concurrency, count, 300, async (i) => String((await post('/records', { data: body(i) })).status));
+    return { perSecond: r.perSecond, p50: r.p50, p99: r.p99, statuses: r.statuses };
+  } finally {
+    server.kill();
+  }
+}
