@@ -1,10 +1,26 @@
 // One place that reads the environment. Every other module takes these values as arguments,
 // so tests and the dev launcher can run several processes with different settings side by side.
+import fs from 'node:fs';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import type { TLSConfig } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+
 export interface Config {
   port: number;
+  /** HOST: the API's listening address; 127.0.0.1 unless a deployment says 0.0.0.0 (docs/deploy.md). */
+  host: string;
   databaseUrl: string;
+  /** DATABASE_URL as the pg driver takes it, sslmode and the other libpq parameters applied (parseDatabaseUrl). */
+  database: PgConnection;
+  /** DATABASE_POOL_MAX: connections this process may hold; unset, the role's default (POOL_DEFAULTS). */
+  databasePoolMax: number | null;
   temporalAddress: string;
   temporalNamespace: string;
+  /** The Temporal connection from @temporalio/envconfig: address, TLS or mTLS, API key, gRPC metadata. */
+  temporalConnection: TemporalConnectionOptions;
+  /** WORKER_HEALTH_PORT: a worker answers /healthz and /readyz there (WORKER_HEALTH_HOST, loopback by default); unset, none. */
+  workerHealthPort: number | null;
+  workerHealthHost: string;
   taskQueue: string;
   publicBaseUrl: string;
   operatorToken: string;
@@ -40,6 +56,14 @@ export interface Config {
   firstOutcomePerSecond: number;
   dispatchBatchSize: number;
   dispatchConcurrency: number;
+  /**
+   * Batch dispatcher runs per channel (DISPATCH_RUNS, default 4): the most workers whose dispatch
+   * adds throughput. Each worker streams DISPATCH_RUNS_PER_WORKER of them at once (default 1, so one
+   * worker dispatches as a single dispatcher did); the provider budget per channel is shared in
+   * PostgreSQL whatever the numbers (docs/architecture.md, "Several processes").
+   */
+  dispatchRuns: number;
+  dispatchRunsPerWorker: number;
   /** Contacts written per import activity (one transaction, one progress update). */
   contactImportBatchSize: number;
   /**
@@ -93,6 +117,12 @@ export interface Config {
    * a pending order's hold to lapse in seconds (docs/decisions.md, "Orders and stock holds").
    */
   orderHoldTtlUnitSeconds: number;
+  /**
+   * WORKER_METRICS_PORT: a worker serves GET /metrics there (its own counters, Node's and the Temporal
+   * SDK's worker metrics); unset, none. WORKER_METRICS_HOST defaults to the loopback.
+   */
+  workerMetricsPort: number | null;
+  workerMetricsHost: string;
 }
 
 const env = (name: string, fallback: string): string => {
@@ -105,11 +135,19 @@ export const providerTaskQueue = (config: Pick<Config, 'taskQueue'>, channelType
 
 export function loadConfig(overrides: Partial<Config> = {}): Config {
   const port = Number(env('PORT', '8080'));
+  const databaseUrl = overrides.databaseUrl ?? env('DATABASE_URL', 'postgres://postgres:postgres@127.0.0.1:5433/svc');
+  const temporal = temporalConnectConfig(process.env);
   return {
     port,
-    databaseUrl: env('DATABASE_URL', 'postgres://postgres:postgres@127.0.0.1:5433/svc'),
-    temporalAddress: env('TEMPORAL_ADDRESS', '127.0.0.1:7233'),
-    temporalNamespace: env('TEMPORAL_NAMESPACE', 'default'),
+    host: env('HOST', '127.0.0.1'),
+    databaseUrl,
+    database: parseDatabaseUrl(databaseUrl, process.env),
+    databasePoolMax: optionalCount('DATABASE_POOL_MAX'),
+    temporalAddress: temporal.connection.address,
+    temporalNamespace: temporal.namespace,
+    temporalConnection: temporal.connection,
+    workerHealthPort: env('WORKER_HEALTH_PORT', '') === '' ? null : Number(env('WORKER_HEALTH_PORT', '')),
+    workerHealthHost: env('WORKER_HEALTH_HOST', '127.0.0.1'),
     taskQueue: env('TEMPORAL_TASK_QUEUE', 'svc-main'),
     publicBaseUrl: env('PUBLIC_BASE_URL', `http://127.0.0.1:${port}`),
     operatorToken: env('OPERATOR_TOKEN', 'dev-operator-token'),
@@ -137,6 +175,8 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     firstOutcomePerSecond: Number(env('FIRST_OUTCOME_PER_SECOND', '20')),
     dispatchBatchSize: Number(env('DISPATCH_BATCH_SIZE', '200')),
     dispatchConcurrency: Number(env('DISPATCH_CONCURRENCY', '64')),
+    dispatchRuns: Math.max(1, Number(env('DISPATCH_RUNS', '4'))),
+    dispatchRunsPerWorker: Math.max(1, Number(env('DISPATCH_RUNS_PER_WORKER', '1'))),
     contactImportBatchSize: Number(env('CONTACT_IMPORT_BATCH_SIZE', '500')),
     catalogueSyncChunkSize: Number(env('CATALOGUE_SYNC_CHUNK_SIZE', '5000')),
     campaignPageSize: Number(env('CAMPAIGN_PAGE_SIZE', '1000')),
@@ -156,6 +196,8 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     cartExpireSeconds: Number(env('CART_EXPIRE_SECONDS', String(7 * 24 * 3600))),
     groupConfirmationSeconds: Number(env('GROUP_CONFIRMATION_SECONDS', '300')),
     orderHoldTtlUnitSeconds: Number(env('ORDER_HOLD_TTL_UNIT_SECONDS', '3600')),
+    workerMetricsPort: env('WORKER_METRICS_PORT', '') === '' ? null : Number(env('WORKER_METRICS_PORT', '')),
+    workerMetricsHost: env('WORKER_METRICS_HOST', '127.0.0.1'),
     ...overrides,
   };
 }
@@ -191,4 +233,194 @@ export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = pr
     `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN at least 32 characters, the others at least 16)\n`,
   );
   process.exit(1);
+}
+
+const optionalCount = (name: string): number | null => {
+  const raw = env(name, '');
+  if (raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not "${raw}"`);
+  return n;
+};
+
+/**
+ * Database connections per process when DATABASE_POOL_MAX is unset: the API's requests hold one for a
+ * transaction at a time; the worker runs up to 40 activities at once (worker/create-worker.ts). Three
+ * APIs and two workers at these defaults need 140 of PostgreSQL's max_connections.
+ */
+export const POOL_DEFAULTS = { api: 20, worker: 40 } as const;
+
+export const poolMaxOf = (config: Pick<Config, 'databasePoolMax'>, role: keyof typeof POOL_DEFAULTS): number =>
+  config.databasePoolMax ?? POOL_DEFAULTS[role];
+
+/** What the pg driver's Pool takes for one server (a subset of pg.PoolConfig, spelled out so entities/ need not import this file). */
+export interface PgConnection {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  /** false: plain TCP. Otherwise Node's TLS options, as sslmode asks (see parseDatabaseUrl). */
+  ssl: false | TlsConnectionOptions;
+  application_name?: string;
+  options?: string;
+  connectionTimeoutMillis?: number;
+  keepAlive?: boolean;
+  keepAliveInitialDelayMillis?: number;
+}
+
+export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+
+/** Query parameters of a libpq URL and the PG* variables libpq reads when the URL leaves them out. */
+const URL_PARAMS: Record<string, string | null> = {
+  sslmode: 'PGSSLMODE',
+  sslrootcert: 'PGSSLROOTCERT',
+  sslcert: 'PGSSLCERT',
+  sslkey: 'PGSSLKEY',
+  sslpassword: null,
+  application_name: 'PGAPPNAME',
+  connect_timeout: 'PGCONNECT_TIMEOUT',
+  options: 'PGOPTIONS',
+  keepalives: null,
+  keepalives_idle: null,
+  host: null,
+  port: null,
+  user: null,
+  password: null,
+  dbname: null,
+};
+
+/**
+ * DATABASE_URL read the way libpq reads it, for the pg driver (which MikroORM would otherwise hand
+ * only host, port, user, password and database, silently dropping `sslmode`):
+ *
+ * - `disable`: plain TCP. `allow` and `prefer` also connect in plain text: pg cannot try TLS and fall
+ *   back, so a deployment that wants encryption says `require` or stricter (docs/deploy.md).
+ * - `require`: TLS without checking the certificate; with `sslrootcert` it checks the chain, as
+ *   libpq does (then it is `verify-ca`).
+ * - `verify-ca`: TLS, the chain checked against `sslrootcert` (or Node's CA store), any host name.
+ * - `verify-full`: TLS, chain and host name checked. `sslrootcert=system` means Node's CA store and,
+ *   as in libpq 16, only with verify-full.
+ * - `sslcert`/`sslkey` (and `sslpassword`): a client certificate. Files are read now, so a missing
+ *   one stops the process at start, naming the file.
+ *
+ * A parameter this driver cannot honour is refused rather than ignored.
+ */
+export function parseDatabaseUrl(
+  url: string,
+  environment: NodeJS.ProcessEnv = {},
+  readFile: (file: string) => string = (f) => fs.readFileSync(f, 'utf8'),
+): PgConnection {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error('DATABASE_URL is not a URL (postgres://user:password@host:5432/database?sslmode=require)');
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    throw new Error(`DATABASE_URL must start with postgres:// or postgresql://, not ${u.protocol}//`);
+  for (const key of u.searchParams.keys())
+    if (!(key in URL_PARAMS))
+      throw new Error(`DATABASE_URL parameter "${key}" is not supported (supported: ${Object.keys(URL_PARAMS).join(', ')})`);
+  const param = (name: string): string | undefined => {
+    const v = u.searchParams.get(name);
+    if (v !== null && v !== '') return v;
+    const variable = URL_PARAMS[name];
+    const fromEnv = variable ? environment[variable] : undefined;
+    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  };
+  const host = param('host') ?? decodeURIComponent(u.hostname.replace(/^\[(.*)\]$/, '$1'));
+  if (host.includes(',')) throw new Error('DATABASE_URL names several hosts; the pg driver connects to one');
+  const seconds = (name: string): number | undefined => {
+    const v = param(name);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`DATABASE_URL ${name} must be a number of seconds, not "${v}"`);
+    return n;
+  };
+  const connectTimeout = seconds('connect_timeout');
+  const keepalives = param('keepalives');
+  const keepalivesIdle = seconds('keepalives_idle');
+  const out: PgConnection = {
+    host: host || '127.0.0.1',
+    port: Number(param('port') ?? (u.port || 5432)),
+    user: param('user') ?? decodeURIComponent(u.username),
+    password: param('password') ?? decodeURIComponent(u.password),
+    database: param('dbname') ?? decodeURIComponent(u.pathname.replace(/^\//, '')),
+    ssl: sslOptions(param, readFile),
+  };
+  const app = param('application_name');
+  if (app !== undefined) out.application_name = app;
+  const options = param('options');
+  if (options !== undefined) out.options = options;
+  // libpq's connect_timeout 0 means wait for ever, which is also pg's 0.
+  if (connectTimeout !== undefined) out.connectionTimeoutMillis = Math.round(connectTimeout * 1000);
+  if (keepalives !== undefined) out.keepAlive = keepalives !== '0';
+  if (keepalivesIdle !== undefined) out.keepAliveInitialDelayMillis = Math.round(keepalivesIdle * 1000);
+  return out;
+}
+
+function sslOptions(param: (name: string) => string | undefined, readFile: (file: string) => string): PgConnection['ssl'] {
+  const rootcert = param('sslrootcert');
+  const mode = param('sslmode') ?? (rootcert === 'system' ? 'verify-full' : 'disable');
+  if (!(SSL_MODES as readonly string[]).includes(mode))
+    throw new Error(`DATABASE_URL sslmode must be one of ${SSL_MODES.join(', ')}, not "${mode}"`);
+  if (mode === 'disable' || mode === 'allow' || mode === 'prefer') return false;
+  if (rootcert === 'system' && mode !== 'verify-full')
+    throw new Error(`DATABASE_URL sslrootcert=system needs sslmode=verify-full, not ${mode}`);
+  const file = (name: string, path: string | undefined): string | undefined => {
+    if (path === undefined) return undefined;
+    try {
+      return readFile(path);
+    } catch (err) {
+      throw new Error(`DATABASE_URL ${name}: cannot read ${path} (${(err as Error).message})`, { cause: err });
+    }
+  };
+  const ssl: TlsConnectionOptions = {};
+  const ca = rootcert === 'system' ? undefined : file('sslrootcert', rootcert);
+  if (ca !== undefined) ssl.ca = ca;
+  const cert = file('sslcert', param('sslcert'));
+  const key = file('sslkey', param('sslkey'));
+  if ((cert === undefined) !== (key === undefined)) throw new Error('DATABASE_URL needs both sslcert and sslkey for a client certificate');
+  if (cert !== undefined) Object.assign(ssl, { cert, key });
+  const passphrase = param('sslpassword');
+  if (passphrase !== undefined) ssl.passphrase = passphrase;
+  const verify = mode === 'verify-full' ? 'full' : mode === 'verify-ca' || ca !== undefined ? 'chain' : 'none';
+  if (verify === 'none') ssl.rejectUnauthorized = false;
+  else {
+    ssl.rejectUnauthorized = true;
+    // The chain is checked, the name on the certificate is not: libpq's verify-ca.
+    if (verify === 'chain') ssl.checkServerIdentity = () => undefined;
+  }
+  return ssl;
+}
+
+/** A Temporal connection as both the client's Connection and the worker's NativeConnection take it. */
+export interface TemporalConnectionOptions {
+  address: string;
+  tls?: TLSConfig | boolean;
+  apiKey?: string;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * The Temporal connection through @temporalio/envconfig, Temporal's own variables: TEMPORAL_ADDRESS,
+ * TEMPORAL_NAMESPACE, TEMPORAL_API_KEY (TLS on by itself), TEMPORAL_TLS, TEMPORAL_TLS_CLIENT_CERT_PATH /
+ * _DATA and TEMPORAL_TLS_CLIENT_KEY_PATH / _DATA (mTLS), TEMPORAL_TLS_SERVER_CA_CERT_PATH / _DATA,
+ * TEMPORAL_TLS_SERVER_NAME, TEMPORAL_GRPC_META_<NAME>. A TOML profile file is read only when
+ * TEMPORAL_CONFIG_FILE names it (TEMPORAL_PROFILE picks the profile): never the one in the home
+ * directory, so what a process connects to is in its environment.
+ */
+export function temporalConnectConfig(environment: NodeJS.ProcessEnv): { connection: TemporalConnectionOptions; namespace: string } {
+  // An empty variable is unset here as everywhere in this file (envconfig would take '' as a value).
+  const given = Object.fromEntries(
+    Object.entries(environment).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''),
+  );
+  const loaded = loadClientConnectConfig({ overrideEnvVars: given, disableFile: given.TEMPORAL_CONFIG_FILE === undefined });
+  const o = loaded.connectionOptions;
+  const connection: TemporalConnectionOptions = { address: o.address ?? '127.0.0.1:7233' };
+  if (o.tls !== undefined && o.tls !== null) connection.tls = o.tls;
+  if (typeof o.apiKey === 'string') connection.apiKey = o.apiKey;
+  if (o.metadata && Object.keys(o.metadata).length > 0) connection.metadata = o.metadata as Record<string, string>;
+  return { connection, namespace: loaded.namespace ?? 'default' };
 }

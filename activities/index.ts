@@ -5,6 +5,7 @@ import { createProviderRegistry } from './providers/index.js';
 import { createMessageActivities } from './messaging/messages.js';
 import { createDispatchActivities } from './messaging/dispatch.js';
 import { createWebhookActivities } from './webhooks/webhook-delivery.js';
+import { createWebhookDispatchActivities } from './webhooks/webhook-dispatch.js';
 import { createOperationActivities } from './automations/operation-run.js';
 import { createContactActivities } from './contacts/contact-import.js';
 import { createCampaignActivities } from './campaigns/campaign.js';
@@ -41,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
       maxPerSecond: { sms: deps.config.smsMaxPerSecond, whatsapp: deps.config.whatsappMaxPerSecond },
     }),
     ...createWebhookActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
+    ...createWebhookDispatchActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),
     ...createCampaignActivities({ orm: deps.orm, log: deps.log, smsSegmentPrice: deps.config.smsSegmentPrice }),

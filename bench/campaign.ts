@@ -1,20 +1,36 @@
 // A 100,000-contact SMS campaign dispatched end to end to the simulator, beside the database's own
 // floor (the same 100,000 message rows inserted in one statement) in the same run.
-//   npx tsx bench/campaign.ts [-- --contacts 100000 --timeout 900]
+//   npx tsx bench/campaign.ts [-- --contacts 100000 --timeout 900 --workers 2]
+// --workers N starts N-1 more worker processes beside the stack's own (same task queue, database
+// and Temporal server): the batch dispatch's runs spread over them (DISPATCH_RUNS).
 import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { benchStack, numberArg, stackCpuSeconds } from './lib.js';
 import { connectTemporalClient } from '../temporal/client.js';
 
 const contacts = numberArg('contacts', 100_000);
 const timeoutS = numberArg('timeout', 900);
+const workerCount = numberArg('workers', 1);
 
 // The provider's configured throughput (SMS_MAX_PER_SECOND, default 1000/s) would cap 100,000 sends
 // at 100 s by itself; the simulator has no such limit, so the bench lifts it to measure our own cost.
 const providerLimit = process.env.SMS_MAX_PER_SECOND ?? '5000';
 const { stack, dir, token, accountId } = await benchStack({ SMS_MAX_PER_SECOND: providerLimit });
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
-const out: Record<string, unknown> = { contacts, smsMaxPerSecond: Number(providerLimit) };
+const out: Record<string, unknown> = { contacts, workers: workerCount, smsMaxPerSecond: Number(providerLimit) };
+const extraWorkers: ChildProcess[] = Array.from({ length: workerCount - 1 }, (_, i) =>
+  spawn(process.execPath, ['--max-semi-space-size=32', '--heap-growing-percent=30', '--import', 'tsx', 'worker/main.ts'], {
+    env: { ...process.env, ...stack.env, SMS_MAX_PER_SECOND: providerLimit, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', fs.openSync(path.join(dir, `worker-${i + 1}.log`), 'a'), fs.openSync(path.join(dir, `worker-${i + 1}.log`), 'a')],
+  }),
+);
+const procCpu = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 // The worker's memory from /proc: VmHWM (peak resident set) and VmRSS (now), in MB.
 const workerPid = stack.children.get('worker')!.pid!;
 const mem = (field: 'VmHWM' | 'VmRSS') => {
@@ -36,7 +52,9 @@ for (const deadline = Date.now() + 120_000; ;) {
   await new Promise((r) => setTimeout(r, 250));
 }
 await temporal.close();
-await new Promise((r) => setTimeout(r, 2000));
+// The extra workers load the prebuilt bundle in a few seconds; wait for them too.
+await new Promise((r) => setTimeout(r, extraWorkers.length ? 15_000 : 2000));
+const extraCpuAtStart = extraWorkers.map((w) => procCpu(w.pid!));
 out.workerStartup = { peakRssMb: mem('VmHWM'), rssMb: mem('VmRSS') };
 // Worker CPU seconds (user + system) from /proc/<pid>/stat, to weigh memory settings against CPU.
 const cpuSeconds = () => {
@@ -130,6 +148,8 @@ try {
     endRssMb: mem('VmRSS'),
     cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 10) / 10,
   };
+  if (extraWorkers.length)
+    out.extraWorkerCpuSeconds = extraWorkers.map((w, i) => Math.round((procCpu(w.pid!) - extraCpuAtStart[i]) * 10) / 10);
   out.workerPeakRssMb = Math.max(mem('VmHWM'), (out.workerStartup as { peakRssMb: number }).peakRssMb);
   // The other processes' peaks, for comparison (no target; the simulator stands in for the provider).
   out.otherPeakRssMb = Object.fromEntries(
@@ -158,6 +178,8 @@ try {
   }
 } finally {
   clearInterval(sampler);
+  for (const w of extraWorkers) w.kill('SIGTERM');
+  await Promise.all(extraWorkers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))));
   await pool.end();
   await stack.stop();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -51,8 +51,11 @@ export const OutboxEvent = defineEntity({
   ],
 });
 
-// One delivery workflow: an event (communication evt_… or business-event uuid) to one target
-// (a webhook endpoint or an automation subscription).
+// One delivery: an event (communication evt_… or business-event uuid) to one target (a webhook
+// endpoint or an automation subscription). `workflow_id` names it, and is the id of the durable
+// workflow that owns it once a first attempt failed. Endpoint deliveries are queued here by the
+// relay (attempts 0) and their first attempt is made in batches by the webhook dispatcher, which
+// leases a row until `claimed_until`: a claim whose worker died becomes claimable again.
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
   tableName: 'webhook_deliveries',
@@ -69,8 +72,15 @@ export const WebhookDelivery = defineEntity({
     lastError: p.text().nullable(),
     ...timestamps(),
     completedAt: p.datetime().nullable(),
+    claimedUntil: p.datetime().nullable(),
   },
-  indexes: [{ properties: ['accountId', 'targetType', 'targetId', 'id'] }],
+  indexes: [
+    { properties: ['accountId', 'targetType', 'targetId', 'id'] },
+    {
+      name: 'webhook_deliveries_first_attempt_index',
+      expression: `create index "webhook_deliveries_first_attempt_index" on "webhook_deliveries" ("id") where "status" = 'pending' and "attempts" = 0`,
+    },
+  ],
 });
 
 // Every HTTP attempt of a delivery, readable by the operator: what receivers ask for most.

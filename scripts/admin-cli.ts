@@ -1,6 +1,7 @@
 // The admin CLI's commands, generated from the operator operations' `cli` entries (api/operation.ts):
 // each command is one HTTP call; its flags are the operation's path parameters and body (or query)
 // fields, typed by the operation's own JSON Schema. No I/O here: scripts/admin.ts sends the request.
+import { parseArgs } from 'node:util';
 import type { Operation, Method } from '../api/operation.js';
 
 interface Schema {
@@ -150,27 +151,45 @@ export function coerce(flag: CliFlag, text: string | true): unknown {
   return text;
 }
 
-/** The request one command line asks for. Throws CliUsageError for anything it cannot place. */
+/**
+ * The request one command line asks for. Throws CliUsageError for anything it cannot place.
+ *
+ * node:util parseArgs reads the line (--flag value, --flag=value, -- and positionals) in its
+ * non-strict mode, with every token kept: its strict refusals would name neither the command nor its
+ * flags, and a boolean flag here also takes a following true/false (`--default false`), which
+ * parseArgs' booleans do not. Every refusal below is ours, naming what the command accepts.
+ */
 export function buildRequest(cmd: CliCommand, args: readonly string[]): CliRequest {
   const values = new Map<CliFlag, unknown>();
   const byName = new Map(cmd.flags.map((f) => [f.flag, f]));
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith('--') || arg === '--')
+  const isBoolean = (f: CliFlag) => typesOf(f.schema).includes('boolean');
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: Object.fromEntries(cmd.flags.map((f) => [f.flag, { type: isBoolean(f) ? ('boolean' as const) : ('string' as const) }])),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.kind !== 'option') {
+      const arg = token.kind === 'positional' ? token.value : '--';
       throw new CliUsageError(`unexpected argument '${arg}': every value follows its --flag`, cmd.command);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const flag = byName.get(name);
+    }
+    const flag = token.rawName === `--${token.name}` ? byName.get(token.name) : undefined;
     if (!flag) {
       const known = cmd.flags.map((f) => `--${f.flag}`).join(', ') || 'none';
-      throw new CliUsageError(`unknown flag --${name} for ${cmd.command} (its flags: ${known})`, cmd.command);
+      throw new CliUsageError(`unknown flag ${token.rawName} for ${cmd.command} (its flags: ${known})`, cmd.command);
     }
-    if (values.has(flag)) throw new CliUsageError(`--${name} is given twice`, cmd.command);
-    let text: string | true;
-    if (eq !== -1) text = arg.slice(eq + 1);
-    else if (typesOf(flag.schema).includes('boolean') && !BOOLEAN.test(args[i + 1] ?? '')) text = true;
-    else if (args[i + 1] === undefined || args[i + 1].startsWith('--')) text = true;
-    else text = args[++i];
+    if (values.has(flag)) throw new CliUsageError(`--${flag.flag} is given twice`, cmd.command);
+    let text: string | true = token.value ?? true;
+    const next = tokens[i + 1];
+    if (token.value === undefined && isBoolean(flag) && next?.kind === 'positional' && BOOLEAN.test(next.value)) {
+      text = next.value;
+      i++;
+    }
+    // parseArgs gives a string flag the next argument whatever it is; a flag there means the value is missing.
+    if (!token.inlineValue && typeof text === 'string' && text.startsWith('--')) text = true;
     try {
       values.set(flag, coerce(flag, text));
     } catch (err) {

@@ -1,7 +1,14 @@
-// Webhook, automation and operation scenarios for `npm run record-history` (called by record-history.ts).
+// Webhook, automation and operation scenarios for `npm run record-history` (called by record-history.ts);
+// the batch dispatcher's scenarios on their own: `npx tsx scripts/record-webhooks.ts dispatch`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { withRecorder, type Recorder } from './recorder.js';
+import { projectRoot } from './stack.js';
 import { webhookDeliveryWorkflowId, operationRunWorkflowId } from '../temporal/ids.js';
 
 interface Ctx {
@@ -57,18 +64,14 @@ export async function recordWebhookScenarios(c: Ctx) {
         (r) => r.data.some((e: any) => e.uid === m.uid),
       )
     ).data.find((e: any) => e.uid === m.uid);
-    const relayed = webhookDeliveryWorkflowId(c.accountId, ev.event_id, ep.id);
-    await until(
-      () =>
-        c.client.workflow
-          .getHandle(relayed)
-          .describe()
-          .then(
-            () => true,
-            () => false,
-          ),
-      Boolean,
-    );
+    // The relay's first attempts go out from the batch dispatcher (no workflow per delivery), so
+    // the plain delivery path is recorded from a direct start.
+    const relayed = `record/delivered/${webhookDeliveryWorkflowId(c.accountId, ev.event_id, ep.id)}`;
+    await c.client.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue: 'svc-webhooks',
+      workflowId: relayed,
+      args: [{ accountId: c.accountId, eventId: ev.event_id, target: { type: 'endpoint', id: ep.id } }],
+    });
     await c.save('webhookDeliveryWorkflow', 'delivered', relayed);
 
     const direct = async (scenario: string, url: string, delays: number[]) => {
@@ -129,4 +132,71 @@ export async function recordWebhookScenarios(c: Ctx) {
   } finally {
     await Promise.all([ok.close(), flaky.close(), down.close()]);
   }
+}
+
+/**
+ * The batch path's histories, on a stack of their own (record-history.ts does not run these):
+ *   npx tsx scripts/record-webhooks.ts dispatch
+ * webhookDeliveryWorkflow/handed-over-then-delivered (a failed first attempt of the dispatcher, then
+ * the schedule) and webhookDispatcherWorkflow/continued-as-new (two activity runs, then continue-as-new).
+ */
+export async function recordWebhookDispatchScenarios(r: Recorder) {
+  const flaky = await receiver([200]);
+  try {
+    const ep = (await r.admin('POST', `/accounts/${r.account.id}/webhook-endpoints`, { url: flaky.url, events: ['message.delivered'] }))
+      .data;
+    const m = (await r.api('POST', '/api/v3/sms/send', { recipient: '+255711000019', message: 'hooked' })).data.messages[0];
+    const ev = (
+      await until(
+        () => r.admin('GET', `/accounts/${r.account.id}/events?kind=message.delivered`),
+        (x) => x.data.some((e: any) => e.uid === m.uid),
+      )
+    ).data.find((e: any) => e.uid === m.uid);
+    // What the dispatcher hands over after a 500; a short schedule instead of the contract's minute.
+    const firstAttempt = {
+      outcome: 'failed',
+      attemptedAt: new Date().toISOString(),
+      statusCode: 500,
+      latencyMs: 3,
+      error: 'HTTP 500',
+      responseExcerpt: 'refused with 500',
+    };
+    const handedOver = await r.client.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue: 'svc-webhooks',
+      workflowId: 'record/handed-over-then-delivered',
+      args: [
+        {
+          accountId: r.account.id,
+          eventId: ev.event_id,
+          target: { type: 'endpoint', id: ep.id },
+          retryDelaysSeconds: [1, 1],
+          firstAttempt,
+        },
+      ],
+    });
+    await r.save('webhookDeliveryWorkflow', 'handed-over-then-delivered', handedOver);
+
+    const dispatcher = await r.client.workflow.start('webhookDispatcherWorkflow', {
+      taskQueue: 'svc-webhooks',
+      workflowId: 'record/webhook-dispatcher',
+      args: [{ sliceSize: 50, concurrency: 4, leaseSeconds: 60, idleWaitMs: 500, runsPerExecution: 2 }],
+    });
+    const first = r.client.workflow.getHandle(dispatcher.workflowId, dispatcher.firstExecutionRunId);
+    await until(
+      () => first.describe(),
+      (d) => d.status.name === 'CONTINUED_AS_NEW',
+    );
+    const file = path.join(projectRoot, 'test/replay/histories/webhookDispatcherWorkflow/continued-as-new.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, historyToJSON(await first.fetchHistory()));
+    process.stdout.write(`recorded ${path.relative(projectRoot, file)}\n`);
+    await dispatcher.terminate('recorded');
+  } finally {
+    await flaky.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv[2] !== 'dispatch') throw new Error('usage: npx tsx scripts/record-webhooks.ts dispatch');
+  await withRecorder('svc-record-webhooks', { ALLOW_LOOPBACK_DESTINATIONS: 'true' }, 'Webhook recorder', recordWebhookDispatchScenarios);
 }

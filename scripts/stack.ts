@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmbeddedPg, freePort, type EmbeddedPg } from './embedded-pg.js';
 import { resolveTemporalCli, startDevServer, setRetention, waitForPort, type DevServer } from '../temporal/dev-server.js';
 import { openOrm } from '../entities/orm.js';
+import { parseDatabaseUrl } from '../config.js';
 
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -79,7 +80,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     databaseUrl = pg.url;
     cleanups.push(() => pg!.stop());
   }
-  const orm = await openOrm(databaseUrl, 2);
+  const orm = await openOrm(databaseUrl, 2, { ...parseDatabaseUrl(databaseUrl, process.env) });
   await orm.migrator.up();
   await orm.close();
 
@@ -172,9 +173,13 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     children,
     startChild,
     stopChild,
+    // In the order work flows: the API first (its requests in flight may wait on workflows), then
+    // the worker (its activities finish against a live database and Temporal), then what they used,
+    // together: nothing runs on the simulator, Temporal or PostgreSQL any more.
     stop: async () => {
-      for (const name of ['api', 'worker', 'simulator']) await stopChild(name);
-      for (const c of cleanups.reverse()) await c().catch(() => {});
+      await stopChild('api');
+      await stopChild('worker');
+      await Promise.all([stopChild('simulator'), ...cleanups.map((c) => c().catch(() => {}))]);
     },
   };
 }

@@ -66,8 +66,8 @@ for (const [i, unit] of unitPhases.entries()) {
 }
 if (!withStack.length) process.exit(0);
 
-// The shop page test drives a real browser: Debian's chromium, installed here when missing.
-if (withStack.some((f) => relative(f).startsWith('test/integration/shop-page'))) {
+// The shop page and API reference tests drive a real browser: Debian's chromium, installed here when missing.
+if (withStack.some((f) => /^test\/integration\/(shop-page|api-docs-page)/.test(relative(f)))) {
   const chromium = ensureChromium();
   process.stdout.write(chromium ? `browser: ${chromium}\n` : 'browser: chromium could not be installed; the shop page test will fail\n');
 }

@@ -17,6 +17,7 @@ import type {
   WorkflowStarter,
 } from '../workflows/starter.js';
 import { AccountId, ResourceId, ResourceType } from './search-attributes.js';
+import { currentRequestId } from '../observability/request-id.js';
 
 // Applies the typed starters declared beside each workflow (workflows/<family>/*.starter.ts): the
 // only way the application starts a workflow. The starter fixes type, id, task queue, search
@@ -62,9 +63,16 @@ export function startOptions<N extends WorkflowName, K, Q extends TaskQueueSetti
   key: K,
   args: WorkflowArgs<N>,
 ): StartOptions<N> {
+  const base = baseOptions(config, starter, key, args);
+  // The API request that started it, for an operator to follow from a log line to the workflow in
+  // the Temporal UI. Not in baseOptions: a schedule's runs were not started by the request that
+  // created the schedule.
+  const requestId = currentRequestId();
+  const memo = requestId === undefined ? base.memo : { ...base.memo, request_id: requestId };
   // WorkflowStartOptions spells `args` as a conditional type TypeScript cannot match to a generic N.
   return {
-    ...baseOptions(config, starter, key, args),
+    ...base,
+    ...(memo ? { memo } : {}),
     workflowIdReusePolicy: starter.workflowIdReusePolicy,
     workflowIdConflictPolicy: starter.workflowIdConflictPolicy,
   } as StartOptions<N>;

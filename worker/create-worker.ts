@@ -1,12 +1,12 @@
-import { NativeConnection, Worker, Runtime, makeTelemetryFilterString, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createActivities } from '../activities/index.js';
 import { buildWorkflowBundle, bundlePath, staleReason } from './workflow-bundle.js';
 import { dataIndexTaskQueue } from '../workflows/data/column-index.starter.js';
-
-let runtimeInstalled = false;
+import { installTemporalRuntime } from '../observability/temporal-runtime.js';
+import { dispatchTaskQueueOf } from '../domain/messaging/dispatch-runs.js';
 
 /**
  * Sticky-cache sizes, from the worker's memory budget (512 MB): a cached workflow holds its own copy
@@ -53,16 +53,12 @@ export async function createWorkers(opts: {
   log: Logger;
   workflowBundle?: WorkflowBundleOption;
 }): Promise<WorkerHandle> {
-  if (!runtimeInstalled) {
-    runtimeInstalled = true;
-    // Shutdown is ours (worker/main.ts): the SDK's own signal handlers would race it.
-    Runtime.install({
-      shutdownSignals: [],
-      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
-    });
-  }
+  // Once per process: the SDK's and the core's log lines through our pino logger, and the core's
+  // worker metrics when this worker serves /metrics.
+  await installTemporalRuntime(opts.log, { coreMetrics: opts.config.workerMetricsPort !== null });
   const { config } = opts;
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  // TLS, mTLS, API key and gRPC metadata as config.ts read them through @temporalio/envconfig.
+  const connection = await NativeConnection.connect(config.temporalConnection);
   const activities = createActivities({ orm: opts.orm, config, log: opts.log });
   // One bundle for every worker that runs workflows, built ahead of the worker process.
   const workflowBundle = opts.workflowBundle ?? (await loadWorkflowBundle(opts.log));
@@ -91,6 +87,20 @@ export async function createWorkers(opts: {
       }),
     ),
   );
+  // The batch dispatchers' streaming activities: DISPATCH_RUNS_PER_WORKER at once in this process, so
+  // a channel's runs spread over the workers (domain/messaging/dispatch-runs.ts).
+  const dispatchers = await Promise.all(
+    (['sms', 'whatsapp'] as const).map((channel) =>
+      Worker.create({
+        connection,
+        namespace: config.temporalNamespace,
+        taskQueue: dispatchTaskQueueOf(providerTaskQueue(config, channel)),
+        activities,
+        maxConcurrentActivityTaskExecutions: config.dispatchRunsPerWorker,
+        shutdownGraceTime: '10 seconds',
+      }),
+    ),
+  );
   // Webhook and automation deliveries: a queue every worker of the deployment polls.
   const webhooks = await Worker.create({
     connection,
@@ -113,7 +123,7 @@ export async function createWorkers(opts: {
     maxConcurrentActivityTaskExecutions: 1,
     shutdownGraceTime: '10 seconds',
   });
-  const workers = [main, ...providers, webhooks, dataIndexes];
+  const workers = [main, ...providers, ...dispatchers, webhooks, dataIndexes];
   const run = Promise.all(workers.map((w) => w.run()));
   return {
     workers,

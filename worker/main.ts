@@ -1,4 +1,5 @@
-import { loadConfig, refuseDefaultSecrets } from '../config.js';
+import http from 'node:http';
+import { loadConfig, poolMaxOf, refuseDefaultSecrets } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
@@ -8,14 +9,18 @@ import { startEventRelay } from './event-relay.js';
 import { ensureDispatchers } from './dispatchers.js';
 import { ensureSchedules } from './schedules.js';
 import { startMemoryLog } from './memory-log.js';
+import { serveWorkerMetrics } from '../observability/worker-metrics.js';
+import { probeHandler } from '../services/platform/readiness.js';
+import { beginStopping } from '../services/platform/shutdown.js';
 
 if (process.env.SVC_MEMORY_LOG) startMemoryLog(process.env.SVC_MEMORY_LOG);
 const config = loadConfig();
 refuseDefaultSecrets(config);
 const log = createLogger('worker', config.logLevel);
-const orm = await openOrm(config.databaseUrl, 40);
-const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);
+const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'worker'), { ...config.database });
+const temporal = await connectTemporalClient(config.temporalConnection, config.temporalNamespace);
 const handle = await createWorkers({ config, orm, log });
+if (config.workerMetricsPort !== null) serveWorkerMetrics({ port: config.workerMetricsPort, host: config.workerMetricsHost, log });
 await ensureDispatchers(temporal.client, config);
 await ensureSchedules(temporal.client, config);
 const reconciler = startReconciler({ config, orm, temporal: temporal.client, log });
@@ -26,6 +31,18 @@ const v8Flags = process.execArgv.filter((a) => /^--(max-semi-space-size|heap-gro
 log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, v8Flags }, 'worker started');
 
 let stopping = false;
+// WORKER_HEALTH_PORT: /healthz and /readyz for an orchestrator (services/platform/readiness.ts).
+const probes = probeHandler({ orm, temporal: temporal.client }, () => stopping);
+const healthServer =
+  config.workerHealthPort === null
+    ? null
+    : http
+        .createServer((req, res) => {
+          if (!probes(req, res)) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        })
+        .listen(config.workerHealthPort, config.workerHealthHost, () =>
+          log.info({ port: config.workerHealthPort, host: config.workerHealthHost }, 'worker health listening'),
+        );
 const stop = async () => {
   if (stopping) return;
   stopping = true;
@@ -35,10 +52,12 @@ const stop = async () => {
     log.warn('worker shutdown timed out');
     process.exit(1);
   }, 30_000).unref();
+  beginStopping();
   reconciler.stop();
   relay.stop();
   await handle.shutdown();
   log.info('workers stopped');
+  healthServer?.close();
   await temporal.close();
   await orm.close();
   log.info('worker stopped');

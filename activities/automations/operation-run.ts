@@ -4,7 +4,8 @@ import { exec, one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { RequestContext, AccountRow } from '../../services/platform/context.js';
-import { estimateSegments, toE164 } from '../../domain/messaging/index.js';
+import { estimateSegments } from '../../domain/messaging/index.js';
+import { parseRecipient } from '../../services/platform/phones.js';
 import { createOutboundMessages, resolveSmsRoute } from '../../services/messaging/index.js';
 import { emitBusinessEvent } from '../../services/automations/index.js';
 import { renderTemplate } from '../../services/automations/operations.js';
@@ -40,7 +41,7 @@ export function createOperationActivities(deps: OperationDeps) {
     const rc: RequestContext = { account, actor: { kind: 'system', process: `operation-run:${a.runId}` }, em, log: deps.log };
     const route = await resolveSmsRoute(rc, a.config.sender_id as string | undefined);
     const text = renderTemplate(String(a.config.message), a.input.vars as Record<string, unknown>);
-    const to = toE164(String(a.input.to));
+    const to = parseRecipient(String(a.input.to));
     const seg = estimateSegments(text);
     const [m] = await createOutboundMessages(
       rc,
@@ -51,13 +52,13 @@ export function createOperationActivities(deps: OperationDeps) {
           channelId: route.channelId,
           channelCode: route.channelCode,
           sender: route.sender,
-          recipient: to ?? String(a.input.to),
+          recipient: 'e164' in to ? to.e164 : String(a.input.to),
           body: text,
           metadata: { source: 'operation', operation_run: a.runId },
           segments: seg.segments,
           encoding: seg.encoding,
           scheduledAt: null,
-          failure: to ? null : 'The recipient is not a valid phone number.',
+          failure: 'e164' in to ? null : to.problem,
         },
       ],
     );

@@ -1,5 +1,5 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
-import { exec, many, manyBound } from '../../entities/db.js';
+import { exec, many, manyBound, one } from '../../entities/db.js';
 import {
   pollOnce,
   moveStatus,
@@ -13,15 +13,57 @@ import {
   type OutboundRow,
 } from './messages.js';
 import { moveMessages, type Move } from '../../services/messaging/message-moves.js';
+import { processStopping } from '../../services/platform/shutdown.js';
 
 export interface DispatchDeps extends MessageDeps {
+  /** Provider calls per second per channel, for all workers together (sharedPacer). */
   maxPerSecond: Record<'sms' | 'whatsapp', number>;
 }
 
-/** Spaces calls so that no more than `perSecond` start in any second (per worker process). */
-function pacer(perSecond: number) {
+/**
+ * Paces one channel's provider calls in this process and takes them out of the channel's budget
+ * shared by every worker: `perSecond` calls per second of the database clock, counted in
+ * `rate_limit_windows` (bucket `provider:<channel>`, one row per second). Calls are spaced locally
+ * at the full rate and granted in chunks of a twentieth of it, so the shared count costs about
+ * twenty statements a second at any rate; a chunk left over when a dispatch stops is simply not
+ * spent (the limit errs low, never high). With one worker this behaves as the old local pacer did.
+ */
+export function sharedPacer(orm: DispatchDeps['orm'], channelType: 'sms' | 'whatsapp', perSecond: number) {
+  const bucket = `provider:${channelType}`;
+  const chunk = Math.max(1, Math.ceil(perSecond / 20));
   let next = 0;
+  let tokens = 0;
+  let taking: Promise<void> | null = null;
+  const take = async () => {
+    const row = await one<{ count: number; wait_ms: number; window_start: string }>(
+      orm.em.fork(),
+      `with now_ms as (select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as ms)
+       insert into rate_limit_windows (bucket, window_start, count)
+       select ?::varchar, ms - ms % 1000, ?::int from now_ms
+       on conflict (bucket, window_start) do update set count = rate_limit_windows.count + excluded.count
+       returning count, (select 1000 - ms % 1000 from now_ms)::int as wait_ms, window_start`,
+      [bucket, chunk],
+    );
+    const count = Number(row!.count);
+    // What was there before this request decides the grant; asking beyond the limit only marks the second full.
+    const granted = Math.max(0, Math.min(chunk, perSecond - (count - chunk)));
+    tokens += granted;
+    if (!granted) await new Promise((r) => setTimeout(r, Math.max(5, row!.wait_ms)));
+    // Old seconds go now and then (the table is unlogged and also swept by the API's own windows).
+    if (Math.random() < 0.005)
+      await exec(orm.em.fork(), 'delete from rate_limit_windows where bucket = ? and window_start < ?::bigint', [
+        bucket,
+        Number(row!.window_start) - 60_000,
+      ]);
+  };
   return async () => {
+    while (tokens <= 0) {
+      taking ??= take().finally(() => {
+        taking = null;
+      });
+      await taking;
+    }
+    tokens--;
     const now = Date.now();
     const at = Math.max(now, next);
     next = at + 1000 / perSecond;
@@ -146,7 +188,10 @@ async function releaseStaleClaims(
 }
 
 export function createDispatchActivities(deps: DispatchDeps) {
-  const pacers = { sms: pacer(deps.maxPerSecond.sms), whatsapp: pacer(deps.maxPerSecond.whatsapp) };
+  const pacers = {
+    sms: sharedPacer(deps.orm, 'sms', deps.maxPerSecond.sms),
+    whatsapp: sharedPacer(deps.orm, 'whatsapp', deps.maxPerSecond.whatsapp),
+  };
   return {
     /**
      * Claims up to `limit` queued batch messages of a channel (moving them to processing), waiting up
@@ -292,7 +337,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
           emptyWaitMs = Math.min(Math.max(emptyWaitMs * 2, 50), 400);
         }
       };
-      const stopping = () => Date.now() >= until || retry.length >= maxRetry;
+      const stopping = () => Date.now() >= until || retry.length >= maxRetry || processStopping.aborted;
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           for (;;) {

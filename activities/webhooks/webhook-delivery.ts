@@ -1,7 +1,8 @@
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
-import { request } from 'undici';
+import { request, type Agent } from 'undici';
 import { exec, many, one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
+import { countWebhookAttempt } from '../../observability/metrics.js';
 import { communicationHeaders, automationHeaders } from '../../services/webhooks/signing.js';
 import { orderedPayload } from '../../services/webhooks/events.js';
 import { businessEnvelope, emitBusinessEvent, type BusinessEventRow } from '../../services/automations/index.js';
@@ -69,10 +70,76 @@ export interface AttemptResult {
   responseExcerpt: string | null;
 }
 
-interface Prepared {
+export interface Prepared {
   url: string;
   body: string;
   headers: Record<string, string>;
+}
+
+/**
+ * One signed POST and what came of it. Receiver problems (refusals, timeouts, connection errors)
+ * are results, never thrown: whoever owns the delivery decides about retries.
+ */
+export async function postAttempt(
+  deps: { log: Logger; destinations: DestinationPolicy },
+  agent: Agent,
+  timeoutMs: number,
+  ref: DeliveryRef,
+  req: Prepared,
+  now: Date,
+): Promise<AttemptResult> {
+  const base = { attemptedAt: now.toISOString(), responseExcerpt: null };
+  const refused = () => {
+    deps.log.warn({ account: ref.accountId, target: ref.target }, 'webhook destination refused');
+    return { ...base, outcome: 'failed' as const, statusCode: null, latencyMs: 0, error: DESTINATION_NOT_ALLOWED };
+  };
+  // Rows saved before the policy existed, or under a looser one, are judged again here.
+  if ('refused' in checkDestinationText(req.url, deps.destinations)) return refused();
+  const started = performance.now();
+  try {
+    // undici's request follows no redirects: a 3xx is logged as the answer, never fetched.
+    const res = await request(req.url, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      dispatcher: agent,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await readExcerpt(res.body).catch(() => '');
+    const latencyMs = Math.round(performance.now() - started);
+    const ok = isDelivered(res.statusCode);
+    return {
+      ...base,
+      outcome: ok ? 'succeeded' : res.statusCode === 410 ? 'gone' : 'failed',
+      statusCode: res.statusCode,
+      latencyMs,
+      error: ok ? null : `HTTP ${res.statusCode}`,
+      responseExcerpt: text || null,
+    };
+  } catch (err) {
+    if (isDestinationRefusal(err)) return refused();
+    const e = err as Error & { code?: string; cause?: { code?: string } };
+    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || /TIMEOUT/.test(e.code ?? '');
+    const code = e.code ?? e.cause?.code;
+    const reason = timedOut ? `timed out after ${timeoutMs} ms` : `connection failed${code ? ` (${code})` : ''}`;
+    return { ...base, outcome: 'failed', statusCode: null, latencyMs: Math.round(performance.now() - started), error: reason };
+  }
+}
+
+/** The signed request of a communication callback, from the endpoint's secrets and the stored payload. */
+export function endpointRequest(
+  ep: { url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | string | null },
+  eventId: string,
+  payload: Record<string, unknown>,
+  now: Date,
+): Prepared {
+  const body = JSON.stringify(orderedPayload(payload));
+  const overlap = ep.previous_secret && ep.previous_secret_expires_at && new Date(ep.previous_secret_expires_at) > now;
+  return {
+    url: ep.url,
+    body,
+    headers: communicationHeaders(overlap ? [ep.secret, ep.previous_secret!] : [ep.secret], eventId, body, now),
+  };
 }
 
 /** The request for one attempt, signed now (a retry gets a fresh timestamp, same webhook-id). */
@@ -96,13 +163,7 @@ async function prepare(em: EntityManager, ref: DeliveryRef, now: Date): Promise<
       ref.accountId,
     ]);
     if (!ev) return 'event not found';
-    const body = JSON.stringify(orderedPayload(ev.payload));
-    const overlap = ep.previous_secret && ep.previous_secret_expires_at && new Date(ep.previous_secret_expires_at) > now;
-    return {
-      url: ep.url,
-      body,
-      headers: communicationHeaders(overlap ? [ep.secret, ep.previous_secret!] : [ep.secret], ref.eventId, body, now),
-    };
+    return endpointRequest(ep, ref.eventId, ev.payload, now);
   }
   const sub = await one<{ target_url: string; secret: string; active: boolean }>(
     em,
@@ -130,41 +191,7 @@ export function createWebhookActivities(deps: WebhookDeps) {
       const req = await prepare(deps.orm.em.fork(), ref, now);
       const base = { attemptedAt: now.toISOString(), responseExcerpt: null };
       if (typeof req === 'string') return { ...base, outcome: 'skipped', statusCode: null, latencyMs: 0, error: req };
-      const refused = () => {
-        deps.log.warn({ account: ref.accountId, target: ref.target }, 'webhook destination refused');
-        return { ...base, outcome: 'failed' as const, statusCode: null, latencyMs: 0, error: DESTINATION_NOT_ALLOWED };
-      };
-      // Rows saved before the policy existed, or under a looser one, are judged again here.
-      if ('refused' in checkDestinationText(req.url, deps.destinations)) return refused();
-      const started = performance.now();
-      try {
-        // undici's request follows no redirects: a 3xx is logged as the answer, never fetched.
-        const res = await request(req.url, {
-          method: 'POST',
-          headers: req.headers,
-          body: req.body,
-          dispatcher: agent,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        const text = await readExcerpt(res.body).catch(() => '');
-        const latencyMs = Math.round(performance.now() - started);
-        const ok = isDelivered(res.statusCode);
-        return {
-          ...base,
-          outcome: ok ? 'succeeded' : res.statusCode === 410 ? 'gone' : 'failed',
-          statusCode: res.statusCode,
-          latencyMs,
-          error: ok ? null : `HTTP ${res.statusCode}`,
-          responseExcerpt: text || null,
-        };
-      } catch (err) {
-        if (isDestinationRefusal(err)) return refused();
-        const e = err as Error & { code?: string; cause?: { code?: string } };
-        const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || /TIMEOUT/.test(e.code ?? '');
-        const code = e.code ?? e.cause?.code;
-        const reason = timedOut ? `timed out after ${timeoutMs} ms` : `connection failed${code ? ` (${code})` : ''}`;
-        return { ...base, outcome: 'failed', statusCode: null, latencyMs: Math.round(performance.now() - started), error: reason };
-      }
+      return postAttempt(deps, agent, timeoutMs, ref, req, now);
     },
 
     /**
@@ -175,36 +202,7 @@ export function createWebhookActivities(deps: WebhookDeps) {
     async recordWebhookAttempt(
       input: DeliveryRef & { workflowId: string; attempt: number; result: AttemptResult; final: boolean },
     ): Promise<{ disabled: boolean }> {
-      const { result: r, target } = input;
-      const final = input.final || r.outcome !== 'failed';
-      const status = r.outcome === 'succeeded' ? 'succeeded' : final ? 'failed' : 'pending';
-      return deps.orm.em.fork().transactional(async (tx) => {
-        const delivery = await one<{ id: string }>(
-          tx,
-          `insert into webhook_deliveries (account_id, workflow_id, event_id, target_type, target_id, status, attempts, last_status_code, last_error, created_at, updated_at, completed_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), ${final ? 'now()' : 'null'})
-           on conflict (workflow_id) do update set status = excluded.status, attempts = greatest(webhook_deliveries.attempts, excluded.attempts),
-             last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = now(), completed_at = excluded.completed_at
-           returning id`,
-          [input.accountId, input.workflowId, input.eventId, target.type, target.id, status, input.attempt, r.statusCode, r.error],
-        );
-        const logged = await one(
-          tx,
-          `insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)
-           on conflict (delivery_id, attempt) do nothing returning id`,
-          [delivery!.id, input.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error, r.responseExcerpt],
-        );
-        if (!logged || target.type !== 'endpoint' || r.outcome === 'skipped') return { disabled: false };
-        if (r.outcome === 'succeeded') {
-          await exec(
-            tx,
-            'update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and (consecutive_failures > 0 or failing_since is not null)',
-            [target.id],
-          );
-          return { disabled: false };
-        }
-        return countFailure(tx, input.accountId, target.id, r, final);
-      });
+      return recordAttempt(deps.orm, input);
     },
   };
   return {
@@ -221,6 +219,48 @@ export function createWebhookActivities(deps: WebhookDeps) {
       return { ...result, disabled };
     },
   };
+}
+
+/**
+ * Logs one attempt and the delivery's state in one transaction; on a final failure counts it against
+ * the endpoint and disables an endpoint that keeps failing. Run again after a commit, it finds the
+ * attempt already logged and changes nothing.
+ */
+export async function recordAttempt(
+  orm: MikroORM,
+  input: DeliveryRef & { workflowId: string; attempt: number; result: AttemptResult; final: boolean },
+): Promise<{ disabled: boolean }> {
+  const { result: r, target } = input;
+  const final = input.final || r.outcome !== 'failed';
+  const status = r.outcome === 'succeeded' ? 'succeeded' : final ? 'failed' : 'pending';
+  return orm.em.fork().transactional(async (tx) => {
+    const delivery = await one<{ id: string }>(
+      tx,
+      `insert into webhook_deliveries (account_id, workflow_id, event_id, target_type, target_id, status, attempts, last_status_code, last_error, created_at, updated_at, completed_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), ${final ? 'now()' : 'null'})
+       on conflict (workflow_id) do update set status = excluded.status, attempts = greatest(webhook_deliveries.attempts, excluded.attempts),
+         last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = now(), completed_at = excluded.completed_at
+       returning id`,
+      [input.accountId, input.workflowId, input.eventId, target.type, target.id, status, input.attempt, r.statusCode, r.error],
+    );
+    const logged = await one(
+      tx,
+      `insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (delivery_id, attempt) do nothing returning id`,
+      [delivery!.id, input.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error, r.responseExcerpt],
+    );
+    if (logged) countWebhookAttempt(r.outcome, final);
+    if (!logged || target.type !== 'endpoint' || r.outcome === 'skipped') return { disabled: false };
+    if (r.outcome === 'succeeded') {
+      await exec(
+        tx,
+        'update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and (consecutive_failures > 0 or failing_since is not null)',
+        [target.id],
+      );
+      return { disabled: false };
+    }
+    return countFailure(tx, input.accountId, target.id, r, final);
+  });
 }
 
 async function countFailure(

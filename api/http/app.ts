@@ -13,6 +13,7 @@ import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { mountMcp } from '../mcp/routes.js';
+import { metricsHandler, observeRequests } from './observability.js';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
     (r) => surface === 'all' || (r.auth === 'operator' || r.operatorSurface === true) === (surface === 'operator'),
   );
 
+  app.use(observeRequests());
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     requestStarted();
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.log.info(
         {
+          requestId: ctx.state.requestId,
           account: ctx.state.accountId,
           route: ctx.state.route ?? ctx.path,
           method: ctx.method,
@@ -100,6 +103,7 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
     router.register(koaPath(def.path), [def.method], (ctx) => runRoute(deps, def, ctx));
   }
   if (surface !== 'operator') mountMcp(router, deps);
+  if (surface !== 'public') router.get('/metrics', metricsHandler(deps.config, surface));
   app.use(router.routes());
   return app;
 }
@@ -107,7 +111,7 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
 function unexpected(err: unknown, log: Logger, ctx: Koa.Context): HttpError {
   const status = (err as { status?: number; expose?: boolean }).status;
   if (status && status >= 400 && status < 500) return new HttpError(status, 'The request could not be processed.');
-  log.error({ err, route: ctx.state.route, method: ctx.method }, 'unhandled error');
+  log.error({ err, requestId: ctx.state.requestId, route: ctx.state.route, method: ctx.method }, 'unhandled error');
   return new HttpError(500, 'Something went wrong on our side. The request may be retried.');
 }
 

@@ -143,7 +143,7 @@ export async function callerOf(
     account: principal.account,
     actor: { kind: surface === 'rest' ? 'api_key' : 'mcp_credential', key: principal.key, issuer: principal.user },
     em,
-    log: deps.log.child({ account: principal.account.id, ...logFields }),
+    log: deps.log.child({ requestId: ctx.state.requestId, account: principal.account.id, ...logFields }),
   };
   rememberDefaultSmsChannel(rc, defaultSmsChannel);
   return { principal, rc };

@@ -1,5 +1,5 @@
 // The messaging family's pure rules as other families see them.
-export { mergeRecipients, toE164 } from './recipients.js';
+export { mergeRecipients } from './recipients.js';
 export { estimateSegments } from './segments.js';
 export { SCHEDULE_TIME_PATTERN, scheduleTimeSchema } from './schedule-time.js';
 export {

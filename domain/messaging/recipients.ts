@@ -60,10 +60,3 @@ export function checkRecipients(
     errors.recipients = [`At most ${MAX_RECIPIENTS_PER_REQUEST} distinct recipients per request; this one names ${merged.length}.`];
   return { recipients: merged, errors };
 }
-
-/** Digits with a leading plus for the providers; null when the input cannot be a phone number. */
-export function toE164(raw: string): string | null {
-  const digits = raw.replace(/[^\d]/g, '');
-  if (digits.length < 6 || digits.length > 15) return null;
-  return `+${digits}`;
-}

@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, manyBound } from '../../entities/db.js';
 import { personalize } from '../../domain/campaigns/personalize.js';
-import { estimateSegments, toE164 } from '../../domain/messaging/index.js';
+import { estimateSegments } from '../../domain/messaging/index.js';
+import { parseRecipient } from '../platform/phones.js';
 import { newUid } from '../platform/ids.js';
+import { countMessageStatuses } from '../../observability/metrics.js';
 
 // The parts of a bulk SMS that any process can reuse (campaigns today, occasion greetings next):
 // read an audience page, personalize it, write one message record per recipient for the batch
@@ -71,14 +73,14 @@ export function draftRecipients(template: string, contacts: AudienceContact[]): 
       customFieldValues: c.custom_field_values,
     });
     const seg = estimateSegments(body);
-    const e164 = toE164(digits);
+    const number = parseRecipient(digits);
     drafts.push({
       contactId: c.id,
-      recipient: e164 ?? `+${digits}`,
+      recipient: 'e164' in number ? number.e164 : digits,
       body,
       segments: seg.segments,
       encoding: seg.encoding,
-      failure: e164 ? null : 'The recipient is not a valid phone number.',
+      failure: 'e164' in number ? null : number.problem,
     });
   }
   return { drafts, skipped };
@@ -136,6 +138,7 @@ export async function insertRecipientMessages(
       ),
     ],
   );
+  countMessageStatuses(rows);
   return { inserted: rows.length, queuedSegments: rows.filter((r) => r.status === 'queued').reduce((n, r) => n + Number(r.segments), 0) };
 }
 

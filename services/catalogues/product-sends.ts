@@ -9,7 +9,7 @@ import {
   singleProductInteractive,
 } from '../../domain/catalogues/product-messages.js';
 import type { PlatformKey } from '../../domain/catalogues/vocabulary.js';
-import { toE164 } from '../../domain/messaging/index.js';
+import { toE164 } from '../platform/phones.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, forbidden, notFound, providerFailure, validationFailed } from '../platform/errors.js';
 import { sendChatInteractive } from '../messaging/index.js';

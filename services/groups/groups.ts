@@ -6,7 +6,7 @@ import { many, one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { GROUP_LIMITS, GROUP_STATUSES, JOIN_APPROVAL_MODES } from '../../domain/groups/index.js';
-import { toE164 } from '../../domain/messaging/index.js';
+import { toE164 } from '../platform/phones.js';
 import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { chatGroupChangeStarter, chatGroupStarter } from '../../workflows/groups/chat-group.starter.js';
 import type { RequestContext } from '../platform/context.js';

@@ -1,5 +1,5 @@
 import type { PreparedWhatsAppMessage } from '../../domain/messaging/whatsapp-message.js';
-import { toE164 } from '../../domain/messaging/recipients.js';
+import { toE164 } from '../platform/phones.js';
 import { providerRegistry } from '../../activities/providers/index.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';

@@ -3,6 +3,7 @@ import { manyBound } from '../../entities/db.js';
 import { movableFrom, type MessageStatus } from '../../domain/messaging/message-status.js';
 import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from '../webhooks/index.js';
 import { newUid } from '../platform/ids.js';
+import { countMessageStatuses } from '../../observability/metrics.js';
 
 // Every status change of a message goes through here. Each call is ONE statement: the guarded update
 // and the insert of its callback event are two parts of a data-modifying CTE, so they commit together
@@ -97,6 +98,7 @@ export async function moveMessage(em: EntityManager, key: MessageKey, move: Move
      limit 1`,
     [JSON.stringify([moveRow(move)]), value, value],
   );
+  countMessageStatuses(rows.filter((r) => r.moved));
   return rows[0] ? toResult(rows[0]) : null;
 }
 
@@ -135,6 +137,7 @@ export async function moveMessages(
        select id, uid, account_id, dispatch_mode, status, true as moved from m`,
       [JSON.stringify(round.map((m) => ({ key: by === 'id' ? m.id : m.key, ...moveRow(m) })))],
     );
+    countMessageStatuses(rows);
     out.push(...rows.map(toResult));
   }
   return out;

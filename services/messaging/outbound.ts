@@ -3,7 +3,7 @@ import { manyBound, one } from '../../entities/db.js';
 import { debitSegments } from '../account/index.js';
 import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
-import { toE164 } from '../../domain/messaging/recipients.js';
+import { parseRecipient } from '../platform/phones.js';
 import { providerTaskQueue, type Config } from '../../config.js';
 import { messageView, type MessageRow } from './message-view.js';
 import { newUid } from '../platform/ids.js';
@@ -12,6 +12,7 @@ import type { MessageWorkflowInput } from '../../workflows/messaging/message.js'
 import { messageStarter, messageWithOutcomeStarter } from '../../workflows/messaging/message.starter.js';
 import { requestsInFlight, rateMeter } from '../platform/load.js';
 import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
+import { countMessageStatuses } from '../../observability/metrics.js';
 
 export interface MessageServiceDeps {
   temporal: Client;
@@ -51,10 +52,10 @@ export function draftsFor(
   forNumber?: (e164: string) => Partial<OutboundDraft>,
 ): OutboundDraft[] {
   return recipients.map((raw) => {
-    const e164 = toE164(raw);
-    return e164
-      ? { ...common, recipient: e164, failure: null, ...forNumber?.(e164) }
-      : { ...common, recipient: raw, failure: 'The recipient is not a valid phone number.' };
+    const number = parseRecipient(raw);
+    return 'e164' in number
+      ? { ...common, recipient: number.e164, failure: null, ...forNumber?.(number.e164) }
+      : { ...common, recipient: raw, failure: number.problem };
   });
 }
 
@@ -163,6 +164,7 @@ export async function createOutboundMessages(
         await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row as unknown as MessageEventRow));
     return new Map(rows.map((r) => [r.uid, r]));
   });
+  countMessageStatuses([...created.values()]);
 
   const out = [];
   for (const { d, future, uid, mode } of planned) {

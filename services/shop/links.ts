@@ -6,7 +6,7 @@ import { exec, many, one } from '../../entities/db.js';
 import { requireShop, type ShopRow } from '../catalogues/index.js';
 import { sendChatInteractive } from '../messaging/index.js';
 import { hasPermission } from '../../domain/account/index.js';
-import { toE164 } from '../../domain/messaging/index.js';
+import { toE164 } from '../platform/phones.js';
 import { CART_LIMITS, type LinkProblem } from '../../domain/shop/cart.js';
 import {
   addLines,

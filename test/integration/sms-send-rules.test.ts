@@ -32,6 +32,25 @@ test('rule 3: 201 even when some records failed; rule 4: an empty message gets a
   assert.ok(ok.body.length > 0);
 });
 
+test('a national number (leading 0) without a known country is a failed record naming why, never sent as +0…', async () => {
+  const t = await newTenant();
+  const good = num();
+  const national = `0${good.slice(4)}`; // +255 6… written nationally: 06…
+  const r = await api('POST', '/api/v3/sms/send', t.token, { recipients: [national, good], message: 'hello' });
+  assert.equal(r.status, 201, r.text);
+  const [bad, ok] = r.body.data.messages;
+  assert.deepEqual([bad.recipient, bad.status], [national, 'failed']);
+  assert.match(bad.error_message, /national number .*international format/);
+  // The good one reaching the gateway shows the request went through; the national one never does.
+  await eventually(
+    () => simSeen(good),
+    (seen) => seen.length === 1,
+  );
+  for (const to of [national, `+${national}`]) assert.deepEqual(await simSeen(to), [], `nothing sent to ${to}`);
+  assert.equal((await api('GET', `/api/v3/sms/${bad.uid}`, t.token)).body.data.status, 'failed');
+  assert.equal(ok.error_message, null);
+});
+
 test('message wins over body; message_type wins over type; unknown types are 422', async () => {
   const t = await newTenant();
   const r = await api('POST', '/api/v3/sms/send', t.token, {

@@ -7,28 +7,36 @@ import { waitForPort } from '../../temporal/dev-server.js';
 /**
  * An API and a worker of our own on a private task queue, sharing the run's PostgreSQL, Temporal and
  * simulator. Tests that kill workers or change throughput settings use it so they disturb no one.
+ * `apis` and `workers` start several of each on the same task queue (the production shape: every
+ * API and every worker of one deployment against one database and one Temporal namespace).
  */
-export async function privateStack(env: Record<string, string> = {}) {
-  const port = await freePort();
+export async function privateStack(env: Record<string, string> = {}, shape: { apis?: number; workers?: number } = {}) {
+  const apiCount = shape.apis ?? 1;
+  const workerCount = shape.workers ?? 1;
+  const ports: number[] = [];
+  for (let i = 0; i < apiCount; i++) ports.push(await freePort());
+  const port = ports[0];
   const taskQueue = `private-${process.pid}-${port}`;
   const common = {
     ...process.env,
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: 'warn',
     ...env,
   };
   const logDir = process.env.TEST_DATA_DIR;
   const out = (name: string) => (logDir ? fs.openSync(path.join(logDir, `private-${port}-${name}.log`), 'a') : 'ignore');
-  const spawnPart = (entry: string) =>
+  const spawnPart = (entry: string, name: string, extra: Record<string, string> = {}) =>
     spawn(process.execPath, ['--import', 'tsx', entry], {
-      env: common,
-      stdio: ['ignore', out(path.basename(path.dirname(entry))), out(path.basename(path.dirname(entry)))],
+      env: { ...common, ...extra },
+      stdio: ['ignore', out(name), out(name)],
     });
-  let worker: ChildProcess = spawnPart('worker/main.ts');
-  const apiProc = spawnPart('api/main.ts');
-  await waitForPort(port, 60_000, apiProc);
+  const apiEnv = (p: number) => ({ PORT: String(p), PUBLIC_BASE_URL: `http://127.0.0.1:${p}` });
+  // Workers get the first API's address for whatever they link back to.
+  const workerEnv = apiEnv(port);
+  const workerName = (i: number) => (i === 0 ? 'worker' : `worker-${i}`);
+  const workers: ChildProcess[] = Array.from({ length: workerCount }, (_, i) => spawnPart('worker/main.ts', workerName(i), workerEnv));
+  const apis: ChildProcess[] = ports.map((p, i) => spawnPart('api/main.ts', i === 0 ? 'api' : `api-${i}`, apiEnv(p)));
+  for (const [i, p] of ports.entries()) await waitForPort(p, 60_000, apis[i]);
   const kill = (c: ChildProcess, signal: NodeJS.Signals) =>
     new Promise<void>((resolve) => {
       if (c.exitCode !== null || c.signalCode !== null) return resolve();
@@ -39,14 +47,18 @@ export async function privateStack(env: Record<string, string> = {}) {
     });
   return {
     apiUrl: `http://127.0.0.1:${port}`,
+    apiUrls: ports.map((p) => `http://127.0.0.1:${p}`),
     taskQueue,
-    killWorker: () => kill(worker, 'SIGKILL'),
-    startWorker: () => {
-      worker = spawnPart('worker/main.ts');
+    /** Process ids, for CPU and memory readings. */
+    pids: () => ({ apis: apis.map((c) => c.pid), workers: workers.map((c) => c.pid) }),
+    killWorker: (i = 0) => kill(workers[i], 'SIGKILL'),
+    startWorker: (i = 0) => {
+      workers[i] = spawnPart('worker/main.ts', workerName(i), workerEnv);
     },
+    killApi: (i = 0) => kill(apis[i], 'SIGKILL'),
     stop: async () => {
-      await kill(worker, 'SIGTERM');
-      await kill(apiProc, 'SIGTERM');
+      await Promise.all(workers.map((w) => kill(w, 'SIGTERM')));
+      await Promise.all(apis.map((a) => kill(a, 'SIGTERM')));
     },
   };
 }

@@ -196,3 +196,13 @@ test('a definition mistake is caught when the commands are built', () => {
   );
   assert.throws(() => cliCommands([op, op]), /defined twice/);
 });
+
+test('the command line is read by node:util parseArgs: = values, -- and short options', () => {
+  assert.deepEqual(request('accounts:create', '--name=--Acme--', '--balance=-5').body, { name: '--Acme--', wallet_balance: -5 });
+  assert.deepEqual(request('accounts:create', '--name', '-Acme').body, { name: '-Acme' }, 'one dash is a value');
+  refusal(['accounts:create', '--name', '--currency', 'TZS'], /--name needs a value/);
+  refusal(['accounts:create', '-n', 'Acme'], /unknown flag -n for accounts:create \(its flags: --name/);
+  refusal(['accounts:create', '--name', 'A', '--', '--currency', 'TZS'], /unexpected argument '--'/);
+  refusal(['channels:add', '--account', '2', '--type', 'sms', '--code', 'c', '--default', 'maybe'], /unexpected argument 'maybe'/);
+  refusal(['channels:add', '--account', '2', '--type', 'sms', '--code', 'c', '--default=maybe'], /--default is true or false, not 'maybe'/);
+});

@@ -171,7 +171,7 @@ export function importsOf(file: string, src: string): Edge[] {
   return edges;
 }
 
-const SCANNED = ['api', 'services', 'domain', 'entities', 'workflows', 'activities', 'worker', 'temporal', 'simulator'];
+const SCANNED = ['api', 'services', 'domain', 'entities', 'workflows', 'activities', 'worker', 'temporal', 'simulator', 'observability'];
 function projectEdges(): Edge[] {
   const edges: Edge[] = [];
   for (const layer of SCANNED) {

@@ -4,7 +4,6 @@ import {
   checkRecipients,
   mergeRecipients,
   splitList,
-  toE164,
   MAX_RECIPIENTS_PER_REQUEST,
   RECIPIENT_MAX_LENGTH,
 } from '../../domain/messaging/recipients.js';
@@ -19,12 +18,6 @@ test('recipient and recipients merge, split on comma, semicolon and whitespace, 
   assert.deepEqual(mergeRecipients(undefined, undefined), []);
   assert.deepEqual(mergeRecipients(' ; ', [' ']), []);
   assert.deepEqual(mergeRecipients('255700000001', ['+255700000001']), ['255700000001', '+255700000001'], 'only exact duplicates collapse');
-});
-
-test('E.164 form for providers', () => {
-  assert.equal(toE164('+255 700-000-001'), '+255700000001');
-  assert.equal(toE164('abc'), null);
-  assert.equal(toE164('1'.repeat(16)), null);
 });
 
 test('every token is checked after splitting: length, unprintable characters, and the per-request cap', () => {

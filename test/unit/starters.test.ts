@@ -170,7 +170,8 @@ test('contact imports, operation runs and webhook deliveries start once per busi
 test('a worker start keeps a running dispatcher and restarts a closed one', async () => {
   const c = recordingClient();
   const input = { channelType: 'whatsapp' } as DispatcherInput;
-  await startWorkflow({ temporal: c.temporal, config }, outboundDispatcherStarter, { channelType: 'whatsapp' }, [input]);
+  await startWorkflow({ temporal: c.temporal, config }, outboundDispatcherStarter, { channelType: 'whatsapp', run: 0 }, [input]);
+  await startWorkflow({ temporal: c.temporal, config }, outboundDispatcherStarter, { channelType: 'whatsapp', run: 2 }, [input]);
   assert.deepEqual(c.starts, [
     {
       type: 'outboundDispatcherWorkflow',
@@ -179,6 +180,17 @@ test('a worker start keeps a running dispatcher and restarts a closed one', asyn
         workflowId: 'outbound-dispatcher/whatsapp',
         args: [input],
         typedSearchAttributes: sa('system', 'whatsapp', 'outbound-dispatcher'),
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      },
+    },
+    {
+      type: 'outboundDispatcherWorkflow',
+      options: {
+        taskQueue: 'svc-main',
+        workflowId: 'outbound-dispatcher/whatsapp/2',
+        args: [input],
+        typedSearchAttributes: sa('system', 'whatsapp/2', 'outbound-dispatcher'),
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowIdConflictPolicy: 'USE_EXISTING',
       },

@@ -1,5 +1,6 @@
 import { proxyActivities, continueAsNew, defineQuery, setHandler, sleep, workflowInfo, patched } from '@temporalio/workflow';
 import type { DispatchActivities } from '../../activities/messaging/dispatch.js';
+import { dispatchTaskQueueOf } from '../../domain/messaging/dispatch-runs.js';
 
 export interface DispatcherInput {
   channelType: 'sms' | 'whatsapp';
@@ -9,6 +10,11 @@ export interface DispatcherInput {
   idleWaitMs: number;
   receiptTimeoutSeconds: number;
   pollWindowSeconds: number;
+  /**
+   * Which of the channel's dispatcher runs this is (DISPATCH_RUNS of them claim from the same
+   * queue); run 0 alone sweeps silent messages. Absent in runs started when there was one.
+   */
+  run?: number;
   /** Carried across continue-as-new. */
   iteration?: number;
   sent?: number;
@@ -32,8 +38,10 @@ const STREAM_SECONDS = 30;
 /**
  * Sends the messages queued for batch dispatch (immediate sends under load, campaigns): one activity
  * at a time claims slices and keeps the provider busy for up to STREAM_SECONDS, the workflow retries
- * transient failures with backoff, and now and then sweeps sent messages that got no receipt. One per channel, running for good; the
- * history stays bounded by continue-as-new.
+ * transient failures with backoff, and now and then sweeps sent messages that got no receipt. Several
+ * per channel (DISPATCH_RUNS), running for good and claiming disjoint slices (SKIP LOCKED, a claim tag
+ * per run and iteration); their streaming activities share a per-worker slot so that runs spread
+ * over workers (domain/messaging/dispatch-runs.ts). The history stays bounded by continue-as-new.
  */
 export async function outboundDispatcherWorkflow(input: DispatcherInput): Promise<void> {
   const state: DispatcherState = { iteration: input.iteration ?? 0, sent: input.sent ?? 0, lastBatch: 0, retrying: 0, lastError: null };
@@ -50,8 +58,10 @@ export async function outboundDispatcherWorkflow(input: DispatcherInput): Promis
     heartbeatTimeout: '60 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
+  // Runs recorded before several dispatcher runs shared a channel streamed on the provider queue.
+  const spread = patched('dispatch-runs');
   const streamActs = proxyActivities<DispatchActivities>({
-    taskQueue: input.providerTaskQueue,
+    taskQueue: spread ? dispatchTaskQueueOf(input.providerTaskQueue) : input.providerTaskQueue,
     startToCloseTimeout: `${STREAM_SECONDS + Math.ceil(input.idleWaitMs / 1000) + 120} seconds`,
     heartbeatTimeout: '30 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
@@ -102,7 +112,7 @@ export async function outboundDispatcherWorkflow(input: DispatcherInput): Promis
     if (pending.length)
       await sendActs.failMessages({ ids: pending, errorMessage: `Provider unavailable: ${state.lastError ?? 'retries exhausted'}` });
 
-    if (input.channelType === 'sms' && Date.now() - lastSweepAt > (input.receiptTimeoutSeconds * 1000) / 2) {
+    if (input.channelType === 'sms' && (input.run ?? 0) === 0 && Date.now() - lastSweepAt > (input.receiptTimeoutSeconds * 1000) / 2) {
       lastSweepAt = Date.now();
       await sendActs.sweepSilentMessages({ olderThanSeconds: input.receiptTimeoutSeconds, limit: 500 });
       await sendActs.pollCheckingMessages({ limit: 500, maxAgeSeconds: input.receiptTimeoutSeconds + input.pollWindowSeconds });

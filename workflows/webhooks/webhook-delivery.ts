@@ -9,6 +9,11 @@ export interface WebhookDeliveryInput {
   target: DeliveryTarget;
   /** Seconds to wait after each failed attempt; defaults to the target's contract schedule. */
   retryDelaysSeconds?: number[];
+  /**
+   * The failed first attempt the batch dispatcher made (webhook-dispatcher.ts): this workflow logs
+   * it as attempt 1 and goes on with the schedule's first delay. Absent: attempt 1 is made here.
+   */
+  firstAttempt?: AttemptResult;
 }
 
 export interface WebhookDeliveryResult {
@@ -28,7 +33,7 @@ const act = proxyLocalActivities<WebhookActivities>({
 });
 
 /**
- * One event to one receiver: the first attempt at once, then one attempt after each delay of the
+ * One event to one receiver: the first attempt at once (or the dispatcher's, handed over), then one attempt after each delay of the
  * schedule (durable timers), until a 2xx. Every attempt is logged; the last failure marks the
  * delivery failed. A disabled or deleted target, or a 410 Gone, ends it early.
  */
@@ -37,7 +42,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const ref = { accountId: input.accountId, eventId: input.eventId, target: input.target };
   const { workflowId } = workflowInfo();
   let last: AttemptResult | null = null;
-  for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
+  let from = 1;
+  if (input.firstAttempt) {
+    last = input.firstAttempt;
+    const final = delays.length === 0;
+    await act.recordWebhookAttempt({ ...ref, workflowId, attempt: 1, result: last, final });
+    if (final) return { status: 'failed', attempts: 1, lastStatusCode: last.statusCode, lastError: last.error };
+    await sleep(delays[0] * 1000);
+    from = 2;
+  }
+  for (let attempt = from; attempt <= delays.length + 1; attempt++) {
     const final = attempt === delays.length + 1;
     last = await act.deliverWebhookAttempt({ ...ref, workflowId, attempt, final });
     if (last.outcome === 'succeeded') return { status: 'succeeded', attempts: attempt, lastStatusCode: last.statusCode, lastError: null };

@@ -1,0 +1,151 @@
+// Webhook delivery throughput: N outbox events for one endpoint subscribed to `message.*`, delivered
+// by the batch dispatcher to one local receiver, beside a bare POST loop to the same receiver at the
+// same concurrency in the same run (the machine's ceiling).
+//   npm run bench:webhooks -- [--events 20000] [--concurrency 64] [--timeout 900]
+// Prints JSON figures; docs/benchmarks.md records them with this command.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { openOrm } from '../entities/orm.js';
+import { benchStack, load, numberArg } from './lib.js';
+
+const events = numberArg('events', 20_000);
+// The dispatcher's pool (services/webhooks/dispatch.ts) and the agent's connection cap: 64.
+const concurrency = numberArg('concurrency', 64);
+const timeoutSeconds = numberArg('timeout', 900);
+
+// The receiver answers 204 at once, counts requests by phase and distinct webhook-ids.
+let phase: 'bare' | 'hooks' = 'bare';
+const counts = { bare: 0, hooks: 0 };
+const ids = new Set<string>();
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    counts[phase]++;
+    if (phase === 'hooks') ids.add(String(req.headers['webhook-id']));
+    res.writeHead(204);
+    res.end();
+  });
+});
+server.keepAliveTimeout = 10_000;
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+
+// The receiver listens on 127.0.0.1, which deployments refuse as a webhook destination.
+const { stack, dir, operator, accountId } = await benchStack({ ALLOW_LOOPBACK_DESTINATIONS: 'true' });
+process.stderr.write('ALLOW_LOOPBACK_DESTINATIONS=true: webhooks may be sent to 127.0.0.1 in this run\n');
+const orm = await openOrm(stack.databaseUrl, 2);
+try {
+  const made = await fetch(`${stack.apiUrl}/admin/v1/accounts/${accountId}/webhook-endpoints`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, events: ['message.*'] }),
+  });
+  if (made.status !== 201) throw new Error(`endpoint: ${await made.text()}`);
+  const sample = JSON.stringify({
+    event_id: 'evt_bare',
+    event: 'message.delivered',
+    occurred_at: new Date().toISOString(),
+    account_id: accountId,
+    message_id: 1,
+    uid: 'msg_bare',
+    status: 'delivered',
+    direction: 'outbound',
+    channel_type: 'sms',
+    sender: 'ACME',
+    recipient: '+255700000001',
+    gateway_message_id: 'SM1',
+    error_message: null,
+  });
+  // Same client library, connection cap and keep-alive as the dispatcher's agent.
+  const bareLoop = async () => {
+    const agent = new Agent({ connections: concurrency, keepAliveTimeout: 10_000 });
+    const r = await load(concurrency, events, timeoutSeconds, async () => {
+      const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sample, dispatcher: agent });
+      await res.body.dump();
+      return String(res.statusCode);
+    });
+    await agent.close();
+    return r;
+  };
+  const bare = await bareLoop();
+
+  phase = 'hooks';
+  const started = performance.now();
+  // Committed outbox rows, as a campaign's status moves would leave them (half sent, half delivered).
+  await orm.em.fork().execute(
+    `insert into events (event_id, account_id, kind, payload, occurred_at)
+     select 'evt_bench_' || g, ?, k.kind,
+            jsonb_build_object('event_id', 'evt_bench_' || g, 'event', k.kind, 'occurred_at', now(), 'account_id', ?, 'message_id', g,
+                               'uid', 'msg_' || g, 'status', k.status, 'direction', 'outbound', 'channel_type', 'sms', 'sender', 'ACME',
+                               'recipient', '+255700000001', 'gateway_message_id', 'SM' || g, 'error_message', null), now()
+       from generate_series(0, ? - 1) g
+       cross join lateral (select case when g % 2 = 0 then 'message.sent' else 'message.delivered' end as kind,
+                                  case when g % 2 = 0 then 'sent' else 'delivered' end as status) k`,
+    [accountId, accountId, events],
+  );
+  const inserted = performance.now();
+  const deadline = started + timeoutSeconds * 1000;
+  while (ids.size < events && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const receivedSeconds = (performance.now() - inserted) / 1000;
+  const query = async (sql: string) => (await orm.em.fork().execute(sql))[0];
+  const done = async () =>
+    Number((await query(`select count(*) as n from webhook_deliveries where status = 'succeeded' and event_id like 'evt_bench_%'`)).n);
+  let logged = await done();
+  while (logged < events && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    logged = await done();
+  }
+  const loggedSeconds = (performance.now() - inserted) / 1000;
+  // Where the time went: the relay queueing rows, then the first attempts themselves.
+  const relay = await query(
+    `select extract(epoch from max(dispatched_at) - min(occurred_at)) as relay_s from events where event_id like 'evt_bench_%'`,
+  );
+  const workflows = await query(
+    `select count(*) as n from webhook_deliveries where event_id like 'evt_bench_%' and (attempts > 1 or status <> 'succeeded')`,
+  );
+  // The loop again after the deliveries: on a shared machine the load changes within a run, and the
+  // better of the two is the ceiling the ratio is taken against.
+  phase = 'bare';
+  const bareAfter = await bareLoop();
+  const ceiling = Math.max(bare.perSecond, bareAfter.perSecond);
+  const r1 = (n: number) => Math.round(n * 10) / 10;
+  const perSecond = counts.hooks / receivedSeconds;
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        events,
+        concurrency,
+        bare_post_loop: {
+          count: bare.count,
+          seconds: bare.seconds,
+          per_second: bare.perSecond,
+          p50_ms: bare.p50,
+          p99_ms: bare.p99,
+          errors: bare.errors,
+          after_deliveries: { per_second: bareAfter.perSecond, p50_ms: bareAfter.p50, p99_ms: bareAfter.p99, errors: bareAfter.errors },
+        },
+        webhook_deliveries: {
+          received: counts.hooks,
+          distinct_webhook_ids: ids.size,
+          duplicates: counts.hooks - ids.size,
+          seconds_to_receive_all: r1(receivedSeconds),
+          deliveries_per_second: r1(perSecond),
+          succeeded_logged: logged,
+          seconds_to_log_all: r1(loggedSeconds),
+          relay_seconds_to_queue_all: r1(Number(relay.relay_s)),
+          not_first_attempt_successes: Number(workflows.n),
+        },
+        ratio_to_bare: Math.round((perSecond / ceiling) * 1000) / 1000,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} finally {
+  await orm.close();
+  await stack.stop();
+  server.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,144 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { API_URL } from '../support/stack.js';
+import { freePort } from '../../scripts/embedded-pg.js';
+import { waitForPort } from '../../temporal/dev-server.js';
+import { searchAttributeKeys } from '../../temporal/search-attributes.js';
+
+// The processes of the production shape (docs/deploy.md) on the stack the test runner started:
+// probes, a database the API cannot reach, sslmode reaching the driver, and the one-shot setup scripts.
+
+const root = path.resolve(import.meta.dirname, '../..');
+const logDir = process.env.TEST_DATA_DIR;
+const out = (name: string) => (logDir ? fs.openSync(path.join(logDir, `shape-${name}.log`), 'a') : 'ignore');
+
+/** An API process of its own (no worker) with some variables changed. */
+async function privateApi(name: string, env: Record<string, string>) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', out(name), out(name)],
+  });
+  await waitForPort(port, 60_000, child);
+  return { url: `http://127.0.0.1:${port}`, stop: () => stop(child) };
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  });
+
+/** Runs an npm script's entry the way `npm run` does, to its exit. */
+function runScript(script: string, env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (b) => (output += b));
+    child.stderr.on('data', (b) => (output += b));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not exit within ${timeoutMs} ms: ${output}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+test('GET /healthz answers 200 without auth; /readyz checks PostgreSQL and Temporal', async () => {
+  const health = await fetch(`${API_URL}/healthz`);
+  assert.equal(health.status, 200);
+  assert.equal((await health.json()).status, 'ok');
+  const ready = await fetch(`${API_URL}/readyz`);
+  const body = await ready.json();
+  assert.equal(ready.status, 200, JSON.stringify(body));
+  assert.equal(body.status, 'ready');
+  assert.equal(body.checks.database.ok, true);
+  assert.equal(body.checks.temporal.ok, true);
+  assert.equal(ready.headers.get('cache-control'), 'no-store');
+  const post = await fetch(`${API_URL}/readyz`, { method: 'POST' });
+  assert.equal(post.status, 405);
+});
+
+test('the probes are not part of the customer OpenAPI document', async () => {
+  const doc = await (await fetch(`${API_URL}/api-docs/openapi.json`)).json();
+  assert.ok(Object.keys(doc.paths).length > 10, 'the document lists the customer routes');
+  for (const p of ['/healthz', '/readyz']) assert.equal(doc.paths[p], undefined, p);
+});
+
+test('an API whose database is unreachable is alive but not ready, naming the database', async () => {
+  const closed = await freePort();
+  const api = await privateApi('no-db', { DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${closed}/svc` });
+  try {
+    assert.equal((await fetch(`${api.url}/healthz`)).status, 200);
+    const ready = await fetch(`${api.url}/readyz`);
+    const body = await ready.json();
+    assert.equal(ready.status, 503);
+    assert.equal(body.status, 'not ready');
+    assert.equal(body.checks.database.ok, false);
+    assert.match(body.checks.database.error, /ECONNREFUSED/);
+    assert.equal(body.checks.temporal.ok, true, 'Temporal is still reachable');
+  } finally {
+    await api.stop();
+  }
+});
+
+test('sslmode in DATABASE_URL reaches the driver: require asks this plain-TCP server for TLS and is refused', async () => {
+  const url = process.env.DATABASE_URL!;
+  const api = await privateApi('sslmode', { DATABASE_URL: `${url}?sslmode=require` });
+  try {
+    const body = await (await fetch(`${api.url}/readyz`)).json();
+    assert.equal(body.checks.database.ok, false);
+    assert.match(body.checks.database.error, /does not support SSL/);
+  } finally {
+    await api.stop();
+  }
+  const plain = await privateApi('sslmode-disable', { DATABASE_URL: `${url}?sslmode=disable&application_name=shape-test` });
+  try {
+    assert.equal((await fetch(`${plain.url}/readyz`)).status, 200);
+  } finally {
+    await plain.stop();
+  }
+});
+
+test('npm run migrate: exits 0 with the schema up to date; a refused connection exits non-zero', async () => {
+  const ok = await runScript('scripts/migrate.ts', {});
+  assert.equal(ok.code, 0, ok.output);
+  assert.match(ok.output, /schema up to date/);
+  const bad = await runScript('scripts/migrate.ts', { DATABASE_URL: `${process.env.DATABASE_URL}?sslmode=require` });
+  assert.notEqual(bad.code, 0, bad.output);
+  assert.match(bad.output, /does not support SSL/);
+});
+
+test('npm run temporal:setup registers a missing namespace and its search attributes, and a second run changes nothing', async () => {
+  const namespace = `shape-${process.pid}`;
+  const env = { TEMPORAL_NAMESPACE: namespace, TEMPORAL_SETUP_WAIT_SECONDS: '90' };
+  const first = await runScript('scripts/temporal-setup.ts', env, 150_000);
+  assert.equal(first.code, 0, first.output);
+  assert.match(first.output, /namespace registered/);
+  assert.match(first.output, /search attributes registered|already registered/);
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  try {
+    const listed = await connection.operatorService.listSearchAttributes({ namespace });
+    for (const key of searchAttributeKeys) assert.equal(listed.customAttributes?.[key.name], 2, `${key.name} is a Keyword`);
+  } finally {
+    await connection.close();
+  }
+  const second = await runScript('scripts/temporal-setup.ts', env);
+  assert.equal(second.code, 0, second.output);
+  assert.match(second.output, /search attributes already registered/);
+  assert.doesNotMatch(second.output, /namespace registered/);
+});
