@@ -2,7 +2,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
 import { exec, one } from '../../entities/db.js';
-import { admin, api, newTenant, type Tenant } from '../support/stack.js';
+import { admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
 
 // The definition cache (services/data/tables.ts): the API keeps the table definitions it loaded and
 // checks each one's definition_version inside the statement that relies on it. A change of the
@@ -37,6 +37,13 @@ before(async () => {
   });
   assert.equal(made.status, 201, made.text);
   table = made.body.data ?? made.body;
+  // The index workflow builds the table's search index now and records its state on the table row,
+  // a definition change of its own: wait for it, so it cannot fall inside the counts below.
+  await eventually(
+    () => one<{ s: string | null }>(em(), 'select search_index_status as s from data_tables where id = ?::uuid', [table.id]),
+    (r) => r?.s === 'ready',
+    60_000,
+  );
 });
 
 test('record writes leave the definition version alone; every definition change moves it', async () => {
