@@ -4,6 +4,8 @@ import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
 import { http, newTenant, eventually, sim, uniquePhone, type Tenant } from '../support/stack.js';
 import { privateStack } from '../support/private-stack.js';
+import { startReceiver } from '../support/receiver.js';
+import { createEndpoint } from '../support/webhooks.js';
 
 // The production shape on one machine: two APIs and two workers of one deployment (one task queue)
 // against the run's PostgreSQL and Temporal server. DISPATCH_RUNS=6 against the suite's 4 gives the
@@ -96,6 +98,10 @@ test(
   async () => {
     const t = await newTenant();
     const total = 10_000;
+    // The account's endpoint hears every message.sent: one callback per recipient, first attempts
+    // from the webhook dispatchers of every worker (a killed one's leased claims come back later).
+    const receiver = await startReceiver([200]);
+    await createEndpoint(t.accountId, receiver.url, ['message.sent']);
     const { groupId, phones } = await audience(t, total);
     const created = await http('POST', `${apiA}/api/v3/sms/campaign`, {
       token: t.legacyToken,
@@ -138,5 +144,32 @@ test(
     const counts = await providerCounts(phones);
     assert.equal(counts.size, total, 'every recipient reached the provider');
     assert.deepEqual([...new Set(counts.values())], [1], 'no recipient sent twice');
+
+    // Webhooks: one message.sent event per recipient, each delivered under its own stable id. A
+    // claim the killed worker held is posted again after its lease (at least once, same webhook-id).
+    try {
+      const ids = (r: typeof receiver.got) => new Set(r.map((g) => g.headers['webhook-id'] as string));
+      await eventually(
+        async () => ids(receiver.got).size,
+        (n) => n >= total,
+        240_000,
+        2000,
+      );
+      const events = await one<{ n: string }>(
+        orm.em.fork(),
+        `select count(*) as n from events where account_id = ? and kind = 'message.sent'`,
+        [t.accountId],
+      );
+      assert.equal(Number(events!.n), total, 'one message.sent event per recipient');
+      const byMessage = new Map<string, Set<string>>();
+      for (const g of receiver.got) {
+        const key = String(g.json?.message_id ?? g.json?.data?.message_id);
+        byMessage.set(key, (byMessage.get(key) ?? new Set()).add(g.headers['webhook-id'] as string));
+      }
+      assert.equal(byMessage.size, total, 'every message heard once');
+      assert.deepEqual([...new Set([...byMessage.values()].map((v) => v.size))], [1], 'a repeated callback carries the same webhook-id');
+    } finally {
+      await receiver.close();
+    }
   },
 );
