@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 
 // The one door for hand-written SQL (hot and set-based statements: send path, receipts, rate limits,
 // where building entities would only add cost). Every value travels as a bind parameter ($1, $2, ...),
@@ -51,6 +52,42 @@ export async function one<T>(em: EntityManager, query: string, params: readonly 
 export async function exec(em: EntityManager, query: string, params: readonly unknown[] = []): Promise<number> {
   const res = await em.getKysely().executeQuery(compile(query, params));
   return Number(res.numAffectedRows ?? 0);
+}
+
+/**
+ * `many` for a hot statement run on its own (outside a transaction): sent as a named statement, so
+ * each pooled connection parses and plans it once and keeps the plan, instead of on every call
+ * (measured: 0.59 of the authentication statement's 0.77 ms was planning). The name is the text's
+ * hash, so a statement whose text varies (by table shape) gets one per variant. Inside a transaction
+ * the statement must run on the transaction's connection: plain `many` there. A connection pooler
+ * in front of PostgreSQL must keep named statements per server connection (PgBouncer 1.21 or later
+ * with max_prepared_statements set; docs/deploy.md).
+ */
+export async function manyPlanned<T>(em: EntityManager, query: string, params: readonly unknown[] = []): Promise<T[]> {
+  if (em.isInTransaction()) return many<T>(em, query, params);
+  const named = namedStatement(query);
+  if (named.count !== params.length) throw new Error(`SQL has ${named.count} placeholders for ${params.length} parameters`);
+  const pool = await (em.getConnection() as PostgreSqlConnection).getNativeClient();
+  const res = await pool.query<T & object>({ name: named.name, text: named.text, values: params.map(bindable) });
+  return res.rows;
+}
+
+export async function onePlanned<T>(em: EntityManager, query: string, params: readonly unknown[] = []): Promise<T | null> {
+  return (await manyPlanned<T>(em, query, params))[0] ?? null;
+}
+
+const NAMED_LIMIT = 500;
+const named = new Map<string, { name: string; text: string; count: number }>();
+function namedStatement(query: string) {
+  let n = named.get(query);
+  if (!n) {
+    const { text, count } = numberPlaceholders(query);
+    n = { name: `svc_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, count };
+    // Texts are built from a handful of shapes; the limit only guards against a caller that inlines values.
+    if (named.size >= NAMED_LIMIT) named.clear();
+    named.set(query, n);
+  }
+  return n;
 }
 
 /** Kept for the callers that used the binding path before every helper bound. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, one } from '../../entities/db.js';
+import { exec, onePlanned } from '../../entities/db.js';
 import type { AccountRow } from '../platform/context.js';
 import { WINDOW_MS, countInWindowSql, previousWindowSql } from '../platform/rate-windows.js';
 import { defaultSmsChannelSql } from '../messaging/index.js';
@@ -40,7 +40,8 @@ export async function findCredential(
   em: EntityManager,
   q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number },
 ): Promise<CredentialRow | null> {
-  return one<CredentialRow>(
+  // Every authenticated request runs it: planned once per connection (onePlanned).
+  return onePlanned<CredentialRow>(
     em,
     `with k as (
        select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parsePhoneNumberWithError, type CountryCode } from 'libphonenumber-js/max';
-import { many, one } from '../../entities/db.js';
+import { many, one, onePlanned } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { DATA_LIMITS, canViewTable, type TableAccess } from '../../domain/data/index.js';
@@ -272,7 +272,8 @@ async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string
   const { sql, params } = createStatement(row, guarded ? insertGuardsSql(t, 'r') : null, own);
   let created: RecordRow | null;
   try {
-    created = await one<RecordRow>(rc.em, sql, params);
+    // A handful of shapes (auto numbers, guards), each planned once per connection.
+    created = await onePlanned<RecordRow>(rc.em, sql, params);
   } catch (err) {
     // The history entry's table id is the counted table row's: null when the guarded UPDATE matched nothing.
     const uncounted = pgError(err, '23502');
@@ -284,7 +285,7 @@ async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string
     throw err;
   }
   if (!created) return createRefusal(rc.em, t, row);
-  if (own) await one(rc.em, DURABLE_SQL);
+  if (own) await onePlanned(rc.em, DURABLE_SQL);
   rc.log.debug({ table: t.table.id, record: row.id }, 'data record created');
   return { record: await presentRecord(rc, t, created) };
 }

@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
-import { exec, many, one } from '../../entities/db.js';
+import { exec, many, one, onePlanned } from '../../entities/db.js';
 
 // Every value given to the SQL helpers travels as a bind parameter, never in the statement text.
 const orm = await openOrm(process.env.DATABASE_URL!, 2);
@@ -69,4 +69,33 @@ test('inside em.transactional the helpers run on the transaction: its connection
     /roll back/,
   );
   assert.deepEqual(await one(orm.em.fork(), 'select to_regclass(?)::text as t', [table]), { t: null });
+});
+
+test('a planned statement is named: one connection parses it once, binds values as one() does, and answers the same rows', async () => {
+  // One connection, so its session is the one holding the statement.
+  const single = await openOrm(process.env.DATABASE_URL!, 1);
+  try {
+    const query = `select ?::jsonb as j, ?::timestamptz as at, ?::int + 1 as n, ?::text as z, current_query() as q, 'a ? b' as lit`;
+    const at = new Date('2026-03-04T05:06:07.089Z');
+    const params = [JSON.stringify({ note: NASTY }), at, 41, undefined];
+    const first = await onePlanned<Record<string, unknown>>(single.em.fork(), query, params);
+    const again = await onePlanned<Record<string, unknown>>(single.em.fork(), query, params);
+    const plain = await one<Record<string, unknown>>(single.em.fork(), query, params);
+    assert.deepEqual(first, plain);
+    assert.deepEqual(again, plain);
+    assert.deepEqual(first!.j, { note: NASTY });
+    assert.equal(first!.n, 42);
+    const prepared = await many<{ name: string; statement: string }>(
+      single.em.fork(),
+      `select name, statement from pg_prepared_statements where statement like '%current_query() as q, ''a ? b''%' and name like 'svc_%'`,
+    );
+    assert.equal(prepared.length, 1, 'named once on the connection');
+    // Inside a transaction it runs on the transaction's connection, unnamed.
+    await single.em.fork().transactional(async (tx) => {
+      const inside = await onePlanned<{ n: number }>(tx, 'select ?::int as n', [7]);
+      assert.equal(inside!.n, 7);
+    });
+  } finally {
+    await single.close();
+  }
 });
