@@ -433,7 +433,24 @@ try {
   progress(
     `statistics made by the index path: ${statisticsMade.length} (${JSON.stringify(statisticsMade)}); 3-leaf estimate ${estimate} for ${exact}`,
   );
+  // With pg_stat_statements preloaded (see the creates below), what each read statement cost the
+  // database, the service's beside the hand-written ones: mean planning and execution per call.
+  const readStatements = await pool
+    .query('create extension if not exists pg_stat_statements')
+    .then(() => pool.query('select pg_stat_statements_reset()'))
+    .then(() => true)
+    .catch(() => false);
   out.reads = await reads('as the index path left the table');
+  if (readStatements)
+    out.readStatements = (
+      await pool.query(
+        `select calls, round(total_exec_time::numeric / calls, 3)::float as exec_ms, round(total_plan_time::numeric / calls, 3)::float as plan_ms,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 400) as query
+           from pg_stat_statements where calls >= $1 and query not like '%pg_stat_statements%'
+          order by total_exec_time + total_plan_time desc limit 16`,
+        [samples],
+      )
+    ).rows;
 
   // 5. creates through the API at concurrency 16, each with its history entry.
   const post = jsonPoster(stack.apiUrl, { authorization: `Bearer ${token}` }, concurrency * 2);
