@@ -14,6 +14,7 @@ import {
 } from './messages.js';
 import { moveMessages, type Move } from '../../services/messaging/message-moves.js';
 import { processStopping } from '../../services/platform/shutdown.js';
+import { lingeringWriter } from '../../services/platform/group-commit.js';
 
 export interface DispatchDeps extends MessageDeps {
   /** Provider calls per second per channel, for all workers together (sharedPacer). */
@@ -86,46 +87,18 @@ function throttledHeartbeat(everyMs = 1000) {
   };
 }
 
-const LINGER_BELOW = 100;
-const LINGER_MS = 15;
-
 /**
- * Collects provider outcomes and writes them with moveMessages, one write at a time: whatever
- * arrives during a write goes into the next one. A failed write fails the activity; its retry
- * re-reads which messages still wait (the provider key is the uid, so nothing is sent twice).
+ * Collects provider outcomes and writes them with moveMessages (lingeringWriter). A failed write
+ * fails the activity; its retry re-reads which messages still wait (the provider key is the uid, so
+ * nothing is sent twice).
  */
 function outcomeWriter(deps: DispatchDeps) {
   /** `parked`: a status of this message may have arrived before its provider id was stored. */
-  let buffer: Array<Move & { id: number; parked?: boolean }> = [];
-  let writing: Promise<void> | null = null;
-  let failure: unknown = null;
-  const write = async () => {
-    while (buffer.length && !failure) {
-      // A short wait when few outcomes are in: one statement carries a fixed cost (planning, commit),
-      // and at campaign rates 15 ms gathers two to three times as many moves into it.
-      if (buffer.length < LINGER_BELOW) await new Promise((r) => setTimeout(r, LINGER_MS));
-      const moves = buffer;
-      buffer = [];
-      try {
-        await moveMessages(deps.orm.em.fork(), moves);
-        // Statuses keyed by the provider's id alone (chat) can overtake the send's own answer; they wait in pending_receipts.
-        for (const m of moves) if (m.parked && m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.gatewayMessageId, m.to);
-      } catch (err) {
-        failure = err;
-      }
-    }
-    writing = null;
-  };
-  return {
-    add(move: Move & { id: number; parked?: boolean }) {
-      buffer.push(move);
-      writing ??= write();
-    },
-    async drain() {
-      while (writing) await writing;
-      if (failure) throw failure;
-    },
-  };
+  return lingeringWriter<Move & { id: number; parked?: boolean }>(async (moves) => {
+    await moveMessages(deps.orm.em.fork(), moves);
+    // Statuses keyed by the provider's id alone (chat) can overtake the send's own answer; they wait in pending_receipts.
+    for (const m of moves) if (m.parked && m.gatewayMessageId) await applyPendingReceipts(deps.orm, m.gatewayMessageId, m.to);
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { startDelivery } from '../../services/webhooks/dispatch.js';
 import { endpointRequest, postAttempt, recordAttempt, type AttemptResult, type DeliveryRef, type WebhookDeps } from './webhook-delivery.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
 import { processStopping } from '../../services/platform/shutdown.js';
+import { lingeringWriter } from '../../services/platform/group-commit.js';
 
 export interface DispatchWebhooksInput {
   /** Deliveries claimed per statement. */
@@ -50,8 +51,6 @@ interface ClaimedRow {
  * may have claimed it, and a POST started now could still be running when the lease ends.
  */
 const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
-const LINGER_BELOW = 100;
-const LINGER_MS = 15;
 
 /** Heartbeats at most once a second: each call crosses into the SDK's native core. */
 function throttledHeartbeat(everyMs = 1000) {
@@ -78,60 +77,37 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
 
   /** Successful first attempts, written a batch at a time while the next ones gather (group commit). */
   function successWriter() {
-    let buffer: Array<{ row: ClaimedRow; r: AttemptResult }> = [];
-    let writing: Promise<void> | null = null;
-    let failure: unknown = null;
-    const write = async () => {
-      while (buffer.length && !failure) {
-        if (buffer.length < LINGER_BELOW) await new Promise((r) => setTimeout(r, LINGER_MS));
-        const batch = buffer;
-        buffer = [];
-        try {
-          await deps.orm.em.fork().transactional(async (tx) => {
-            // Only rows still waiting for their first attempt: a row a retry workflow has taken
-            // over (a re-claim after a lost lease) is that workflow's to log.
-            await many(
-              tx,
-              `with s as (select * from unnest(?::bigint[], ?::timestamptz[], ?::int[], ?::int[], ?::text[]) as s(id, at, code, ms, excerpt)),
-                    done as (update webhook_deliveries d set status = 'succeeded', attempts = 1, last_status_code = s.code, last_error = null,
-                                    updated_at = now(), completed_at = now(), claimed_until = null
-                               from s where d.id = s.id and d.status = 'pending' and d.attempts = 0 returning d.id)
-               insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-               select s.id, 1, s.at, s.code, s.ms, null, s.excerpt from s join done on done.id = s.id
-               on conflict (delivery_id, attempt) do nothing`,
-              [
-                batch.map((b) => b.row.id),
-                batch.map((b) => b.r.attemptedAt),
-                batch.map((b) => b.r.statusCode),
-                batch.map((b) => b.r.latencyMs),
-                batch.map((b) => b.r.responseExcerpt),
-              ],
-            );
-            // One success resets an endpoint's failure count, as for an attempt of a retry workflow.
-            await many(
-              tx,
-              `update webhook_endpoints set consecutive_failures = 0, failing_since = null
-                where id = any(?::int[]) and (consecutive_failures > 0 or failing_since is not null)`,
-              [[...new Set(batch.map((b) => b.row.target_id))]],
-            );
-          });
-          countWebhookAttempt('succeeded', true, batch.length);
-        } catch (err) {
-          failure = err;
-        }
-      }
-      writing = null;
-    };
-    return {
-      add(row: ClaimedRow, r: AttemptResult) {
-        buffer.push({ row, r });
-        writing ??= write();
-      },
-      async drain() {
-        while (writing) await writing;
-        if (failure) throw failure;
-      },
-    };
+    return lingeringWriter<{ row: ClaimedRow; r: AttemptResult }>(async (batch) => {
+      await deps.orm.em.fork().transactional(async (tx) => {
+        // Only rows still waiting for their first attempt: a row a retry workflow has taken
+        // over (a re-claim after a lost lease) is that workflow's to log.
+        await many(
+          tx,
+          `with s as (select * from unnest(?::bigint[], ?::timestamptz[], ?::int[], ?::int[], ?::text[]) as s(id, at, code, ms, excerpt)),
+              done as (update webhook_deliveries d set status = 'succeeded', attempts = 1, last_status_code = s.code, last_error = null,
+                              updated_at = now(), completed_at = now(), claimed_until = null
+                         from s where d.id = s.id and d.status = 'pending' and d.attempts = 0 returning d.id)
+         insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
+         select s.id, 1, s.at, s.code, s.ms, null, s.excerpt from s join done on done.id = s.id
+         on conflict (delivery_id, attempt) do nothing`,
+          [
+            batch.map((b) => b.row.id),
+            batch.map((b) => b.r.attemptedAt),
+            batch.map((b) => b.r.statusCode),
+            batch.map((b) => b.r.latencyMs),
+            batch.map((b) => b.r.responseExcerpt),
+          ],
+        );
+        // One success resets an endpoint's failure count, as for an attempt of a retry workflow.
+        await many(
+          tx,
+          `update webhook_endpoints set consecutive_failures = 0, failing_since = null
+          where id = any(?::int[]) and (consecutive_failures > 0 or failing_since is not null)`,
+          [[...new Set(batch.map((b) => b.row.target_id))]],
+        );
+      });
+      countWebhookAttempt('succeeded', true, batch.length);
+    });
   }
 
   /** Claims up to `limit` queued first attempts with a lease, with what signing them needs, in one statement. */
@@ -220,7 +196,7 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
         out.attempted++;
         if (r.outcome === 'succeeded') {
           out.succeeded++;
-          writer.add(row, r);
+          writer.add({ row, r });
           return;
         }
         out.lastError = r.error;

@@ -27,3 +27,44 @@ export function groupCommit<T>(write: (items: T[]) => Promise<void>, maxBatch = 
       if (!writing) void run();
     });
 }
+
+/**
+ * Group commit for a stream of outcomes nobody waits on one by one (a dispatcher's sends): `add`
+ * returns at once; one write runs at a time and takes everything gathered meanwhile. When fewer than
+ * `lingerBelow` items are in, it waits `lingerMs` first: a statement carries a fixed cost (planning,
+ * commit), and at campaign rates 15 ms gathers two to three times as many items into it. The first
+ * failed write stops the writer; `drain` waits for the writes and throws that failure, so the
+ * caller's activity fails and its retry re-reads what is still owed.
+ */
+export function lingeringWriter<T>(write: (items: T[]) => Promise<void>, opts: { lingerBelow?: number; lingerMs?: number } = {}) {
+  const lingerBelow = opts.lingerBelow ?? 100;
+  const lingerMs = opts.lingerMs ?? 15;
+  let buffer: T[] = [];
+  let writing: Promise<void> | null = null;
+  let failure: unknown = null;
+  const run = async () => {
+    while (buffer.length && !failure) {
+      if (buffer.length < lingerBelow) await new Promise((r) => setTimeout(r, lingerMs));
+      const items = buffer;
+      buffer = [];
+      try {
+        await write(items);
+      } catch (err) {
+        failure = err;
+      }
+    }
+    writing = null;
+  };
+  return {
+    add(item: T): void {
+      buffer.push(item);
+      // After a failure nothing more is written (drain reports it). Started only with an item to
+      // write, a run always awaits before it clears `writing`, so it cannot clear it before it is set.
+      if (!writing && !failure) writing = run();
+    },
+    async drain(): Promise<void> {
+      while (writing) await writing;
+      if (failure) throw failure;
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupCommit } from '../../services/platform/group-commit.js';
+import { groupCommit, lingeringWriter } from '../../services/platform/group-commit.js';
 
 test('items arriving during a write go together in the next one; each settles after its own write', async () => {
   const writes: number[][] = [];
@@ -35,4 +35,52 @@ test('a failed write rejects the items it held and the next group still goes', a
     results.slice(1).map((r) => r.status),
     ['fulfilled', 'fulfilled'],
   );
+});
+
+test('lingering writer: one write at a time takes all gathered meanwhile; a small batch waits briefly first', async () => {
+  const writes: number[][] = [];
+  let release!: () => void;
+  const w = lingeringWriter<number>(
+    async (items) => {
+      writes.push(items);
+      if (writes.length === 1)
+        await new Promise<void>((r) => {
+          release = r;
+        });
+    },
+    { lingerBelow: 3, lingerMs: 20 },
+  );
+  w.add(1);
+  await new Promise((r) => setTimeout(r, 5));
+  w.add(2);
+  assert.deepEqual(writes, [], 'fewer than lingerBelow: the first write lingers');
+  await new Promise((r) => setTimeout(r, 40));
+  assert.deepEqual(writes, [[1, 2]]);
+  for (const n of [3, 4, 5, 6]) w.add(n);
+  release();
+  await w.drain();
+  assert.deepEqual(
+    writes,
+    [
+      [1, 2],
+      [3, 4, 5, 6],
+    ],
+    'items added during a write go together in the next one',
+  );
+});
+
+test('lingering writer: the first failed write stops it and drain throws that failure', async () => {
+  const writes: number[][] = [];
+  const w = lingeringWriter<number>(
+    async (items) => {
+      writes.push(items);
+      throw new Error(`write of ${items.join(',')} failed`);
+    },
+    { lingerBelow: 1, lingerMs: 0 },
+  );
+  w.add(1);
+  await assert.rejects(w.drain(), /write of 1 failed/);
+  w.add(2);
+  await assert.rejects(w.drain(), /write of 1 failed/);
+  assert.deepEqual(writes, [[1]], 'nothing is written after a failure');
 });
