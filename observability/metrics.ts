@@ -38,6 +38,13 @@ export const httpRequestDuration = new Histogram({
  * `failed` when an outbound record is created, then every move (sent, delivered, read, failed…)
  * as services/messaging/message-moves.ts writes it.
  */
+export const earlyReads = new Counter({
+  name: 'http_early_reads_total',
+  help: 'Reads started beside their authentication (api/http/speculation.ts), by whether their answer was used or dropped.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const messageStatuses = new Counter({
   name: 'svc_messages_total',
   help: 'Outbound messages that reached a status, by status (counted where the change was recorded).',

@@ -5,10 +5,10 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { HttpError, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js';
-import { koaPath, type RouteDef } from './registry.js';
+import { koaPath, type RouteDef, type RouteResult } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
 import { validateBody, validateQuery, unstorableTextAt } from './validation.js';
-import { authenticateOperator, authorizeIssuer, callerOf } from './auth.js';
+import { authenticateOperator, authorizeIssuer, callerOf, readAsCaller } from './auth.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
@@ -118,18 +118,28 @@ function unexpected(err: unknown, log: Logger, ctx: Koa.Context): HttpError {
 async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise<void> {
   ctx.state.route = `${def.method} ${def.path}`;
   ctx.state.envelope = def.envelope ?? 'v3';
-  let rc = undefined as unknown as RequestContext;
-
-  if (def.auth === 'rest') {
+  let result: RouteResult;
+  if (def.auth === 'rest' && def.readsOnly) {
+    // A read may start beside its authentication (api/http/speculation.ts); its refusals of the
+    // path and the query still come after the authentication's own.
+    result = await readAsCaller(ctx, deps, def, (rc) => answer(deps, def, ctx, rc));
+  } else if (def.auth === 'rest') {
     // Only account routes get a request-scoped EntityManager; provider receipts (thousands a second)
     // and operator routes open their own where they need one.
     const caller = await callerOf(ctx, deps, 'rest');
     if (def.issuerRequired || def.permission) authorizeIssuer(caller.principal, def.permission);
-    rc = caller.rc;
-  } else if (def.auth === 'operator') {
-    authenticateOperator(ctx, deps.config);
+    result = await answer(deps, def, ctx, caller.rc);
+  } else {
+    if (def.auth === 'operator') authenticateOperator(ctx, deps.config);
+    result = await answer(deps, def, ctx, undefined as unknown as RequestContext);
   }
+  ctx.status = result.status ?? 200;
+  for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
+  ctx.body = result.body;
+}
 
+/** The request read and checked (path, body, query) and the route's handler called: everything after the door. */
+async function answer(deps: AppDeps, def: RouteDef, ctx: Koa.Context, rc: RequestContext): Promise<RouteResult> {
   // A path segment with a NUL or an unpaired surrogate names nothing PostgreSQL could even compare.
   if (unstorableTextAt(ctx.params) !== undefined)
     throw new HttpError(400, 'The request path contains a NUL character or an unpaired surrogate.');
@@ -147,16 +157,13 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   }
   const query = def.query ? validateQuery(def.query, ctx.query as Record<string, unknown>) : ctx.query;
   // Objects by now: a body schema is always an object schema, and Koa parses the query into one.
-  const result = await def.handler({
+  return def.handler({
     ctx,
     rc,
     body: body as Record<string, unknown>,
     query: query as Record<string, unknown>,
     params: ctx.params as Record<string, string>,
   });
-  ctx.status = result.status ?? 200;
-  for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
-  ctx.body = result.body;
 }
 
 const isParam = (segment: string) => segment.startsWith('{');

@@ -10,6 +10,8 @@ import { FailureThrottle, rateDecision, windowStartOf, type RateDecision } from 
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
 import { findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
 import { rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
+import { earlyReads } from '../../observability/metrics.js';
+import { forgetAuthenticated, rememberAuthenticated, samePrincipal, speculativePrincipal } from './speculation.js';
 
 export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
 import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
@@ -118,19 +120,18 @@ export async function callerOf(
   deps: { orm: MikroORM; config: Config; log: Logger },
   surface: 'rest' | 'mcp',
   logFields: Record<string, unknown> = {},
-): Promise<{ principal: Principal; rc: RequestContext }> {
+): Promise<{ principal: Principal; rc: RequestContext; authenticated: Authenticated }> {
   const throttle = throttlesOf(deps.config).account;
   refuseThrottled(throttle, ctx.ip);
   const em = deps.orm.em.fork();
-  const { rate, defaultSmsChannel, ...principal } = await authenticate(
-    em,
-    ctx.get('authorization'),
-    surface,
-    deps.config.rateLimitPerMinute,
-  ).catch((err: unknown) => {
+  const header = ctx.get('authorization');
+  const authenticated = await authenticate(em, header, surface, deps.config.rateLimitPerMinute).catch((err: unknown) => {
     if (err instanceof HttpError && err.status === 401) throttle.fail(ctx.ip);
+    if (surface === 'rest') forgetAuthenticated(header);
     throw err;
   });
+  if (surface === 'rest') rememberAuthenticated(header, authenticated);
+  const { rate, defaultSmsChannel: _channel, ...principal } = authenticated;
   ctx.state.accountId = principal.account.id;
   ctx.set('X-RateLimit-Limit', String(rate.limit));
   ctx.set('X-RateLimit-Remaining', String(rate.remaining));
@@ -139,14 +140,72 @@ export async function callerOf(
       headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
     });
   }
+  return { principal, rc: contextOf(ctx, deps, surface, em, authenticated, logFields), authenticated };
+}
+
+function contextOf(
+  ctx: Koa.Context,
+  deps: { log: Logger },
+  surface: 'rest' | 'mcp',
+  em: EntityManager,
+  a: Omit<Authenticated, 'rate'>,
+  logFields: Record<string, unknown> = {},
+): RequestContext {
   const rc: RequestContext = {
-    account: principal.account,
-    actor: { kind: surface === 'rest' ? 'api_key' : 'mcp_credential', key: principal.key, issuer: principal.user },
+    account: a.account,
+    actor: { kind: surface === 'rest' ? 'api_key' : 'mcp_credential', key: a.key, issuer: a.user },
     em,
-    log: deps.log.child({ requestId: ctx.state.requestId, account: principal.account.id, ...logFields }),
+    log: deps.log.child({ requestId: ctx.state.requestId, account: a.account.id, ...logFields }),
   };
-  rememberDefaultSmsChannel(rc, defaultSmsChannel);
-  return { principal, rc };
+  rememberDefaultSmsChannel(rc, a.defaultSmsChannel);
+  return rc;
+}
+
+/**
+ * A read (an operation that writes nothing) as the REST caller, started beside its authentication
+ * when this process knows the token (api/http/speculation.ts): its answer counts only when the
+ * authentication admits the request as the same principal; otherwise it is dropped unseen and the
+ * read runs again as the principal just read, or the refusal is answered.
+ */
+export async function readAsCaller<T>(
+  ctx: Koa.Context,
+  deps: { orm: MikroORM; config: Config; log: Logger },
+  permission: { issuerRequired?: boolean; permission?: string },
+  read: (rc: RequestContext) => Promise<T>,
+): Promise<T> {
+  const authorize = (p: Principal) => {
+    if (permission.issuerRequired || permission.permission) authorizeIssuer(p, permission.permission);
+  };
+  const early = speculativePrincipal(ctx.get('authorization'));
+  let earlyRead: Promise<T> | null = null;
+  if (early && allows(authorize, early)) {
+    earlyRead = read(contextOf(ctx, deps, 'rest', deps.orm.em.fork(), early));
+    // Settled below when it counts; dropped (and its failure with it) when it does not.
+    earlyRead.catch(() => {});
+  }
+  let caller: Awaited<ReturnType<typeof callerOf>>;
+  try {
+    caller = await callerOf(ctx, deps, 'rest');
+    authorize(caller.principal);
+  } catch (err) {
+    if (earlyRead) earlyReads.inc({ outcome: 'dropped' });
+    throw err;
+  }
+  if (earlyRead && early) {
+    const same = samePrincipal(caller.authenticated, early);
+    earlyReads.inc({ outcome: same ? 'used' : 'dropped' });
+    if (same) return earlyRead;
+  }
+  return read(caller.rc);
+}
+
+function allows(authorize: (p: Principal) => void, p: Principal): boolean {
+  try {
+    authorize(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Per API process (one Config each), the failure throttles of the two doors that take a bearer token. */

@@ -42,6 +42,8 @@ export interface RouteDef {
   cli?: readonly CliExposure[];
   /** Served with the operator API (on its own address when OPERATOR_PORT is set) though it needs no token: its OpenAPI document. */
   operatorSurface?: boolean;
+  /** The handler writes nothing (a GET whose operation is a read): it may start beside its authentication (speculation.ts). */
+  readsOnly?: boolean;
   handler: (req: RouteRequest) => Promise<RouteResult>;
 }
 
