@@ -9,6 +9,7 @@ import { checkStatusMoves, checkWrite, dataBytes, type PhoneRule, type ValueEnv 
 import { StaleDefinition, dataNotFound, isUuid, loadTable, withTableDefinition, type LoadedTable } from './tables.js';
 import { presentRecord, type RecordRow, type RecordView } from './present.js';
 import { changesOf, historyActor, writeHistory } from './history.js';
+import { groupCommit } from '../platform/group-commit.js';
 import { GUARD_CONSTRAINT, hasGuards, insertGuardsSql, refuseTakenValues, syncUniqueGuards } from './unique.js';
 
 // A record's reads and writes (Endpoints > Data tables, write rules). Each write is one
@@ -142,6 +143,25 @@ export interface CreateRow {
 const EARLY_RELEASE = `select * from r where set_config('synchronous_commit', 'off', true) is not null`;
 /** A transaction with an id, so its commit is flushed (see EARLY_RELEASE). */
 export const DURABLE_SQL = 'select pg_current_xact_id()::text as xid';
+
+/**
+ * DURABLE_SQL shared by the creates that finish together: one flushing commit, and one round trip,
+ * for every create whose own commit came before it started (groupCommit queues a create that
+ * arrives during a flush for the next one, whose commit is later than that create's). Per pool,
+ * since the flush is the server's and any connection's commit makes it.
+ */
+const durableCommits = new WeakMap<object, (item: null) => Promise<void>>();
+function durableCommit(em: EntityManager): Promise<void> {
+  const connection = em.getConnection();
+  let commit = durableCommits.get(connection);
+  if (!commit) {
+    // Its own fork: never inside a caller's transaction.
+    const own = em.fork();
+    commit = groupCommit<null>(async () => void (await onePlanned(own, DURABLE_SQL)));
+    durableCommits.set(connection, commit);
+  }
+  return commit(null);
+}
 
 /**
  * A create as ONE statement, so it is its own transaction and makes one round trip: the record, its
@@ -285,7 +305,7 @@ async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string
     throw err;
   }
   if (!created) return createRefusal(rc.em, t, row);
-  if (own) await onePlanned(rc.em, DURABLE_SQL);
+  if (own) await durableCommit(rc.em);
   rc.log.debug({ table: t.table.id, record: row.id }, 'data record created');
   return { record: await presentRecord(rc, t, created) };
 }
