@@ -3,23 +3,52 @@
 //   npx tsx bench/campaign.ts [-- --contacts 100000 --timeout 900 --workers 2]
 // --workers N starts N-1 more worker processes beside the stack's own (same task queue, database
 // and Temporal server): the batch dispatch's runs spread over them (DISPATCH_RUNS).
+// --worker-cpu F caps every worker process at F of one CPU (a cgroup each, root only): on this
+// two-core machine the database, the simulator and the API already take both cores, so only with
+// the workers made the bottleneck does a second one show what it adds.
+// --webhook subscribes one endpoint (a receiver in this process, answering 204) to message.* and
+// waits until every message event of the run reached it: how long after the last send.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { benchStack, numberArg, stackCpuSeconds } from './lib.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { benchStack, capCpu, numberArg, stackCpuSeconds } from './lib.js';
 import { connectTemporalClient } from '../temporal/client.js';
 
 const contacts = numberArg('contacts', 100_000);
 const timeoutS = numberArg('timeout', 900);
 const workerCount = numberArg('workers', 1);
+const workerCpu = numberArg('worker-cpu', 0);
+const webhook = process.argv.includes('--webhook');
+
+// The webhook receiver: every delivery counted, each webhook-id once.
+const hookIds = new Set<string>();
+let hookPosts = 0;
+let lastHookAt = 0;
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    hookPosts++;
+    hookIds.add(String(req.headers['webhook-id']));
+    lastHookAt = performance.now();
+    res.writeHead(204);
+    res.end();
+  });
+});
+receiver.keepAliveTimeout = 10_000;
+if (webhook) await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 
 // The provider's configured throughput (SMS_MAX_PER_SECOND, default 1000/s) would cap 100,000 sends
 // at 100 s by itself; the simulator has no such limit, so the bench lifts it to measure our own cost.
 const providerLimit = process.env.SMS_MAX_PER_SECOND ?? '5000';
-const { stack, dir, token, accountId } = await benchStack({ SMS_MAX_PER_SECOND: providerLimit });
+const { stack, dir, token, accountId, operator } = await benchStack({
+  SMS_MAX_PER_SECOND: providerLimit,
+  ...(webhook ? { ALLOW_LOOPBACK_DESTINATIONS: 'true' } : {}),
+});
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
-const out: Record<string, unknown> = { contacts, workers: workerCount, smsMaxPerSecond: Number(providerLimit) };
+const out: Record<string, unknown> = { contacts, workers: workerCount, smsMaxPerSecond: Number(providerLimit), webhook };
 const extraWorkers: ChildProcess[] = Array.from({ length: workerCount - 1 }, (_, i) =>
   spawn(process.execPath, ['--max-semi-space-size=32', '--heap-growing-percent=30', '--import', 'tsx', 'worker/main.ts'], {
     env: { ...process.env, ...stack.env, SMS_MAX_PER_SECOND: providerLimit, LOG_LEVEL: 'warn' },
@@ -55,6 +84,23 @@ await temporal.close();
 // The extra workers load the prebuilt bundle in a few seconds; wait for them too.
 await new Promise((r) => setTimeout(r, extraWorkers.length ? 15_000 : 2000));
 const extraCpuAtStart = extraWorkers.map((w) => procCpu(w.pid!));
+const uncap: Array<() => void> = [];
+if (workerCpu > 0) {
+  const pids = [stack.children.get('worker')!.pid!, ...extraWorkers.map((w) => w.pid!)];
+  for (const [i, pid] of pids.entries()) {
+    const undo = capCpu(pid, workerCpu, `svc-bench-worker-${i}`);
+    if (undo) uncap.push(undo);
+  }
+  out.workerCpuCap = { fraction: workerCpu, capped: uncap.length, of: pids.length };
+}
+if (webhook) {
+  const made = await fetch(`${stack.apiUrl}/admin/v1/accounts/${accountId}/webhook-endpoints`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['message.*'] }),
+  });
+  if (made.status !== 201) throw new Error(`webhook endpoint: ${await made.text()}`);
+}
 out.workerStartup = { peakRssMb: mem('VmHWM'), rssMb: mem('VmRSS') };
 // Worker CPU seconds (user + system) from /proc/<pid>/stat, to weigh memory settings against CPU.
 const cpuSeconds = () => {
@@ -136,6 +182,45 @@ try {
     seconds: Math.round(seconds * 10) / 10,
     messagesPerSecond: Math.round(received / seconds),
   };
+  if (webhook) {
+    // Every message event of this account (message.sent, then message.delivered as the simulator's
+    // receipts arrive 200 ms later, message.failed) must reach the receiver once. Done when every
+    // message is final, the outbox is relayed and each event's webhook-id has been heard.
+    const q1 = async (sql: string) => (await pool.query(sql, [accountId])).rows[0];
+    let expected = 0;
+    for (const deadline = t0 + timeoutS * 1000; performance.now() < deadline;) {
+      const pending = await q1(
+        `select count(*)::int as n from messages where account_id = $1 and status not in ('delivered', 'read', 'failed')`,
+      );
+      const events = await q1(
+        `select count(*)::int as n, count(*) filter (where dispatched_at is null)::int as unrelayed from events where account_id = $1 and kind like 'message.%'`,
+      );
+      expected = events.n;
+      if (pending.n === 0 && events.unrelayed === 0 && hookIds.size >= expected) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const lastSend = await q1(`select extract(epoch from max(sent_at) - min(created_at)) as s from messages where account_id = $1`);
+    const kinds = (
+      await pool.query(
+        `select kind, count(*)::int as n from events where account_id = $1 and kind like 'message.%' group by kind order by kind`,
+        [accountId],
+      )
+    ).rows;
+    const retried = await q1(
+      `select count(*)::int as n from webhook_deliveries d join events e on e.event_id = d.event_id where e.account_id = $1 and (d.attempts > 1 or d.status <> 'succeeded')`,
+    );
+    out.webhooks = {
+      events: Object.fromEntries(kinds.map((k) => [k.kind, k.n])),
+      expected,
+      distinctWebhookIds: hookIds.size,
+      posts: hookPosts,
+      duplicates: hookPosts - hookIds.size,
+      deliveriesRetriedOrNotSucceeded: retried.n,
+      lastSendSecondsAfterStart: Math.round(Number(lastSend.s) * 10) / 10,
+      lastCallbackSecondsAfterStart: Math.round((lastHookAt - t0) / 100) / 10,
+      allDelivered: hookIds.size >= expected,
+    };
+  }
   // Every process's CPU seconds over the campaign (the database floor above is included for
   // PostgreSQL): the two cores are saturated, so the run's time follows their sum.
   const stackCpuAtEnd = stackCpuSeconds(stack, dir);
@@ -178,6 +263,8 @@ try {
   }
 } finally {
   clearInterval(sampler);
+  for (const undo of uncap) undo();
+  receiver.close();
   for (const w of extraWorkers) w.kill('SIGTERM');
   await Promise.all(extraWorkers.map((w) => new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))));
   await pool.end();

@@ -299,3 +299,48 @@ export function stackCpuSeconds(stack: Stack, dataDir: string): Record<string, n
   for (const k of Object.keys(out)) out[k] = Math.round(out[k] * 10) / 10;
   return out;
 }
+
+/**
+ * Caps a process at `fraction` of one CPU with a cgroup of its own (v2 `cpu.max`, else v1's CFS
+ * quota), as on a machine where that process is the bottleneck; root only. Returns the undo, or
+ * null when no cgroup could be made here (the bench then says the cap was not applied).
+ */
+export function capCpu(pid: number, fraction: number, name: string): (() => void) | null {
+  const period = 100_000;
+  const quota = Math.max(1000, Math.round(fraction * period));
+  const tries: Array<{ dir: string; root: string; set: (dir: string) => void }> = [
+    { dir: `/sys/fs/cgroup/${name}`, root: '/sys/fs/cgroup', set: (d) => fs.writeFileSync(`${d}/cpu.max`, `${quota} ${period}`) },
+    {
+      dir: `/sys/fs/cgroup/cpu/${name}`,
+      root: '/sys/fs/cgroup/cpu',
+      set: (d) => {
+        fs.writeFileSync(`${d}/cpu.cfs_period_us`, String(period));
+        fs.writeFileSync(`${d}/cpu.cfs_quota_us`, String(quota));
+      },
+    },
+  ];
+  for (const t of tries) {
+    try {
+      if (!fs.existsSync(t.root) || (t.root === '/sys/fs/cgroup' && !fs.existsSync(`${t.root}/cgroup.controllers`))) continue;
+      fs.mkdirSync(t.dir, { recursive: true });
+      t.set(t.dir);
+      fs.writeFileSync(`${t.dir}/cgroup.procs`, String(pid));
+      return () => {
+        try {
+          // Back to the root group (if it still runs), then the group is empty and can go.
+          if (fs.existsSync(`/proc/${pid}`)) fs.writeFileSync(`${t.root}/cgroup.procs`, String(pid));
+        } catch {
+          /* exited meanwhile */
+        }
+        try {
+          fs.rmdirSync(t.dir);
+        } catch {
+          /* left for the next run to reuse */
+        }
+      };
+    } catch {
+      /* not this hierarchy */
+    }
+  }
+  return null;
+}
