@@ -1,15 +1,19 @@
 // Webhook delivery throughput: N outbox events for one endpoint subscribed to `message.*`, delivered
 // by the batch dispatcher to one local receiver, beside a bare POST loop to the same receiver at the
-// same concurrency in the same run (the machine's ceiling).
+// same concurrency in the same run (the machine's ceiling): from a process of its own
+// (bench/bare-post-loop.ts), as the worker posts from its own, and from the receiver's process.
 //   npm run bench:webhooks -- [--events 20000] [--concurrency 64] [--timeout 900]
 // Prints JSON figures; docs/benchmarks.md records them with this command.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { openOrm } from '../entities/orm.js';
-import { benchStack, load, numberArg } from './lib.js';
+import { benchStack, load, numberArg, stackCpuSeconds } from './lib.js';
 
+const execFileAsync = promisify(execFile);
 const events = numberArg('events', 20_000);
 // The dispatcher's pool (services/webhooks/dispatch.ts) and the agent's connection cap: 64.
 const concurrency = numberArg('concurrency', 64);
@@ -69,9 +73,30 @@ try {
     await agent.close();
     return r;
   };
+  // The same loop from a process of its own, as the worker's dispatcher posts from its own process.
+  const bodyFile = `${dir}/bare-body.json`;
+  fs.writeFileSync(bodyFile, sample);
+  // Not execFileSync: the receiver answers from this process's event loop.
+  const bareApart = async () =>
+    JSON.parse(
+      (
+        await execFileAsync(process.execPath, [
+          '--import',
+          'tsx',
+          'bench/bare-post-loop.ts',
+          url,
+          String(events),
+          String(concurrency),
+          bodyFile,
+        ])
+      ).stdout,
+    ) as Awaited<ReturnType<typeof load>>;
   const bare = await bareLoop();
+  const apart = await bareApart();
 
   phase = 'hooks';
+  const cpu0 = stackCpuSeconds(stack, dir);
+  const bench0 = process.cpuUsage();
   const started = performance.now();
   // Committed outbox rows, as a campaign's status moves would leave them (half sent, half delivered).
   await orm.em.fork().execute(
@@ -89,6 +114,8 @@ try {
   const deadline = started + timeoutSeconds * 1000;
   while (ids.size < events && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const receivedSeconds = (performance.now() - inserted) / 1000;
+  const cpu1 = stackCpuSeconds(stack, dir);
+  const benchCpu = process.cpuUsage(bench0);
   const query = async (sql: string) => (await orm.em.fork().execute(sql))[0];
   const done = async () =>
     Number((await query(`select count(*) as n from webhook_deliveries where status = 'succeeded' and event_id like 'evt_bench_%'`)).n);
@@ -109,7 +136,9 @@ try {
   // better of the two is the ceiling the ratio is taken against.
   phase = 'bare';
   const bareAfter = await bareLoop();
-  const ceiling = Math.max(bare.perSecond, bareAfter.perSecond);
+  const apartAfter = await bareApart();
+  const ceilingSameProcess = Math.max(bare.perSecond, bareAfter.perSecond);
+  const ceiling = Math.max(apart.perSecond, apartAfter.perSecond);
   const r1 = (n: number) => Math.round(n * 10) / 10;
   const perSecond = counts.hooks / receivedSeconds;
   process.stdout.write(
@@ -117,7 +146,15 @@ try {
       {
         events,
         concurrency,
-        bare_post_loop: {
+        // The ratio's ceiling: a client in a process of its own, as the worker is.
+        bare_post_loop_own_process: {
+          per_second: apart.perSecond,
+          p50_ms: apart.p50,
+          p99_ms: apart.p99,
+          errors: apart.errors,
+          after_deliveries: { per_second: apartAfter.perSecond, p50_ms: apartAfter.p50, p99_ms: apartAfter.p99, errors: apartAfter.errors },
+        },
+        bare_post_loop_in_the_receivers_process: {
           count: bare.count,
           seconds: bare.seconds,
           per_second: bare.perSecond,
@@ -136,8 +173,16 @@ try {
           seconds_to_log_all: r1(loggedSeconds),
           relay_seconds_to_queue_all: r1(Number(relay.relay_s)),
           not_first_attempt_successes: Number(workflows.n),
+          // Until the last was received; the receiver (this process) answers every POST.
+          cpu_ms_per_delivery: Object.fromEntries(
+            [
+              ...Object.entries(cpu1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)] as const),
+              ['receiver (bench process)', (benchCpu.user + benchCpu.system) / 1e6] as const,
+            ].map(([k, v]) => [k, Math.round((v * 1e6) / events) / 1000]),
+          ),
         },
         ratio_to_bare: Math.round((perSecond / ceiling) * 1000) / 1000,
+        ratio_to_bare_in_the_receivers_process: Math.round((perSecond / ceilingSameProcess) * 1000) / 1000,
       },
       null,
       2,

@@ -8,12 +8,29 @@ export const newWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('
 /** Standard Webhooks keys the HMAC with the base64-decoded part after `whsec_`. */
 const keyBytes = (secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
 
+/**
+ * The decoded key as a KeyObject, made once per secret: an HMAC keyed with a Buffer costs about
+ * 16 µs on Node 24 (the Buffer is made into a key on every call), with a KeyObject under 2 µs, and a
+ * dispatcher signs every delivery with it. Secrets are few (an endpoint's current one and a rotated
+ * one in its overlap); the map is emptied if it ever holds more than a thousand.
+ */
+const v2Keys = new Map<string, crypto.KeyObject>();
+function v2Key(secret: string): crypto.KeyObject {
+  let key = v2Keys.get(secret);
+  if (!key) {
+    if (v2Keys.size >= 1000) v2Keys.clear();
+    key = crypto.createSecretKey(keyBytes(secret));
+    v2Keys.set(secret, key);
+  }
+  return key;
+}
+
 /** X-Signature (V1): hex HMAC-SHA256 of the raw body, keyed with the whole secret string as UTF-8. */
 export const signV1 = (secret: string, body: string) => crypto.createHmac('sha256', secret).update(body).digest('hex');
 
 /** One Standard Webhooks v1 signature: `v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`. */
 export const signV2 = (secret: string, id: string, timestamp: number, body: string) =>
-  `v1,${crypto.createHmac('sha256', keyBytes(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+  `v1,${crypto.createHmac('sha256', v2Key(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
 /**
  * Headers of a communication callback. Every secret in `secrets` signs (the current one first, then
