@@ -6,6 +6,8 @@ import { closeAfterAnswer } from './body.js';
 import type { JsonSchema } from './validation.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { providerWebhooks, type WebhookAnswer } from '../../services/messaging/ingress.js';
+import { requestIdFor, withRequestId } from '../../observability/request-id.js';
+import { httpRequestDuration, httpRequests } from '../../observability/metrics.js';
 
 // Raw ingress: requests that third parties post to us (provider receipts, inbound messages, later
 // payment and chat-platform webhooks). They are signed over their exact bytes, answered in the
@@ -85,31 +87,33 @@ export function rawIngress(deps: AppDeps) {
     if (!hook) return false;
     const route = `${hook.method} ${hook.path}`;
     const started = process.hrtime.bigint();
+    // The same request id and metrics as the Koa app's requests (api/http/observability.ts).
+    const requestId = requestIdFor(req.headers['x-request-id']);
     requestStarted();
     const answer = (status: number, body?: string, contentType?: string) => {
       requestEnded();
       if (res.headersSent || res.destroyed) return;
-      // nosniff like every answer of the Koa app (api/http/app.ts), which these never pass through.
-      if (body === undefined || status === 204) res.writeHead(status, NOSNIFF).end();
+      // nosniff and the request id like every answer of the Koa app (api/http/app.ts), which these never pass through.
+      const headers = { ...NOSNIFF, 'x-request-id': requestId };
+      if (body === undefined || status === 204) res.writeHead(status, headers).end();
       else
         res
           .writeHead(status, {
-            ...NOSNIFF,
+            ...headers,
             'content-type': `${contentType ?? 'text/plain'}; charset=utf-8`,
             'content-length': Buffer.byteLength(body),
           })
           .end(body);
-      if (deps.log.isLevelEnabled('info')) {
-        deps.log.info(
-          { route, method: hook.method, status, ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10 },
-          'request',
-        );
-      }
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      httpRequests.inc({ method: hook.method, route: hook.path, status: String(status) });
+      httpRequestDuration.observe({ method: hook.method, route: hook.path }, seconds);
+      if (deps.log.isLevelEnabled('info'))
+        deps.log.info({ requestId, route, method: hook.method, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     };
     const fail = (err: unknown) => {
       const refusal = asHttpError(err);
       if (refusal) return answer(refusal.status, JSON.stringify(v3ErrorBody(refusal)), 'application/json');
-      deps.log.error({ err, route }, 'unhandled error');
+      deps.log.error({ err, requestId, route }, 'unhandled error');
       answer(
         500,
         JSON.stringify(v3ErrorBody(new HttpError(500, 'Something went wrong on our side. The request may be retried.'))),
@@ -145,9 +149,10 @@ export function rawIngress(deps: AppDeps) {
     req.on('end', () => {
       if (done) return;
       done = true;
-      hook
-        .handle(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), req.headers, url)
-        .then((a) => answer(a.status, a.body, a.contentType), fail);
+      withRequestId(requestId, () => hook.handle(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), req.headers, url)).then(
+        (a) => answer(a.status, a.body, a.contentType),
+        fail,
+      );
     });
     return true;
   };

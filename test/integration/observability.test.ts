@@ -69,6 +69,19 @@ test('/metrics counts requests by route template and status, behind the operator
   assert.match(scrape.text, /^svc_messages_total\{status="queued"\} \d+/m, 'the send of the first test was counted as queued');
 });
 
+test('provider ingress, answered ahead of Koa, carries the request id and is counted like every route', async () => {
+  const labels = { method: 'POST', route: '/providers/sms/inbound' };
+  const scrape = async () => (await http('GET', '/metrics', { token: OPERATOR_TOKEN })).text;
+  const before = sample(await scrape(), 'http_request_duration_seconds_count', labels);
+  // Unsigned: refused, and still answered with the caller's id.
+  const refused = await http('POST', '/providers/sms/inbound', { headers: { 'X-Request-Id': 'ingress-trace-1' }, body: { to: 'x' } });
+  assert.ok(refused.status >= 400 && refused.status < 500, refused.text);
+  assert.equal(refused.headers.get('x-request-id'), 'ingress-trace-1');
+  const after = await scrape();
+  assert.ok(sample(after, 'http_request_duration_seconds_count', labels) >= before + 1);
+  assert.ok(sample(after, 'http_requests_total', { ...labels, status: String(refused.status) }) >= 1);
+});
+
 test('split listeners: /metrics only on the operator port, without a token; the worker serves its own with the SDK metrics; its SDK lines are pino JSON', async () => {
   const operatorPort = await freePort();
   const workerMetricsPort = await freePort();
