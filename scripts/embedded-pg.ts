@@ -62,7 +62,8 @@ async function loadEmbeddedPostgres() {
   return mod.default;
 }
 
-export async function startEmbeddedPg(dataDir: string, port: number, database = 'svc'): Promise<EmbeddedPg> {
+/** `settings`: more server settings (`name=value`), e.g. ssl=on with its certificate for a TLS test. */
+export async function startEmbeddedPg(dataDir: string, port: number, database = 'svc', settings: string[] = []): Promise<EmbeddedPg> {
   const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
@@ -117,6 +118,7 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
         .split(/\s+/)
         .filter(Boolean)
         .flatMap((s) => ['-c', s]),
+      ...settings.flatMap((s) => ['-c', s]),
     ],
   });
   if (fresh) await pg.initialise();

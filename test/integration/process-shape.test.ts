@@ -5,7 +5,11 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { API_URL } from '../support/stack.js';
-import { freePort } from '../../scripts/embedded-pg.js';
+import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import { freePort, startEmbeddedPg } from '../../scripts/embedded-pg.js';
+import { parseDatabaseUrl } from '../../config.js';
 import { waitForPort } from '../../temporal/dev-server.js';
 import { searchAttributeKeys } from '../../temporal/search-attributes.js';
 
@@ -122,6 +126,116 @@ test('npm run migrate: exits 0 with the schema up to date; a refused connection 
   assert.notEqual(bad.code, 0, bad.output);
   assert.match(bad.output, /does not support SSL/);
 });
+
+/**
+ * A certificate authority and a server certificate for 127.0.0.1 made by openssl for this run, and a
+ * second authority that signed nothing. As root, PostgreSQL runs as the postgres user, which must
+ * own the key (and may then be the only one to read it).
+ */
+function testCertificates(dir: string) {
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  for (const ca of ['ca', 'other-ca'])
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${ca}.key`,
+      '-out',
+      `${ca}.crt`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=svc test ${ca}`,
+    );
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+  fs.writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-extfile',
+    'san.ext',
+  );
+  fs.chmodSync(path.join(dir, 'server.key'), 0o600);
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    fs.chmodSync(dir, 0o755);
+    for (const f of ['server.key', 'server.crt']) fs.chownSync(path.join(dir, f), uid, gid);
+  }
+  return {
+    ca: path.join(dir, 'ca.crt'),
+    otherCa: path.join(dir, 'other-ca.crt'),
+    cert: path.join(dir, 'server.crt'),
+    key: path.join(dir, 'server.key'),
+  };
+}
+
+test(
+  'DATABASE_URL with sslmode=verify-full against a PostgreSQL that speaks TLS: migrate, a ready API, encrypted sessions; a wrong CA is refused',
+  { timeout: 240_000 },
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-tls-'));
+    const certs = testCertificates(dir);
+    const server = await startEmbeddedPg(path.join(dir, 'pg', 'data'), await freePort(), 'svc', [
+      'ssl=on',
+      `ssl_cert_file=${certs.cert}`,
+      `ssl_key_file=${certs.key}`,
+    ]);
+    try {
+      const url = `${server.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`;
+      const migrated = await runScript('scripts/migrate.ts', { DATABASE_URL: url });
+      assert.equal(migrated.code, 0, migrated.output);
+
+      const api = await privateApi('tls', { DATABASE_URL: url });
+      try {
+        const ready = await fetch(`${api.url}/readyz`);
+        assert.equal(ready.status, 200, await ready.text());
+        // The API's own sessions (its pool, opened for the readiness check) are encrypted too.
+        const client = new pg.Client(parseDatabaseUrl(url, {}));
+        await client.connect();
+        try {
+          const mine = await client.query('select ssl, version from pg_stat_ssl where pid = pg_backend_pid()');
+          assert.equal(mine.rows[0].ssl, true);
+          assert.match(mine.rows[0].version, /^TLSv1\.[23]$/);
+          const sessions = await client.query(
+            `select count(*) filter (where s.ssl)::int as tls, count(*)::int as all from pg_stat_activity a join pg_stat_ssl s using (pid)
+            where a.datname = 'svc' and a.pid <> pg_backend_pid()`,
+          );
+          assert.ok(sessions.rows[0].all >= 1, 'the API holds a session');
+          assert.equal(sessions.rows[0].tls, sessions.rows[0].all, 'every session of the API is encrypted');
+        } finally {
+          await client.end();
+        }
+      } finally {
+        await api.stop();
+      }
+
+      // The chain is checked: a server certificate the named authority did not sign is refused.
+      const wrongCa = await runScript('scripts/migrate.ts', {
+        DATABASE_URL: `${server.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.otherCa)}`,
+      });
+      assert.notEqual(wrongCa.code, 0, wrongCa.output);
+      assert.match(wrongCa.output, /certificate/i);
+    } finally {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('npm run temporal:setup registers a missing namespace and its search attributes, and a second run changes nothing', async () => {
   const namespace = `shape-${process.pid}`;
