@@ -159,6 +159,9 @@ async function stillCurrent(rc: RequestContext, t: LoadedTable): Promise<boolean
   return now !== null && now.v === String(t.table.definition_version);
 }
 
+/** Fresh loads a request makes before it gives up on a definition that keeps changing under it. */
+const FRESH_LOADS = 5;
+
 /**
  * Runs `body` on the caller's table, from the definition cache when it holds it. `body` must check
  * t.table.definition_version in the statement its answer rests on and throw StaleDefinition when it
@@ -194,13 +197,19 @@ export async function withTableDefinition<T>(
     }
     definitions.delete(key);
   }
-  const fresh = await loadTable(rc, ref, need);
-  try {
-    return await body(fresh);
-  } catch (err) {
-    // Changed again between the load and the statement: a definition this new is rare, so one more load.
-    if (!(err instanceof StaleDefinition)) throw err;
-    return body(await loadTable(rc, ref, need));
+  // Changed again between the load and the statement: a table whose index workflow is moving its
+  // statuses (pending, building, ready, right after creation) can do that a few times in a row.
+  for (let load = 1; ; load++) {
+    try {
+      return await body(await loadTable(rc, ref, need));
+    } catch (err) {
+      if (!(err instanceof StaleDefinition)) throw err;
+      if (load >= FRESH_LOADS)
+        throw new DomainError('conflict', "The table's definition is being changed; try again.", {
+          code: 'conflict',
+          reason: 'definition_changing',
+        });
+    }
   }
 }
 
