@@ -49,6 +49,16 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
+/** A load result as the benches print it (snake_case, milliseconds named). */
+export const loadFigures = (r: LoadResult) => ({
+  count: r.count,
+  seconds: r.seconds,
+  per_second: r.perSecond,
+  p50_ms: r.p50,
+  p99_ms: r.p99,
+  errors: r.errors,
+});
+
 /** `clients` loops run `fn` until `total` calls are made or `maxSeconds` pass; each call's latency is kept. */
 export async function load(clients: number, total: number, maxSeconds: number, fn: (i: number) => Promise<string>): Promise<LoadResult> {
   const latencies: number[] = [];

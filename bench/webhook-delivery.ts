@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { openOrm } from '../entities/orm.js';
-import { benchStack, load, numberArg, stackCpuSeconds } from './lib.js';
+import { benchStack, load, loadFigures, numberArg, stackCpuSeconds } from './lib.js';
 
 const execFileAsync = promisify(execFile);
 const events = numberArg('events', 20_000);
@@ -147,22 +147,8 @@ try {
         events,
         concurrency,
         // The ratio's ceiling: a client in a process of its own, as the worker is.
-        bare_post_loop_own_process: {
-          per_second: apart.perSecond,
-          p50_ms: apart.p50,
-          p99_ms: apart.p99,
-          errors: apart.errors,
-          after_deliveries: { per_second: apartAfter.perSecond, p50_ms: apartAfter.p50, p99_ms: apartAfter.p99, errors: apartAfter.errors },
-        },
-        bare_post_loop_in_the_receivers_process: {
-          count: bare.count,
-          seconds: bare.seconds,
-          per_second: bare.perSecond,
-          p50_ms: bare.p50,
-          p99_ms: bare.p99,
-          errors: bare.errors,
-          after_deliveries: { per_second: bareAfter.perSecond, p50_ms: bareAfter.p50, p99_ms: bareAfter.p99, errors: bareAfter.errors },
-        },
+        bare_post_loop_own_process: { ...loadFigures(apart), after_deliveries: loadFigures(apartAfter) },
+        bare_post_loop_in_the_receivers_process: { ...loadFigures(bare), after_deliveries: loadFigures(bareAfter) },
         webhook_deliveries: {
           received: counts.hooks,
           distinct_webhook_ids: ids.size,

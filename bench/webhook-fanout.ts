@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openOrm } from '../entities/orm.js';
-import { benchStack, load, numberArg } from './lib.js';
+import { benchStack, load, loadFigures, numberArg } from './lib.js';
 
 const events = numberArg('events', 10_000);
 const receiverCount = numberArg('receivers', 10);
@@ -108,15 +108,7 @@ try {
       {
         events,
         receivers: receiverCount,
-        bare_post_loop: {
-          clients,
-          count: bare.count,
-          seconds: bare.seconds,
-          per_second: bare.perSecond,
-          p50_ms: bare.p50,
-          p99_ms: bare.p99,
-          errors: bare.errors,
-        },
+        bare_post_loop: { clients, ...loadFigures(bare) },
         webhook_deliveries: {
           received: counts.hooks,
           seconds_to_receive_all: r1(receivedSeconds),

@@ -1,4 +1,5 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
+import { throttledHeartbeat } from '../heartbeat.js';
 import { exec, many, manyBound, one } from '../../entities/db.js';
 import {
   pollOnce,
@@ -69,21 +70,6 @@ export function sharedPacer(orm: DispatchDeps['orm'], channelType: 'sms' | 'what
     const at = Math.max(now, next);
     next = at + 1000 / perSecond;
     if (at > now) await new Promise((r) => setTimeout(r, at - now));
-  };
-}
-
-/**
- * Heartbeats at most once a second. Each call encodes its details and crosses into the SDK's native
- * core even when the core then throttles it; 64 send loops heartbeating while they waited for a
- * refill cost the worker more CPU than the claims (profile of the 100,000-message campaign).
- */
-function throttledHeartbeat(everyMs = 1000) {
-  let last = 0;
-  return (details?: unknown) => {
-    const now = Date.now();
-    if (now - last < everyMs) return;
-    last = now;
-    heartbeat(details);
   };
 }
 

@@ -1,4 +1,5 @@
-import { Context, heartbeat } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
+import { throttledHeartbeat } from '../heartbeat.js';
 import { many } from '../../entities/db.js';
 import { ATTEMPT_TIMEOUT_MS } from '../../domain/webhooks/retry.js';
 import { destinationAgent } from '../../services/platform/destinations.js';
@@ -51,17 +52,6 @@ interface ClaimedRow {
  * may have claimed it, and a POST started now could still be running when the lease ends.
  */
 const LEASE_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
-
-/** Heartbeats at most once a second: each call crosses into the SDK's native core. */
-function throttledHeartbeat(everyMs = 1000) {
-  let last = 0;
-  return (details?: unknown) => {
-    const now = Date.now();
-    if (now - last < everyMs) return;
-    last = now;
-    heartbeat(details);
-  };
-}
 
 /**
  * The first attempt of queued endpoint deliveries, in batches: the relay queues one

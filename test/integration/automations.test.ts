@@ -1,13 +1,10 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, api, newTenant, eventually } from '../support/stack.js';
-import { startReceiver } from '../support/receiver.js';
+import { receiversOfThisFile } from '../support/receiver.js';
 import { verifySvcSignature } from '../../services/webhooks/signing.js';
 
-const receivers: Array<{ close(): Promise<void> }> = [];
-after(async () => {
-  for (const r of receivers) await r.close();
-});
+const receiver = receiversOfThisFile();
 const defineOp = (accountId: number, body: Record<string, unknown>) => admin('POST', `/accounts/${accountId}/operations`, body);
 const runOp = (token: string, name: string, input: unknown) => api('POST', `/api/v3/operations/${name}/run`, token, { input });
 const waitRun = (token: string, id: string) =>
@@ -22,8 +19,7 @@ test(
   { timeout: 60_000 },
   async () => {
     const t = await newTenant();
-    const r = await startReceiver();
-    receivers.push(r);
+    const r = await receiver();
     const sub = await admin('POST', `/accounts/${t.accountId}/automation-subscriptions`, { event_type: 'order.*', target_url: r.url });
     assert.equal(sub.status, 201);
     assert.match(sub.body.data.secret, /^svcsec_/);

@@ -11,7 +11,7 @@ import { AccountId, ResourceType } from '../../temporal/search-attributes.js';
 import { catalogueDriftRunStarter } from '../../workflows/catalogues/catalogue-drift.starter.js';
 import type { DriftProgress } from '../../workflows/catalogues/catalogue-drift.js';
 import { api, eventually, newTenant, sim, type Tenant } from '../support/stack.js';
-import { startReceiver } from '../support/receiver.js';
+import { receiversOfThisFile } from '../support/receiver.js';
 import { ensureSchedules } from '../../worker/schedules.js';
 import { createEndpoint } from '../support/webhooks.js';
 
@@ -21,9 +21,8 @@ import { createEndpoint } from '../support/webhooks.js';
 const orm = await openOrm(process.env.DATABASE_URL!, 4);
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
 const temporal = new Client({ connection });
-const receivers: Array<{ close(): Promise<void> }> = [];
+const receiver = receiversOfThisFile();
 after(async () => {
-  for (const r of receivers) await r.close();
   await connection.close();
   await orm.close();
 });
@@ -93,8 +92,7 @@ const listing = (productId: number) =>
 
 test('api: a price changed on the platform is drift; product.drifted is signed out to the endpoint; ours is pushed back', async () => {
   const t = await newTenant();
-  const hook = await startReceiver();
-  receivers.push(hook);
+  const hook = await receiver();
   const ep = await createEndpoint(t.accountId, hook.url, ['product.*']);
   const { shop, product } = await shopWithMug(t, 'api');
 

@@ -6,7 +6,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { openOrm } from '../../entities/orm.js';
 import { exec, many, one } from '../../entities/db.js';
 import { admin, newTenant, eventually } from '../support/stack.js';
-import { startReceiver } from '../support/receiver.js';
+import { receiversOfThisFile } from '../support/receiver.js';
 import { createEndpoint, temporal, closeTemporal } from '../support/webhooks.js';
 import { webhookDeliveryWorkflowId } from '../../temporal/ids.js';
 import { COMMUNICATION_RETRY_SECONDS } from '../../domain/webhooks/retry.js';
@@ -15,15 +15,9 @@ import { COMMUNICATION_RETRY_SECONDS } from '../../domain/webhooks/retry.js';
 // claims); only a failed first attempt gets a durable retry workflow. Events are committed straight
 // into the outbox here, as a burst of changes would leave them; the shared worker relays them.
 const orm = await openOrm(process.env.DATABASE_URL!, 2);
-const receivers: Array<{ close(): Promise<void> }> = [];
-const receiver = async (answers?: number[]) => {
-  const r = await startReceiver(answers);
-  receivers.push(r);
-  return r;
-};
+const receiver = receiversOfThisFile();
 after(async () => {
   await closeTemporal();
-  for (const r of receivers) await r.close();
   await orm.close();
 });
 

@@ -3,21 +3,13 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { admin, api, newTenant, eventually, sim } from '../support/stack.js';
-import { startReceiver } from '../support/receiver.js';
+import { receiversOfThisFile } from '../support/receiver.js';
 import { createEndpoint, deliveredEvent, runDelivery, closeTemporal } from '../support/webhooks.js';
 
 let seq = 0;
 const num = () => `+2556${String(process.pid % 1000).padStart(3, '0')}${String(Date.now() % 10000).padStart(4, '0')}${++seq % 10}`;
-const receivers: Array<{ close(): Promise<void> }> = [];
-const receiver = async (answers?: number[]) => {
-  const r = await startReceiver(answers);
-  receivers.push(r);
-  return r;
-};
-after(async () => {
-  await closeTemporal();
-  for (const r of receivers) await r.close();
-});
+const receiver = receiversOfThisFile();
+after(closeTemporal);
 
 test('the operator creates, lists, updates, disables, re-enables, rotates and deletes endpoints; the secret is shown once', async () => {
   const t = await newTenant();

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { after } from 'node:test';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
@@ -53,5 +54,21 @@ export async function startReceiver(answers: number[] = [200]) {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A `startReceiver` for one test file: every receiver it starts is closed when the file's tests are
+ * done (node:test's `after`).
+ */
+export function receiversOfThisFile(): (answers?: number[]) => ReturnType<typeof startReceiver> {
+  const started: Array<{ close(): Promise<void> }> = [];
+  after(async () => {
+    for (const r of started) await r.close();
+  });
+  return async (answers) => {
+    const r = await startReceiver(answers);
+    started.push(r);
+    return r;
   };
 }
