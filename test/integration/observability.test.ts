@@ -90,6 +90,9 @@ test('split listeners: /metrics only on the operator port, without a token; the 
     WORKER_METRICS_PORT: String(workerMetricsPort),
     LOG_LEVEL: 'info',
   });
+  const dir = process.env.TEST_DATA_DIR;
+  assert.ok(dir, 'scripts/test.ts keeps the private stack logs in TEST_DATA_DIR');
+  const workerLog = () => path.join(dir, `private-${new URL(stack.apiUrl).port}-worker.log`);
   try {
     assert.equal((await http('GET', `${stack.apiUrl}/metrics`, { token: OPERATOR_TOKEN })).status, 404, 'not on the public port');
     const op = await http('GET', `http://127.0.0.1:${operatorPort}/metrics`);
@@ -107,15 +110,21 @@ test('split listeners: /metrics only on the operator port, without a token; the 
     assert.match(worker!.text, /^process_resident_memory_bytes \d/m, "Node's process metrics");
     assert.match(worker!.text, /^temporal_\w+\{[^}]*task_queue="[^"]+"/m, 'the SDK core worker metrics, per task queue');
     assert.equal((await http('GET', `http://127.0.0.1:${workerMetricsPort}/other`)).status, 404);
+    // The SDK's metrics exist as soon as the workers are created; the worker is running (and has
+    // written its lifecycle lines) only once it says so. Stopped before that, under a loaded
+    // machine, it was killed while still registering its dispatchers, with nothing more logged.
+    await eventually(
+      async () => fs.readFileSync(workerLog(), 'utf8'),
+      (text) => text.includes('"msg":"worker started"'),
+      60_000,
+      500,
+    );
   } finally {
     await stack.stop();
   }
 
-  const dir = process.env.TEST_DATA_DIR;
-  assert.ok(dir, 'scripts/test.ts keeps the private stack logs in TEST_DATA_DIR');
-  const apiPort = new URL(stack.apiUrl).port;
   const lines = fs
-    .readFileSync(path.join(dir, `private-${apiPort}-worker.log`), 'utf8')
+    .readFileSync(workerLog(), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
   const json = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
