@@ -99,14 +99,25 @@ export const DataColumn = defineEntity({
     ...timestamps(),
   },
   uniques: [{ properties: ['table', 'key'] }],
-  // A column added, changed or dropped is a change of its table's definition (see DataTable).
+  // A column added, changed or dropped is a change of its table's definition (see DataTable). An
+  // index build's progress reports (index_progress, several a second while it builds) are not: no
+  // definition holds them, and each bump would send every cached definition of the table to a reload.
   triggers: [
     {
       name: 'data_columns_definition_bump',
       timing: 'after',
-      events: ['insert', 'update', 'delete'],
+      events: ['insert', 'delete'],
       forEach: 'row',
       body: 'update data_tables set definition_version = definition_version + 1 where id = coalesce(new.table_id, old.table_id); return null;',
+    },
+    {
+      name: 'data_columns_definition_change',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      // As PostgreSQL prints it back, so the schema diff sees no change.
+      when: "(((to_jsonb(old.*) - 'index_progress'::text) - 'updated_at'::text) IS DISTINCT FROM ((to_jsonb(new.*) - 'index_progress'::text) - 'updated_at'::text))",
+      body: 'update data_tables set definition_version = definition_version + 1 where id = new.table_id; return null;',
     },
   ],
 });
