@@ -40,7 +40,10 @@ export async function findCredential(
   em: EntityManager,
   q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number },
 ): Promise<CredentialRow | null> {
-  // Every authenticated request runs it: planned once per connection (onePlanned).
+  // Every authenticated request runs it: planned once per connection (onePlanned). Its commit does
+  // not wait for the WAL flush (docs/security.md, Rate limit): every request of a key updates the
+  // key's window row, which a flush would hold locked against the key's next request; a count lost
+  // to a database crash is harmless.
   return onePlanned<CredentialRow>(
     em,
     `with k as (
@@ -57,7 +60,8 @@ export async function findCredential(
      )
      select k.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || k.key_id`)} as rate_previous,
             ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
-       from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted`,
+       from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted
+      where set_config('synchronous_commit', 'off', true) is not null`,
     [q.surface, q.tokenHash, q.windowStart, q.windowStart - WINDOW_MS],
   );
 }
