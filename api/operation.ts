@@ -154,6 +154,11 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   cli?: readonly CliExposure[];
   /** The answer carries a secret shown once (a key, a signing secret): never stored by a cache (Cache-Control: no-store). */
   secretInAnswer?: boolean;
+  /**
+   * The handler writes only through one statement that can make the request's authentication too
+   * (RequestContext.admission): the REST door then lets it (api/http/auth.ts writeAsCaller).
+   */
+  admitsInStatement?: boolean;
   // NoInfer: the input type is computed from the schemas, never inferred back from the handler.
   handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<O>;
 }
@@ -179,6 +184,7 @@ export interface Operation {
   mcp?: McpExposure;
   cli?: readonly CliExposure[];
   secretInAnswer?: boolean;
+  admitsInStatement?: boolean;
   /** Names of the path parameters, in order. */
   params: string[];
   handler: (call: AccountCall | OperatorCall | PublicCall, input: Record<string, unknown>) => Promise<unknown>;

@@ -464,6 +464,17 @@ try {
     .then(() => pool.query('select pg_stat_statements_reset()'))
     .then(() => true)
     .catch(() => false);
+  // How the creates were authenticated: in their own statement (admitted/refused) or by the plain statement (fallback).
+  const admissions = async () => {
+    const text = await (await fetch(`${stack.apiUrl}/metrics`, { headers: { authorization: `Bearer ${operator}` } })).text();
+    return Object.fromEntries(
+      ['admitted', 'refused', 'fallback'].map((o) => [
+        o,
+        Number(new RegExp(`^http_admissions_in_statement_total\\{outcome="${o}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0),
+      ]),
+    );
+  };
+  const admissions0 = await admissions();
   const cpu0 = stackCpuSeconds(stack, dir);
   const made = await load(concurrency, creates, 300, async (i) => {
     const r = await post(`/api/v3/data/tables/${tableId}/records`, {
@@ -491,6 +502,7 @@ try {
     errors: made.errors,
     historyEntriesWritten: historyAfter - historyBefore,
     cpuSeconds: Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, r1(v - (cpu0[k] ?? 0))])),
+    authenticatedInTheirStatement: Object.fromEntries(Object.entries(await admissions()).map(([k, v]) => [k, v - admissions0[k]])),
   };
   progress(`creates: ${made.perSecond}/s (${JSON.stringify(made.statuses)}), history +${historyAfter - historyBefore}`);
 

@@ -38,6 +38,13 @@ export const httpRequestDuration = new Histogram({
  * `failed` when an outbound record is created, then every move (sent, delivered, read, failed…)
  * as services/messaging/message-moves.ts writes it.
  */
+export const admissionsInStatement = new Counter({
+  name: 'http_admissions_in_statement_total',
+  help: 'Writes whose authentication their own statement made (api/http/auth.ts writeAsCaller), by outcome: admitted there, refused there, or left to the plain authentication.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const earlyReads = new Counter({
   name: 'http_early_reads_total',
   help: 'Reads started beside their authentication (api/http/speculation.ts), by whether their answer was used or dropped.',

@@ -105,6 +105,8 @@ export const recordOperations: Operation[] = [
     output: { status: 201, description: 'The created record', schema: recordAnswer },
     refusals,
     mcp: { ...dataWriteTools, annotations: HINTS.write },
+    // Its one write statement (services/data/records.ts createStatement) can count and admit the request too.
+    admitsInStatement: true,
     handler: async ({ rc }, { table, data }) => createRecord(rc, table, data as Record<string, unknown>),
   }),
   defineOperation({

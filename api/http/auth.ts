@@ -3,15 +3,15 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { HttpError, forbidden } from './errors.js';
-import type { AccountRow, KeyRow, RequestContext, UserRow } from './context.js';
+import type { AccountRow, Admission, AdmissionRow, KeyRow, RequestContext, UserRow } from './context.js';
 import { hasPermission } from '../../domain/account/permissions.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { FailureThrottle, rateDecision, windowStartOf, type RateDecision } from './ratelimit.js';
+import { FailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
-import { findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
+import { admissionSql, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
 import { rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
-import { earlyReads } from '../../observability/metrics.js';
-import { forgetAuthenticated, rememberAuthenticated, samePrincipal, speculativePrincipal } from './speculation.js';
+import { admissionsInStatement, earlyReads } from '../../observability/metrics.js';
+import { forgetAuthenticated, rememberAuthenticated, rememberedPrincipal, samePrincipal, speculativePrincipal } from './speculation.js';
 
 export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
 import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
@@ -36,6 +36,8 @@ export interface Authenticated extends Principal {
   rate: RateDecision;
   /** The account's default SMS channel (else the system default), read in the same statement. */
   defaultSmsChannel: SmsChannel | null;
+  /** The database's digest of this principal: a write's own statement admits only the same one (writeAsCaller). */
+  fingerprint: string;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function authenticate(
       row.sms_channel_id === null || row.sms_channel_id === undefined
         ? null
         : { channelId: row.sms_channel_id, channelCode: row.sms_channel_code, provider: row.sms_channel_provider },
+    fingerprint: row.principal_fp,
   };
 }
 
@@ -131,8 +134,14 @@ export async function callerOf(
     throw err;
   });
   if (surface === 'rest') rememberAuthenticated(header, authenticated);
-  const { rate, defaultSmsChannel: _channel, ...principal } = authenticated;
+  const { rate, defaultSmsChannel: _channel, fingerprint: _fingerprint, ...principal } = authenticated;
   ctx.state.accountId = principal.account.id;
+  answerRate(ctx, rate);
+  return { principal, rc: contextOf(ctx, deps, surface, em, authenticated, logFields), authenticated };
+}
+
+/** The rate headers of an authenticated request, and its refusal over the limit. */
+function answerRate(ctx: Koa.Context, rate: RateDecision): void {
   ctx.set('X-RateLimit-Limit', String(rate.limit));
   ctx.set('X-RateLimit-Remaining', String(rate.remaining));
   if (!rate.allowed) {
@@ -140,7 +149,6 @@ export async function callerOf(
       headers: { 'Retry-After': String(rate.retryAfter), 'X-RateLimit-Reset': String(Math.floor(rate.resetAt / 1000)) },
     });
   }
-  return { principal, rc: contextOf(ctx, deps, surface, em, authenticated, logFields), authenticated };
 }
 
 function contextOf(
@@ -197,6 +205,93 @@ export async function readAsCaller<T>(
     if (same) return earlyRead;
   }
   return read(caller.rc);
+}
+
+/** The door's own: the write's statement found the credential changed (or refused) and counted nothing. */
+class NotAdmittedInStatement extends Error {}
+
+/**
+ * A write as the REST caller whose authentication its own statement makes (RequestContext.admission):
+ * for a token this process admitted before, the handler runs at once as the principal it had then,
+ * and the service's one statement counts the request in the key's window and writes only when the
+ * key is still admitted as exactly that principal (the database's digest of it) and the request fits
+ * the window. One round trip where there were two. Whatever did not end in that admission (a
+ * changed or refused credential, which the statement does not count; a refusal found before the
+ * statement; a statement that failed and so counted nothing) is decided by the plain
+ * authentication, once: its refusal is answered, or the handler's own refusal when the principal is
+ * the same, or the handler runs again as the principal just read. The handler must write nothing
+ * but through that statement (the operation's `admitsInStatement`).
+ */
+export async function writeAsCaller<T>(
+  ctx: Koa.Context,
+  deps: { orm: MikroORM; config: Config; log: Logger },
+  permission: { issuerRequired?: boolean; permission?: string },
+  write: (rc: RequestContext) => Promise<T>,
+): Promise<T> {
+  const authorize = (p: Principal) => {
+    if (permission.issuerRequired || permission.permission) authorizeIssuer(p, permission.permission);
+  };
+  const plain = async () => {
+    const caller = await callerOf(ctx, deps, 'rest');
+    authorize(caller.principal);
+    return caller;
+  };
+  const header = ctx.get('authorization');
+  const early = rememberedPrincipal(header);
+  const token = bearerToken(header);
+  if (!early || !token || !allows(authorize, early)) return write((await plain()).rc);
+  refuseThrottled(throttlesOf(deps.config).account, ctx.ip);
+
+  const now = Date.now();
+  const windowStart = windowStartOf(now);
+  const limit = deps.config.rateLimitPerMinute;
+  const em = deps.orm.em.fork();
+  let settled = false;
+  const admission: Admission = {
+    get pending() {
+      return !settled;
+    },
+    sql: () =>
+      admissionSql({
+        tokenHash: hashToken(token),
+        surface: 'rest',
+        windowStart,
+        fingerprint: early.fingerprint,
+        weight: windowWeight(windowStart, now),
+        limit,
+      }),
+    settle(row: AdmissionRow) {
+      if (!row.adm_matched) {
+        admissionsInStatement.inc({ outcome: 'fallback' });
+        throw new NotAdmittedInStatement();
+      }
+      settled = true;
+      if (row.adm_touch_due && row.adm_key_id !== null) touchKeyLastUsed(em, row.adm_key_id);
+      sweepOldWindows(em, windowStart);
+      const rate = rateDecision(Number(row.adm_count), limit, windowStart, now, Number(row.adm_previous));
+      rememberAuthenticated(header, { ...early, rate });
+      ctx.state.accountId = early.account.id;
+      admissionsInStatement.inc({ outcome: rate.allowed ? 'admitted' : 'refused' });
+      answerRate(ctx, rate);
+    },
+  };
+  const rc = contextOf(ctx, deps, 'rest', em, early);
+  rc.admission = admission;
+  try {
+    const result = await write(rc);
+    if (settled) return result;
+    // The handler ended without its statement: the request is authenticated now, and its answer stands for the same principal only.
+    const caller = await plain();
+    if (samePrincipal(caller.authenticated, early)) return result;
+    return write(caller.rc);
+  } catch (err) {
+    // Decided after the admission (the write's own refusals, a 429): as it stands.
+    if (settled) throw err;
+    if (!(err instanceof NotAdmittedInStatement)) admissionsInStatement.inc({ outcome: 'fallback' });
+    const caller = await plain();
+    if (!(err instanceof NotAdmittedInStatement) && samePrincipal(caller.authenticated, early)) throw err;
+    return write(caller.rc);
+  }
 }
 
 function allows(authorize: (p: Principal) => void, p: Principal): boolean {

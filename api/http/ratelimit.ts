@@ -27,13 +27,18 @@ export function rateDecision(
   refusedCount = true,
 ): RateDecision {
   const elapsed = Math.min(Math.max(now - windowStart, 0), WINDOW_MS);
-  const weight = (WINDOW_MS - elapsed) / WINDOW_MS;
-  const used = current + previous * weight;
+  const used = current + previous * windowWeight(windowStart, now);
   const allowed = used <= limit;
   const remaining = Math.max(0, Math.floor(limit - used));
   let resetAt = windowStart + WINDOW_MS;
   if (!allowed) resetAt = now + waitMs(refusedCount ? current : current - 1, previous, limit, elapsed);
   return { limit, remaining, resetAt, allowed, retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)) };
+}
+
+/** The share of the previous minute still inside the last 60 s (a write's own statement makes the same sum: credentials.ts admissionSql). */
+export function windowWeight(windowStart: number, now: number): number {
+  const elapsed = Math.min(Math.max(now - windowStart, 0), WINDOW_MS);
+  return (WINDOW_MS - elapsed) / WINDOW_MS;
 }
 
 /** How long until one more request fits beside `current` counted ones: first while the previous minute's weight drains, then the current one's. */

@@ -51,6 +51,18 @@ export function speculativePrincipal(header: string): Omit<Authenticated, 'rate'
   return principal;
 }
 
+/**
+ * The principal this process last admitted for this bearer header, whatever the load and the window:
+ * a write whose own statement authenticates it (auth.ts writeAsCaller) is checked against the
+ * database's digest of it and the key's window there, in the same round trip.
+ */
+export function rememberedPrincipal(header: string): Omit<Authenticated, 'rate'> | null {
+  const r = remembered.get(header);
+  if (!r) return null;
+  const { remaining: _remaining, ...principal } = r;
+  return principal;
+}
+
 /** Whether the fresh authentication names exactly the principal the early read used. */
 export function samePrincipal(fresh: Authenticated, early: Omit<Authenticated, 'rate'>): boolean {
   const { rate: _rate, ...principal } = fresh;

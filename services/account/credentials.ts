@@ -28,7 +28,32 @@ export interface CredentialRow extends AccountRow {
   /** Read only when sms_channel_id is set (the lateral join found a default route). */
   sms_channel_code: string;
   sms_channel_provider: string;
+  /** Digest of the principal (PRINCIPAL_SQL): equal digests, the same principal. */
+  principal_fp: string;
 }
+
+/**
+ * The key by its hash with its account, issuer, default SMS channel and `admitted` (right surface,
+ * not revoked, not expired, account active), as the CTEs `k` and `p`. `principal_fp` digests
+ * everything of the principal a request acts as (key, account, issuer and permissions, default
+ * channel): two rows with the same digest name the same principal. Params: surface, token hash.
+ */
+const PRINCIPAL_SQL = `k as (
+       select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
+              (k.expires_at is not null and k.expires_at <= now()) as expired,
+              (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as touch_due,
+              a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
+              u.active as user_active, u.permissions as user_permissions,
+              (k.kind = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()) and a.status = 'active') as admitted
+         from api_keys k join accounts a on a.id = k.account_id left join users u on u.id = k.user_id
+        where k.token_hash = ?
+     ), p as (
+       select k.*, ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider,
+              md5(row(k.key_id, k.kind, k.key_name, k.user_id, k.expires_at, k.revoked_at, k.id, k.uid, k.name, k.status,
+                      k.wallet_balance, k.currency, k.billing_mode, k.created_at, k.user_active, k.user_permissions,
+                      ch.id, ch.code, ch.provider)::text) as principal_fp
+         from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted
+     )`;
 
 /**
  * One round trip: the key looked up by its hash and, only when it is admitted (right surface, not
@@ -46,24 +71,46 @@ export async function findCredential(
   // to a database crash is harmless.
   return onePlanned<CredentialRow>(
     em,
-    `with k as (
-       select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
-              (k.expires_at is not null and k.expires_at <= now()) as expired,
-              (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as touch_due,
-              a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
-              u.active as user_active, u.permissions as user_permissions,
-              (k.kind = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now()) and a.status = 'active') as admitted
-         from api_keys k join accounts a on a.id = k.account_id left join users u on u.id = k.user_id
-        where k.token_hash = ?
-     ), hit as (
-       ${countInWindowSql(`'key:' || k.key_id`, 'from k where k.admitted')}
+    `with ${PRINCIPAL_SQL}, hit as (
+       ${countInWindowSql(`'key:' || p.key_id`, 'from p where p.admitted')}
      )
-     select k.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || k.key_id`)} as rate_previous,
-            ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider
-       from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted
+     select p.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || p.key_id`)} as rate_previous
+       from p
       where set_config('synchronous_commit', 'off', true) is not null`,
     [q.surface, q.tokenHash, q.windowStart, q.windowStart - WINDOW_MS],
   );
+}
+
+/**
+ * A request's authentication as CTEs of the one statement that also makes its write (the write is
+ * conditioned on `ok` having a row). Only a key admitted as exactly the principal `fingerprint`
+ * names is counted in its window (so a refused or changed credential is counted by the plain
+ * authentication that follows, once); `adm` reports that and the counts, and `ok` has a row when,
+ * besides, the request fits the window: `count + previous × weight ≤ limit`, the sum rateDecision
+ * makes in JavaScript, in the same float8 arithmetic, so both always agree.
+ */
+export function admissionSql(q: {
+  tokenHash: string;
+  surface: 'rest' | 'mcp';
+  windowStart: number;
+  fingerprint: string;
+  weight: number;
+  limit: number;
+}): { sql: string; params: unknown[] } {
+  return {
+    sql: `${PRINCIPAL_SQL}, m as (
+       select key_id, touch_due from p where p.admitted and p.principal_fp = ?
+     ), hit as (
+       ${countInWindowSql(`'key:' || m.key_id`, 'from m')}
+     ), adm as (
+       select exists (select from m) as adm_matched, (select count from hit) as adm_count,
+              (select ${previousWindowSql(`'key:' || m.key_id`)} from m) as adm_previous,
+              (select touch_due from m) as adm_touch_due, (select key_id from m) as adm_key_id
+     ), ok as (
+       select from adm where adm_matched and adm_count::float8 + adm_previous::float8 * ?::float8 <= ?::float8
+     )`,
+    params: [q.surface, q.tokenHash, q.fingerprint, q.windowStart, q.windowStart - WINDOW_MS, q.weight, q.limit],
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parsePhoneNumberWithError, type CountryCode } from 'libphonenumber-js/max';
 import { many, one, onePlanned } from '../../entities/db.js';
-import type { RequestContext } from '../platform/context.js';
+import type { AdmissionRow, RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { DATA_LIMITS, canViewTable, type TableAccess } from '../../domain/data/index.js';
 import { checkStatusMoves, checkWrite, dataBytes, type PhoneRule, type ValueEnv } from '../../domain/data/values.js';
@@ -141,6 +141,7 @@ export interface CreateRow {
  * may see a record that a crash would take away, as one that never got its answer.
  */
 const EARLY_RELEASE = `select * from r where set_config('synchronous_commit', 'off', true) is not null`;
+const ADMITTED_EARLY_RELEASE = `select adm.*, r.* from adm left join r on true where set_config('synchronous_commit', 'off', true) is not null`;
 /** A transaction with an id, so its commit is flushed (see EARLY_RELEASE). */
 export const DURABLE_SQL = 'select pg_current_xact_id()::text as xid';
 
@@ -182,8 +183,12 @@ export function createStatement(
   guards: { sql: string; params: unknown[] } | null,
   /** false inside a caller's transaction: its commit is the one that counts, and it is flushed as usual. */
   releaseBeforeFlush = true,
+  /** The request's admission made by this statement (RequestContext.admission): its CTEs come first, and nothing is written unless `ok` has a row. */
+  admission?: { sql: string; params: unknown[] },
 ): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
+  const params: unknown[] = admission ? [...admission.params] : [];
+  const admitted = admission ? `${admission.sql},\n  ` : '';
+  const whenAdmitted = admission ? ' where exists (select from ok)' : '';
   // Each value is pushed as its `?` is written (every fragment is built when the text reaches it),
   // so text order and parameter order cannot drift apart.
   const bind = (v: unknown) => (params.push(v), '?');
@@ -213,7 +218,7 @@ export function createStatement(
           ? `select ${bind(row.id)}::uuid, ${bind(row.accountId)}, q.id,
              ${bind(JSON.stringify(row.data))}::jsonb || (select jsonb_object_agg(k, q.auto_number_seq) from unnest(${bind(row.autoKeys)}::text[]) k),
              ${bind(row.source)}, q.size_bytes, now(), now() from q`
-          : `values (${bind(row.id)}::uuid, ${bind(row.accountId)}, ${bind(row.tableId)}::uuid, ${bind(JSON.stringify(row.data))}::jsonb, ${bind(row.source)}, ${bind(row.bytes)}, now(), now())`
+          : `select ${bind(row.id)}::uuid, ${bind(row.accountId)}, ${bind(row.tableId)}::uuid, ${bind(JSON.stringify(row.data))}::jsonb, ${bind(row.source)}, ${bind(row.bytes)}, now(), now()${whenAdmitted}`
       }
    returning ${RECORD_COLUMNS})`;
   const guardRows = () => {
@@ -227,11 +232,12 @@ export function createStatement(
              (select jsonb_object_agg(e.key, jsonb_build_object('before', null, 'after', e.value)) from jsonb_each(r.data) e),
              ${bind(JSON.stringify(row.actor))}::jsonb, ${bind(row.source)}, null, now()
         from r)`;
-  const answer = releaseBeforeFlush ? EARLY_RELEASE : 'select * from r';
+  // With an admission the answer is adm's one row, the record's columns beside it (null when nothing was written).
+  const answer = admission ? ADMITTED_EARLY_RELEASE : releaseBeforeFlush ? EARLY_RELEASE : 'select * from r';
   // Without auto numbers the UPDATE waits for the record and its guards (it reads them, so it runs after them).
   const sql = autos
-    ? `with ${counters('')},\n  ${record()}${guardRows()},\n  ${history()}\n  ${answer}`
-    : `with ${record()}${guardRows()},\n  ${counters(guards ? ' and exists (select from r) and (select count(*) from g) >= 0' : ' and exists (select from r)')},\n  ${history()}\n  ${answer}`;
+    ? `with ${admitted}${counters(admission ? ' and exists (select from ok)' : '')},\n  ${record()}${guardRows()},\n  ${history()}\n  ${answer}`
+    : `with ${admitted}${record()}${guardRows()},\n  ${counters(guards ? ' and exists (select from r) and (select count(*) from g) >= 0' : ' and exists (select from r)')},\n  ${history()}\n  ${answer}`;
   return { sql, params };
 }
 
@@ -289,11 +295,15 @@ async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string
   // A value another record holds is a 422 found before saving; one taken meanwhile fails the statement (409).
   if (guarded) await refuseTakenValues(rc.em, t, checked.data);
   const own = !rc.em.isInTransaction();
-  const { sql, params } = createStatement(row, guarded ? insertGuardsSql(t, 'r') : null, own);
-  let created: RecordRow | null;
+  // The request's authentication made by this statement too, when the door asked for it (one round trip).
+  const admission = own && rc.admission?.pending ? rc.admission : undefined;
+  const { sql, params } = createStatement(row, guarded ? insertGuardsSql(t, 'r') : null, own, admission?.sql());
+  let created: (RecordRow & Partial<AdmissionRow>) | null;
   try {
-    // A handful of shapes (auto numbers, guards), each planned once per connection.
-    created = await onePlanned<RecordRow>(rc.em, sql, params);
+    // A handful of shapes (auto numbers, guards, admission), each planned once per connection.
+    created = await onePlanned<RecordRow & Partial<AdmissionRow>>(rc.em, sql, params);
+    // First: a refused admission wrote nothing, and its refusal is the answer.
+    if (admission) admission.settle(created as AdmissionRow);
   } catch (err) {
     // The history entry's table id is the counted table row's: null when the guarded UPDATE matched nothing.
     const uncounted = pgError(err, '23502');
@@ -304,7 +314,7 @@ async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string
       throw new DomainError('conflict', 'Another record took this value at the same time.', { code: 'conflict' });
     throw err;
   }
-  if (!created) return createRefusal(rc.em, t, row);
+  if (!created?.id) return createRefusal(rc.em, t, row);
   if (own) await durableCommit(rc.em);
   rc.log.debug({ table: t.table.id, record: row.id }, 'data record created');
   return { record: await presentRecord(rc, t, created) };

@@ -43,6 +43,34 @@ export interface RequestContext {
   actor: Actor;
   em: EntityManager;
   log: Logger;
+  /** The request's authentication, still to be made by its write's own statement (see Admission). */
+  admission?: Admission;
+}
+
+/** What a write's own statement says about the request's admission (services/account/credentials.ts admissionSql). */
+export interface AdmissionRow {
+  /** The key was admitted as the principal named: the request is counted in its window. */
+  adm_matched: boolean;
+  adm_count: number | string | null;
+  adm_previous: number | string | null;
+  adm_touch_due: boolean | null;
+  adm_key_id: number | null;
+}
+
+/**
+ * A request acting as the principal its credential named last time, whose authentication (and its
+ * count in the key's window) is made by the one statement that also makes its write: one round trip
+ * where there were two. A service that supports it, while `pending`, puts `sql` first in that
+ * statement (CTEs), writes only when the CTE `ok` has a row, returns the CTE `adm`'s columns and
+ * hands them to `settle` before anything else: settle throws the refusal (429, or a changed
+ * credential for the door to authenticate afresh), after which nothing of the write exists. A
+ * statement that failed made no admission (its count rolled back with it); the door then
+ * authenticates as usual. Until settled the service only reads.
+ */
+export interface Admission {
+  readonly pending: boolean;
+  sql(): { sql: string; params: unknown[] };
+  settle(row: AdmissionRow): void;
 }
 
 /**

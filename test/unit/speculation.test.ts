@@ -5,6 +5,7 @@ import {
   SPECULATE_BELOW_IN_FLIGHT,
   forgetAuthenticated,
   rememberAuthenticated,
+  rememberedPrincipal,
   samePrincipal,
   speculativePrincipal,
 } from '../../api/http/speculation.js';
@@ -25,6 +26,7 @@ const authenticated = (over: { remaining?: number; balance?: string; permissions
   user: { id: 9, active: true, permissions: over.permissions ?? ['*'] },
   rate: { limit: 60, remaining: over.remaining ?? 50, resetAt: 0, retryAfter: 1, allowed: true },
   defaultSmsChannel: null,
+  fingerprint: `fp-${over.balance ?? '100.0000'}-${(over.permissions ?? ['*']).join(',')}`,
 });
 
 test('only a token admitted before, with room left in its window, starts a read early', () => {
@@ -40,6 +42,21 @@ test('only a token admitted before, with room left in its window, starts a read 
   rememberAuthenticated('Bearer a', authenticated());
   forgetAuthenticated('Bearer a');
   assert.equal(speculativePrincipal('Bearer a'), null, 'forgotten after a refusal');
+});
+
+test('a write admitted in its own statement starts from the remembered principal whatever the window and the load', () => {
+  assert.equal(rememberedPrincipal('Bearer w'), null);
+  rememberAuthenticated('Bearer w', authenticated({ remaining: 0 }));
+  for (let i = 0; i < 10; i++) requestStarted();
+  try {
+    const p = rememberedPrincipal('Bearer w');
+    assert.equal(p?.fingerprint, 'fp-100.0000-*', 'the statement checks the window and the digest itself');
+    assert.ok(p && !('rate' in p) && !('remaining' in p));
+  } finally {
+    for (let i = 0; i < 10; i++) requestEnded();
+  }
+  forgetAuthenticated('Bearer w');
+  assert.equal(rememberedPrincipal('Bearer w'), null);
 });
 
 test('no early reads under load', () => {
