@@ -156,7 +156,7 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   secretInAnswer?: boolean;
   /**
    * The handler writes only through one statement that can make the request's authentication too
-   * (RequestContext.admission): the REST door then lets it (api/http/auth.ts writeAsCaller).
+   * (RequestContext.admission): the REST door then lets it (api/http/auth.ts admittedInStatement).
    */
   admitsInStatement?: boolean;
   // NoInfer: the input type is computed from the schemas, never inferred back from the handler.

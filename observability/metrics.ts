@@ -40,7 +40,7 @@ export const httpRequestDuration = new Histogram({
  */
 export const admissionsInStatement = new Counter({
   name: 'http_admissions_in_statement_total',
-  help: 'Writes whose authentication their own statement made (api/http/auth.ts writeAsCaller), by outcome: admitted there, refused there, or left to the plain authentication.',
+  help: 'Requests whose authentication their handler’s own statement made (api/http/auth.ts admittedInStatement), by outcome: admitted there, refused there, or left to the plain authentication.',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

@@ -8,7 +8,7 @@ import { HttpError, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js'
 import { koaPath, type RouteDef, type RouteResult } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
 import { validateBody, validateQuery, unstorableTextAt } from './validation.js';
-import { authenticateOperator, authorizeIssuer, callerOf, readAsCaller, writeAsCaller } from './auth.js';
+import { admittedInStatement, authenticateOperator, authorizeIssuer, callerOf, readAsCaller } from './auth.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
@@ -119,13 +119,13 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   ctx.state.route = `${def.method} ${def.path}`;
   ctx.state.envelope = def.envelope ?? 'v3';
   let result: RouteResult;
-  if (def.auth === 'rest' && def.readsOnly) {
+  if (def.auth === 'rest' && def.admitsInStatement) {
+    // A handler whose one statement can authenticate the request too: one round trip for both.
+    result = await admittedInStatement(ctx, deps, def, (rc) => answer(deps, def, ctx, rc));
+  } else if (def.auth === 'rest' && def.readsOnly) {
     // A read may start beside its authentication (api/http/speculation.ts); its refusals of the
     // path and the query still come after the authentication's own.
     result = await readAsCaller(ctx, deps, def, (rc) => answer(deps, def, ctx, rc));
-  } else if (def.auth === 'rest' && def.admitsInStatement) {
-    // A write whose one statement can authenticate it too: one round trip for both.
-    result = await writeAsCaller(ctx, deps, def, (rc) => answer(deps, def, ctx, rc));
   } else if (def.auth === 'rest') {
     // Only account routes get a request-scoped EntityManager; provider receipts (thousands a second)
     // and operator routes open their own where they need one.
@@ -149,7 +149,7 @@ async function answer(deps: AppDeps, def: RouteDef, ctx: Koa.Context, rc: Reques
   let body: unknown = {};
   // Only a route that reads a body refuses one (400/413/415); a body sent to a DELETE is ignored.
   if (METHODS_WITH_BODY.has(def.method) && (def.body || def.rawBody)) {
-    // Read once: a write that runs again as a fresh principal (writeAsCaller) gets the same body.
+    // Read once: a write that runs again as a fresh principal (admittedInStatement) gets the same body.
     const raw = (ctx.state.rawBody as Buffer | undefined) ?? (await readRawBody(ctx, def.bodyLimitBytes ?? deps.config.bodyLimitBytes));
     ctx.state.rawBody = raw;
     if (!def.rawBody) body = parseBody(ctx, raw);

@@ -36,7 +36,7 @@ export interface Authenticated extends Principal {
   rate: RateDecision;
   /** The account's default SMS channel (else the system default), read in the same statement. */
   defaultSmsChannel: SmsChannel | null;
-  /** The database's digest of this principal: a write's own statement admits only the same one (writeAsCaller). */
+  /** The database's digest of this principal: a write's own statement admits only the same one (admittedInStatement). */
   fingerprint: string;
 }
 
@@ -211,18 +211,18 @@ export async function readAsCaller<T>(
 class NotAdmittedInStatement extends Error {}
 
 /**
- * A write as the REST caller whose authentication its own statement makes (RequestContext.admission):
- * for a token this process admitted before, the handler runs at once as the principal it had then,
- * and the service's one statement counts the request in the key's window and writes only when the
- * key is still admitted as exactly that principal (the database's digest of it) and the request fits
- * the window. One round trip where there were two. Whatever did not end in that admission (a
- * changed or refused credential, which the statement does not count; a refusal found before the
- * statement; a statement that failed and so counted nothing) is decided by the plain
- * authentication, once: its refusal is answered, or the handler's own refusal when the principal is
- * the same, or the handler runs again as the principal just read. The handler must write nothing
- * but through that statement (the operation's `admitsInStatement`).
+ * A request as the REST caller whose authentication its handler's own statement makes
+ * (RequestContext.admission): for a token this process admitted before, the handler runs at once as
+ * the principal it had then, and the service's one statement counts the request in the key's window
+ * and writes only when the key is still admitted as exactly that principal (the database's digest
+ * of it) and the request fits the window. One round trip where there were two.
+ * Whatever did not end in that admission (a changed or refused credential, which the statement does
+ * not count; a refusal found before the statement; a statement that failed and so counted nothing)
+ * is decided by the plain authentication, once: its refusal is answered, or the handler's own
+ * refusal when the principal is the same, or the handler runs again as the principal just read. The
+ * handler must write nothing but through that statement (the operation's `admitsInStatement`).
  */
-export async function writeAsCaller<T>(
+export async function admittedInStatement<T>(
   ctx: Koa.Context,
   deps: { orm: MikroORM; config: Config; log: Logger },
   permission: { issuerRequired?: boolean; permission?: string },

@@ -44,7 +44,7 @@ export interface RouteDef {
   operatorSurface?: boolean;
   /** The handler writes nothing (a GET whose operation is a read): it may start beside its authentication (speculation.ts). */
   readsOnly?: boolean;
-  /** The handler writes only through a statement that also authenticates the request (auth.ts writeAsCaller). */
+  /** The handler writes only through a statement that also authenticates the request (auth.ts admittedInStatement). */
   admitsInStatement?: boolean;
   handler: (req: RouteRequest) => Promise<RouteResult>;
 }

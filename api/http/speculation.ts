@@ -53,7 +53,7 @@ export function speculativePrincipal(header: string): Omit<Authenticated, 'rate'
 
 /**
  * The principal this process last admitted for this bearer header, whatever the load and the window:
- * a write whose own statement authenticates it (auth.ts writeAsCaller) is checked against the
+ * a write whose own statement authenticates it (auth.ts admittedInStatement) is checked against the
  * database's digest of it and the key's window there, in the same round trip.
  */
 export function rememberedPrincipal(header: string): Omit<Authenticated, 'rate'> | null {

@@ -65,7 +65,10 @@ export interface AdmissionRow {
  * hands them to `settle` before anything else: settle throws the refusal (429, or a changed
  * credential for the door to authenticate afresh), after which nothing of the write exists. A
  * statement that failed made no admission (its count rolled back with it); the door then
- * authenticates as usual. Until settled the service only reads.
+ * authenticates as usual. Until settled the service only reads, and nothing it read leaves the
+ * process unless the admission is made. The statement decides its own commit (the count needs no
+ * flush). Reads gain nothing from it: a page's statement is planned per request, and planning the
+ * credential lookup with it cost more than its own round trip (measured, docs/benchmarks.md).
  */
 export interface Admission {
   readonly pending: boolean;

@@ -1,4 +1,4 @@
-// Writes authenticated by their own statement (api/http/auth.ts writeAsCaller): a data record create
+// Writes authenticated by their own statement (api/http/auth.ts admittedInStatement): a data record create
 // of a token this API process admitted before counts the request in the key's window and writes the
 // record in one statement, only while the key is admitted as exactly the principal it had then and
 // the request fits the window. Every change authentication can see must win, nothing may be written
