@@ -20,29 +20,14 @@ const log = createLogger('worker', config.logLevel);
 const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'worker'), { ...config.database });
 const temporal = await connectTemporalClient(config.temporalConnection, config.temporalNamespace);
 const handle = await createWorkers({ config, orm, log });
-if (config.workerMetricsPort !== null) serveWorkerMetrics({ port: config.workerMetricsPort, host: config.workerMetricsHost, log });
-await ensureDispatchers(temporal.client, config);
-await ensureSchedules(temporal.client, config);
-const reconciler = startReconciler({ config, orm, temporal: temporal.client, log });
-const relay = startEventRelay({ config, orm, temporal: temporal.client, log });
-// The launcher (scripts/stack.ts) gives the worker V8 heap flags for its memory budget; shown so a
-// worker started another way can be checked.
-const v8Flags = process.execArgv.filter((a) => /^--(max-semi-space-size|heap-growing-percent|max-old-space-size)/.test(a));
-log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, v8Flags }, 'worker started');
 
+// Stopping is possible from here on: the workers are running (they may hold activities), so a
+// signal during the rest of the start (dispatchers, schedules) stops them gracefully too instead of
+// killing the process mid-activity.
 let stopping = false;
-// WORKER_HEALTH_PORT: /healthz and /readyz for an orchestrator (services/platform/readiness.ts).
-const probes = probeHandler({ orm, temporal: temporal.client }, () => stopping);
-const healthServer =
-  config.workerHealthPort === null
-    ? null
-    : http
-        .createServer((req, res) => {
-          if (!probes(req, res)) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-        })
-        .listen(config.workerHealthPort, config.workerHealthHost, () =>
-          log.info({ port: config.workerHealthPort, host: config.workerHealthHost }, 'worker health listening'),
-        );
+let reconciler: { stop(): void } | null = null;
+let relay: { stop(): void } | null = null;
+let healthServer: http.Server | null = null;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
@@ -53,8 +38,8 @@ const stop = async () => {
     process.exit(1);
   }, 30_000).unref();
   beginStopping();
-  reconciler.stop();
-  relay.stop();
+  reconciler?.stop();
+  relay?.stop();
   await handle.shutdown();
   log.info('workers stopped');
   healthServer?.close();
@@ -65,4 +50,32 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+
+/** A start step cut short by a stop is no failure: the stop finishes the process. */
+const unlessStopping = (step: Promise<void>) =>
+  step.catch((err: unknown) => {
+    if (!stopping) throw err;
+  });
+if (config.workerMetricsPort !== null) serveWorkerMetrics({ port: config.workerMetricsPort, host: config.workerMetricsHost, log });
+if (!stopping) await unlessStopping(ensureDispatchers(temporal.client, config));
+if (!stopping) await unlessStopping(ensureSchedules(temporal.client, config));
+if (!stopping) {
+  reconciler = startReconciler({ config, orm, temporal: temporal.client, log });
+  relay = startEventRelay({ config, orm, temporal: temporal.client, log });
+  // The launcher (scripts/stack.ts) gives the worker V8 heap flags for its memory budget; shown so a
+  // worker started another way can be checked.
+  const v8Flags = process.execArgv.filter((a) => /^--(max-semi-space-size|heap-growing-percent|max-old-space-size)/.test(a));
+  log.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, v8Flags }, 'worker started');
+
+  // WORKER_HEALTH_PORT: /healthz and /readyz for an orchestrator (services/platform/readiness.ts).
+  const probes = probeHandler({ orm, temporal: temporal.client }, () => stopping);
+  if (config.workerHealthPort !== null)
+    healthServer = http
+      .createServer((req, res) => {
+        if (!probes(req, res)) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      })
+      .listen(config.workerHealthPort, config.workerHealthHost, () =>
+        log.info({ port: config.workerHealthPort, host: config.workerHealthHost }, 'worker health listening'),
+      );
+}
 await handle.run;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../../scripts/embedded-pg.js';
 import { messageWorkflowId } from '../../workflows/messaging/message.starter.js';
@@ -142,4 +143,37 @@ test('split listeners: /metrics only on the operator port, without a token; the 
     lines.filter((l) => /^\d{4}-\d\d-\d\dT\S+ \[(TRACE|DEBUG|INFO|WARN|ERROR)\]/.test(l)),
     [],
   );
+});
+
+test('a worker stopped while it is still starting stops gracefully: its workers shut down, nothing is killed mid-activity', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    env: {
+      ...process.env,
+      TEMPORAL_TASK_QUEUE: `starting-${process.pid}-${port}`,
+      LOG_LEVEL: 'info',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  let out = '';
+  let signalledBeforeStarted: boolean | null = null;
+  // The SDK's first lines come once the workers exist; the worker has more to do before it says it started.
+  child.stdout.on('data', (b: Buffer) => {
+    out += b;
+    if (signalledBeforeStarted === null && /"temporal":true/.test(out)) {
+      signalledBeforeStarted = !out.includes('"msg":"worker started"');
+      child.kill('SIGTERM');
+    }
+  });
+  child.stderr.on('data', (b: Buffer) => (out += b));
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  clearTimeout(guard);
+  assert.equal(signalledBeforeStarted, true, out);
+  assert.deepEqual(exit, { code: 0, signal: null }, out);
+  assert.match(out, /"msg":"workers stopped"/);
+  assert.match(out, /"msg":"worker stopped"/);
 });
