@@ -5,6 +5,7 @@ import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
 import { createApp } from './http/app.js';
 import { rawIngress } from './http/ingress.js';
+import { MAX_HEADER_BYTES, answerClientErrors } from './http/client-errors.js';
 import { probeHandler } from '../services/platform/readiness.js';
 
 const config = loadConfig();
@@ -22,12 +23,15 @@ const ingress = rawIngress(deps);
 let stopping = false;
 // /healthz and /readyz (services/platform/readiness.ts): no auth, not in the OpenAPI document.
 const probes = probeHandler({ orm, temporal: temporal.client }, () => stopping);
-const server = http.createServer((req, res) => {
+const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
   if (!probes(req, res) && !ingress(req, res)) void koa(req, res);
 });
+answerClientErrors(server);
 server.keepAliveTimeout = 65_000;
 server.listen(config.port, config.host, () => log.info({ port: config.port, host: config.host }, 'api listening'));
-const operatorServer = config.operatorPort === null ? null : http.createServer(createApp(deps, 'operator').callback());
+const operatorServer =
+  config.operatorPort === null ? null : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, createApp(deps, 'operator').callback());
+if (operatorServer) answerClientErrors(operatorServer);
 operatorServer?.listen(config.operatorPort!, config.operatorHost, () =>
   log.info({ port: config.operatorPort, host: config.operatorHost }, 'operator api listening'),
 );

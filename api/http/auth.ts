@@ -169,6 +169,13 @@ function contextOf(
   return rc;
 }
 
+type CallerDeps = { orm: MikroORM; config: Config; log: Logger };
+/** What a route asks of the key's issuer. */
+type RoutePermission = { issuerRequired?: boolean; permission?: string };
+const authorizerOf = (permission: RoutePermission) => (p: Principal) => {
+  if (permission.issuerRequired || permission.permission) authorizeIssuer(p, permission.permission);
+};
+
 /**
  * A read (an operation that writes nothing) as the REST caller, started beside its authentication
  * when this process knows the token (api/http/speculation.ts): its answer counts only when the
@@ -177,13 +184,11 @@ function contextOf(
  */
 export async function readAsCaller<T>(
   ctx: Koa.Context,
-  deps: { orm: MikroORM; config: Config; log: Logger },
-  permission: { issuerRequired?: boolean; permission?: string },
+  deps: CallerDeps,
+  permission: RoutePermission,
   read: (rc: RequestContext) => Promise<T>,
 ): Promise<T> {
-  const authorize = (p: Principal) => {
-    if (permission.issuerRequired || permission.permission) authorizeIssuer(p, permission.permission);
-  };
+  const authorize = authorizerOf(permission);
   const early = speculativePrincipal(ctx.get('authorization'));
   let earlyRead: Promise<T> | null = null;
   if (early && allows(authorize, early)) {
@@ -224,13 +229,11 @@ class NotAdmittedInStatement extends Error {}
  */
 export async function admittedInStatement<T>(
   ctx: Koa.Context,
-  deps: { orm: MikroORM; config: Config; log: Logger },
-  permission: { issuerRequired?: boolean; permission?: string },
+  deps: CallerDeps,
+  permission: RoutePermission,
   write: (rc: RequestContext) => Promise<T>,
 ): Promise<T> {
-  const authorize = (p: Principal) => {
-    if (permission.issuerRequired || permission.permission) authorizeIssuer(p, permission.permission);
-  };
+  const authorize = authorizerOf(permission);
   const plain = async () => {
     const caller = await callerOf(ctx, deps, 'rest');
     authorize(caller.principal);
