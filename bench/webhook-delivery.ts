@@ -1,7 +1,8 @@
 // Webhook delivery throughput: N outbox events for one endpoint subscribed to `message.*`, delivered
-// by the batch dispatcher to one local receiver, beside a bare POST loop to the same receiver at the
-// same concurrency in the same run (the machine's ceiling): from a process of its own
-// (bench/bare-post-loop.ts), as the worker posts from its own, and from the receiver's process.
+// by the batch dispatcher to one local receiver, beside bare POST loops to the same receiver in the
+// same run: at the dispatcher's concurrency (the machine's ceiling), from a process of its own
+// (bench/bare-post-loop.ts, as the worker posts from its own) and from the receiver's process; and
+// one POST after another (the loop issue 16 measured, 1,000-1,500 a second).
 //   npm run bench:webhooks -- [--events 20000] [--concurrency 64] [--timeout 900]
 // Prints JSON figures; docs/benchmarks.md records them with this command.
 import fs from 'node:fs';
@@ -77,22 +78,16 @@ try {
   const bodyFile = `${dir}/bare-body.json`;
   fs.writeFileSync(bodyFile, sample);
   // Not execFileSync: the receiver answers from this process's event loop.
-  const bareApart = async () =>
+  const bareApart = async (width = concurrency, count = events) =>
     JSON.parse(
-      (
-        await execFileAsync(process.execPath, [
-          '--import',
-          'tsx',
-          'bench/bare-post-loop.ts',
-          url,
-          String(events),
-          String(concurrency),
-          bodyFile,
-        ])
-      ).stdout,
+      (await execFileAsync(process.execPath, ['--import', 'tsx', 'bench/bare-post-loop.ts', url, String(count), String(width), bodyFile]))
+        .stdout,
     ) as Awaited<ReturnType<typeof load>>;
+  // The issue's own loop: one POST after another (its 1,000–1,500 POSTs a second, of which 500 is 40 %).
+  const oneAtATime = () => bareApart(1, Math.min(events, 5000));
   const bare = await bareLoop();
   const apart = await bareApart();
+  const single = await oneAtATime();
 
   phase = 'hooks';
   const cpu0 = stackCpuSeconds(stack, dir);
@@ -137,6 +132,7 @@ try {
   phase = 'bare';
   const bareAfter = await bareLoop();
   const apartAfter = await bareApart();
+  const singleAfter = await oneAtATime();
   const ceilingSameProcess = Math.max(bare.perSecond, bareAfter.perSecond);
   const ceiling = Math.max(apart.perSecond, apartAfter.perSecond);
   const r1 = (n: number) => Math.round(n * 10) / 10;
@@ -149,6 +145,7 @@ try {
         // The ratio's ceiling: a client in a process of its own, as the worker is.
         bare_post_loop_own_process: { ...loadFigures(apart), after_deliveries: loadFigures(apartAfter) },
         bare_post_loop_in_the_receivers_process: { ...loadFigures(bare), after_deliveries: loadFigures(bareAfter) },
+        bare_post_loop_one_at_a_time: { ...loadFigures(single), after_deliveries: loadFigures(singleAfter) },
         webhook_deliveries: {
           received: counts.hooks,
           distinct_webhook_ids: ids.size,
@@ -169,6 +166,7 @@ try {
         },
         ratio_to_bare: Math.round((perSecond / ceiling) * 1000) / 1000,
         ratio_to_bare_in_the_receivers_process: Math.round((perSecond / ceilingSameProcess) * 1000) / 1000,
+        ratio_to_bare_one_at_a_time: Math.round((perSecond / Math.max(single.perSecond, singleAfter.perSecond)) * 1000) / 1000,
       },
       null,
       2,

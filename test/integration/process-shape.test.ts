@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
-import { API_URL } from '../support/stack.js';
+import { API_URL, api, eventually, newTenant, uniquePhone } from '../support/stack.js';
+import { privateStack } from '../support/private-stack.js';
+import net from 'node:net';
+import tls from 'node:tls';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
@@ -169,6 +172,32 @@ function testCertificates(dir: string) {
     '-extfile',
     'san.ext',
   );
+  // Client certificates (mTLS to Temporal): one the authority signed, one the other authority signed.
+  // X.509 v3 (an extension makes it so): the SDK's TLS stack refuses v1 certificates.
+  fs.writeFileSync(path.join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+  for (const [name, ca] of [
+    ['client', 'ca'],
+    ['stranger', 'other-ca'],
+  ]) {
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=svc ${name}`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.crt`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      'client.ext',
+    );
+  }
   fs.chmodSync(path.join(dir, 'server.key'), 0o600);
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
@@ -181,6 +210,8 @@ function testCertificates(dir: string) {
     otherCa: path.join(dir, 'other-ca.crt'),
     cert: path.join(dir, 'server.crt'),
     key: path.join(dir, 'server.key'),
+    client: { cert: path.join(dir, 'client.crt'), key: path.join(dir, 'client.key') },
+    stranger: { cert: path.join(dir, 'stranger.crt'), key: path.join(dir, 'stranger.key') },
   };
 }
 
@@ -256,3 +287,77 @@ test('npm run temporal:setup registers a missing namespace and its search attrib
   assert.match(second.output, /search attributes already registered/);
   assert.doesNotMatch(second.output, /namespace registered/);
 });
+
+test(
+  'Temporal over mTLS (the TEMPORAL_TLS_* variables): an API and a worker behind a TLS front that demands a client certificate send a message; other certificates are refused',
+  { timeout: 240_000 },
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-temporal-tls-'));
+    const certs = testCertificates(dir);
+    // The dev server speaks plain gRPC; this front terminates TLS (HTTP/2 by ALPN) and checks the
+    // client's certificate against the authority, as an mTLS cluster or Temporal Cloud does.
+    const [host, port] = process.env.TEMPORAL_ADDRESS!.split(':');
+    let verified = 0;
+    const front = tls.createServer(
+      {
+        key: fs.readFileSync(certs.key),
+        cert: fs.readFileSync(certs.cert),
+        ca: fs.readFileSync(certs.ca),
+        requestCert: true,
+        rejectUnauthorized: true,
+        ALPNProtocols: ['h2'],
+      },
+      (socket) => {
+        if (socket.authorized) verified++;
+        const upstream = net.connect(Number(port), host);
+        socket.pipe(upstream).pipe(socket);
+        const close = () => (socket.destroy(), upstream.destroy());
+        socket.on('error', close);
+        upstream.on('error', close);
+      },
+    );
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    const address = `localhost:${(front.address() as net.AddressInfo).port}`;
+    const tlsEnv = {
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
+      TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert,
+      TEMPORAL_TLS_CLIENT_KEY_PATH: certs.client.key,
+    };
+    try {
+      // Certificates the front must refuse: none, and one another authority signed.
+      const serverCa = fs.readFileSync(certs.ca);
+      for (const clientCertPair of [undefined, { crt: fs.readFileSync(certs.stranger.cert), key: fs.readFileSync(certs.stranger.key) }])
+        await assert.rejects(
+          Connection.connect({ address, tls: { serverRootCACertificate: serverCa, clientCertPair }, connectTimeout: '5s' }).then((c) =>
+            c.close(),
+          ),
+        );
+      assert.equal(verified, 0, 'no refused client got through');
+
+      const stack = await privateStack(tlsEnv);
+      try {
+        const ready = await fetch(`${stack.apiUrl}/readyz`);
+        assert.equal(ready.status, 200, await ready.text());
+        const t = await newTenant();
+        const sent = await api('POST', `${stack.apiUrl}/api/v3/sms/send`, t.token, { recipient: uniquePhone(), message: 'over mTLS' });
+        assert.equal(sent.status, 201, sent.text);
+        const uid = sent.body.data.messages[0].uid;
+        // The message workflow ran on the private worker, whose only way to Temporal is the front.
+        const seen = await eventually(
+          () => api('GET', `${stack.apiUrl}/api/v3/sms/${uid}`, t.token),
+          (r) => ['sent', 'delivered'].includes(r.body?.data?.status),
+          60_000,
+          500,
+        );
+        assert.ok(['sent', 'delivered'].includes(seen.body.data.status), seen.text);
+        assert.ok(verified >= 2, `the API and the worker connected with their certificate (${verified} connections)`);
+      } finally {
+        await stack.stop();
+      }
+    } finally {
+      front.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
