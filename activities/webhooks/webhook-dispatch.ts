@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { throttledHeartbeat } from '../heartbeat.js';
-import { many } from '../../entities/db.js';
+import { many, manyPlanned } from '../../entities/db.js';
 import { ATTEMPT_TIMEOUT_MS } from '../../domain/webhooks/retry.js';
 import { destinationAgent } from '../../services/platform/destinations.js';
 import { startDelivery } from '../../services/webhooks/dispatch.js';
@@ -100,9 +100,12 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
     });
   }
 
-  /** Claims up to `limit` queued first attempts with a lease, with what signing them needs, in one statement. */
+  /**
+   * Claims up to `limit` queued first attempts with a lease, with what signing them needs, in one
+   * statement (asked several times a second while deliveries flow: planned once per connection).
+   */
   const claim = (limit: number, leaseSeconds: number) =>
-    many<ClaimedRow>(
+    manyPlanned<ClaimedRow>(
       deps.orm.em.fork(),
       `with picked as (
          select id from webhook_deliveries
