@@ -8,6 +8,8 @@ import { API_URL, api, eventually, newTenant, uniquePhone } from '../support/sta
 import { privateStack } from '../support/private-stack.js';
 import net from 'node:net';
 import tls from 'node:tls';
+import http2 from 'node:http2';
+import crypto from 'node:crypto';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
@@ -352,6 +354,100 @@ test(
         );
         assert.ok(['sent', 'delivered'].includes(seen.body.data.status), seen.text);
         assert.ok(verified >= 2, `the API and the worker connected with their certificate (${verified} connections)`);
+      } finally {
+        await stack.stop();
+      }
+    } finally {
+      front.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+/**
+ * A TLS front that speaks gRPC's HTTP/2 and lets a stream through to the dev server only with the
+ * API key in its authorization metadata, as Temporal Cloud's API-key endpoints do.
+ */
+async function apiKeyFront(certs: { key: string; cert: string }, apiKey: string) {
+  const upstream = http2.connect(`http://${process.env.TEMPORAL_ADDRESS!}`);
+  upstream.on('error', () => {});
+  let keyed = 0;
+  const front = http2.createSecureServer({ key: fs.readFileSync(certs.key), cert: fs.readFileSync(certs.cert) });
+  front.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    if (headers.authorization !== `Bearer ${apiKey}`) {
+      stream.respond(
+        { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'API key not accepted' },
+        { endStream: true },
+      );
+      return;
+    }
+    keyed++;
+    const forwarded: http2.OutgoingHttpHeaders = { ':method': headers[':method'], ':path': headers[':path'] };
+    for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':') && k !== 'authorization') forwarded[k] = v;
+    const req = upstream.request(forwarded);
+    req.on('error', () => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
+    let trailers: http2.OutgoingHttpHeaders = {};
+    req.on('trailers', (t) => (trailers = t));
+    req.on('response', (h) => {
+      // A trailers-only answer (an error status in the headers) ends the stream with them.
+      if (h['grpc-status'] !== undefined) return stream.respond(h, { endStream: true });
+      stream.respond(h, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers(trailers));
+      req.pipe(stream);
+    });
+    stream.pipe(req);
+    stream.on('close', () => req.close());
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  return {
+    address: `localhost:${(front.address() as net.AddressInfo).port}`,
+    keyed: () => keyed,
+    close: () => (front.close(), upstream.close()),
+  };
+}
+
+test(
+  'Temporal with an API key (TEMPORAL_API_KEY, TLS on by itself): an API and a worker behind a front that checks the key send a message; a wrong key is refused',
+  { timeout: 240_000 },
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-temporal-key-'));
+    const certs = testCertificates(dir);
+    const apiKey = `key-${crypto.randomUUID()}`;
+    const front = await apiKeyFront(certs, apiKey);
+    try {
+      const serverRootCACertificate = fs.readFileSync(certs.ca);
+      await assert.rejects(
+        Connection.connect({ address: front.address, tls: { serverRootCACertificate }, apiKey: 'wrong', connectTimeout: '5s' }).then((c) =>
+          c.close(),
+        ),
+        (err: Error) => /API key not accepted/.test(String(err.cause ?? err)),
+      );
+      assert.equal(front.keyed(), 0);
+
+      const stack = await privateStack({
+        TEMPORAL_ADDRESS: front.address,
+        TEMPORAL_API_KEY: apiKey,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
+      });
+      try {
+        const ready = await fetch(`${stack.apiUrl}/readyz`);
+        assert.equal(ready.status, 200, await ready.text());
+        const t = await newTenant();
+        const sent = await api('POST', `${stack.apiUrl}/api/v3/sms/send`, t.token, {
+          recipient: uniquePhone(),
+          message: 'with an API key',
+        });
+        assert.equal(sent.status, 201, sent.text);
+        const uid = sent.body.data.messages[0].uid;
+        const seen = await eventually(
+          () => api('GET', `${stack.apiUrl}/api/v3/sms/${uid}`, t.token),
+          (r) => ['sent', 'delivered'].includes(r.body?.data?.status),
+          60_000,
+          500,
+        );
+        assert.ok(['sent', 'delivered'].includes(seen.body.data.status), seen.text);
+        assert.ok(front.keyed() > 0, 'calls carried the key');
       } finally {
         await stack.stop();
       }
