@@ -155,51 +155,18 @@ function testCertificates(dir: string) {
       '-subj',
       `/CN=svc test ${ca}`,
     );
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  fs.writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  ssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.crt',
-    '-days',
-    '2',
-    '-extfile',
-    'san.ext',
-  );
+  /** A key and a certificate for `subject`, signed by the authority `ca`, with the extensions in `ext` (which make it X.509 v3). */
+  const issue = (name: string, subject: string, ca: string, ext: string) => {
+    fs.writeFileSync(path.join(dir, `${name}.ext`), `${ext}\n`);
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${subject}`);
+    const signed = ['-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`];
+    ssl('x509', '-req', '-in', `${name}.csr`, '-out', `${name}.crt`, ...signed);
+  };
+  issue('server', 'localhost', 'ca', 'subjectAltName=IP:127.0.0.1,DNS:localhost');
   // Client certificates (mTLS to Temporal): one the authority signed, one the other authority signed.
   // X.509 v3 (an extension makes it so): the SDK's TLS stack refuses v1 certificates.
-  fs.writeFileSync(path.join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
-  for (const [name, ca] of [
-    ['client', 'ca'],
-    ['stranger', 'other-ca'],
-  ]) {
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=svc ${name}`);
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      `${ca}.crt`,
-      '-CAkey',
-      `${ca}.key`,
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '2',
-      '-extfile',
-      'client.ext',
-    );
-  }
+  issue('client', 'svc client', 'ca', 'extendedKeyUsage=clientAuth');
+  issue('stranger', 'svc stranger', 'other-ca', 'extendedKeyUsage=clientAuth');
   fs.chmodSync(path.join(dir, 'server.key'), 0o600);
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
@@ -290,6 +257,32 @@ test('npm run temporal:setup registers a missing namespace and its search attrib
   assert.doesNotMatch(second.output, /namespace registered/);
 });
 
+/**
+ * An API and a worker of their own with these Temporal variables: the API is ready, and an SMS sent
+ * through it reaches the provider, its workflow run by the private worker (whose only way to
+ * Temporal is the one the variables name).
+ */
+async function sendsThrough(temporalEnv: Record<string, string>) {
+  const stack = await privateStack(temporalEnv);
+  try {
+    const ready = await fetch(`${stack.apiUrl}/readyz`);
+    assert.equal(ready.status, 200, await ready.text());
+    const t = await newTenant();
+    const sent = await api('POST', `${stack.apiUrl}/api/v3/sms/send`, t.token, { recipient: uniquePhone(), message: 'through the front' });
+    assert.equal(sent.status, 201, sent.text);
+    const uid = sent.body.data.messages[0].uid;
+    const seen = await eventually(
+      () => api('GET', `${stack.apiUrl}/api/v3/sms/${uid}`, t.token),
+      (r) => ['sent', 'delivered'].includes(r.body?.data?.status),
+      60_000,
+      500,
+    );
+    assert.ok(['sent', 'delivered'].includes(seen.body.data.status), seen.text);
+  } finally {
+    await stack.stop();
+  }
+}
+
 test(
   'Temporal over mTLS (the TEMPORAL_TLS_* variables): an API and a worker behind a TLS front that demands a client certificate send a message; other certificates are refused',
   { timeout: 240_000 },
@@ -337,26 +330,8 @@ test(
         );
       assert.equal(verified, 0, 'no refused client got through');
 
-      const stack = await privateStack(tlsEnv);
-      try {
-        const ready = await fetch(`${stack.apiUrl}/readyz`);
-        assert.equal(ready.status, 200, await ready.text());
-        const t = await newTenant();
-        const sent = await api('POST', `${stack.apiUrl}/api/v3/sms/send`, t.token, { recipient: uniquePhone(), message: 'over mTLS' });
-        assert.equal(sent.status, 201, sent.text);
-        const uid = sent.body.data.messages[0].uid;
-        // The message workflow ran on the private worker, whose only way to Temporal is the front.
-        const seen = await eventually(
-          () => api('GET', `${stack.apiUrl}/api/v3/sms/${uid}`, t.token),
-          (r) => ['sent', 'delivered'].includes(r.body?.data?.status),
-          60_000,
-          500,
-        );
-        assert.ok(['sent', 'delivered'].includes(seen.body.data.status), seen.text);
-        assert.ok(verified >= 2, `the API and the worker connected with their certificate (${verified} connections)`);
-      } finally {
-        await stack.stop();
-      }
+      await sendsThrough(tlsEnv);
+      assert.ok(verified >= 2, `the API and the worker connected with their certificate (${verified} connections)`);
     } finally {
       front.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -425,32 +400,8 @@ test(
       );
       assert.equal(front.keyed(), 0);
 
-      const stack = await privateStack({
-        TEMPORAL_ADDRESS: front.address,
-        TEMPORAL_API_KEY: apiKey,
-        TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
-      });
-      try {
-        const ready = await fetch(`${stack.apiUrl}/readyz`);
-        assert.equal(ready.status, 200, await ready.text());
-        const t = await newTenant();
-        const sent = await api('POST', `${stack.apiUrl}/api/v3/sms/send`, t.token, {
-          recipient: uniquePhone(),
-          message: 'with an API key',
-        });
-        assert.equal(sent.status, 201, sent.text);
-        const uid = sent.body.data.messages[0].uid;
-        const seen = await eventually(
-          () => api('GET', `${stack.apiUrl}/api/v3/sms/${uid}`, t.token),
-          (r) => ['sent', 'delivered'].includes(r.body?.data?.status),
-          60_000,
-          500,
-        );
-        assert.ok(['sent', 'delivered'].includes(seen.body.data.status), seen.text);
-        assert.ok(front.keyed() > 0, 'calls carried the key');
-      } finally {
-        await stack.stop();
-      }
+      await sendsThrough({ TEMPORAL_ADDRESS: front.address, TEMPORAL_API_KEY: apiKey, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca });
+      assert.ok(front.keyed() > 0, 'calls carried the key');
     } finally {
       front.close();
       fs.rmSync(dir, { recursive: true, force: true });
