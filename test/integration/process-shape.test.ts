@@ -184,57 +184,65 @@ function testCertificates(dir: string) {
   };
 }
 
+/** A directory of this run's certificates (testCertificates) for `fn`, removed afterwards whatever happens. */
+async function withCertificates(prefix: string, fn: (certs: ReturnType<typeof testCertificates>, dir: string) => Promise<void>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    await fn(testCertificates(dir), dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test(
   'DATABASE_URL with sslmode=verify-full against a PostgreSQL that speaks TLS: migrate, a ready API, encrypted sessions; a wrong CA is refused',
   { timeout: 240_000 },
-  async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-tls-'));
-    const certs = testCertificates(dir);
-    const server = await startEmbeddedPg(path.join(dir, 'pg', 'data'), await freePort(), 'svc', [
-      'ssl=on',
-      `ssl_cert_file=${certs.cert}`,
-      `ssl_key_file=${certs.key}`,
-    ]);
-    try {
-      const url = `${server.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`;
-      const migrated = await runScript('scripts/migrate.ts', { DATABASE_URL: url });
-      assert.equal(migrated.code, 0, migrated.output);
-
-      const api = await privateApi('tls', { DATABASE_URL: url });
+  () =>
+    withCertificates('svc-tls-', async (certs, dir) => {
+      const server = await startEmbeddedPg(path.join(dir, 'pg', 'data'), await freePort(), 'svc', [
+        'ssl=on',
+        `ssl_cert_file=${certs.cert}`,
+        `ssl_key_file=${certs.key}`,
+      ]);
       try {
-        const ready = await fetch(`${api.url}/readyz`);
-        assert.equal(ready.status, 200, await ready.text());
-        // The API's own sessions (its pool, opened for the readiness check) are encrypted too.
-        const client = new pg.Client(parseDatabaseUrl(url, {}));
-        await client.connect();
-        try {
-          const mine = await client.query('select ssl, version from pg_stat_ssl where pid = pg_backend_pid()');
-          assert.equal(mine.rows[0].ssl, true);
-          assert.match(mine.rows[0].version, /^TLSv1\.[23]$/);
-          const sessions = await client.query(
-            `select count(*) filter (where s.ssl)::int as tls, count(*)::int as all from pg_stat_activity a join pg_stat_ssl s using (pid)
-            where a.datname = 'svc' and a.pid <> pg_backend_pid()`,
-          );
-          assert.ok(sessions.rows[0].all >= 1, 'the API holds a session');
-          assert.equal(sessions.rows[0].tls, sessions.rows[0].all, 'every session of the API is encrypted');
-        } finally {
-          await client.end();
-        }
-      } finally {
-        await api.stop();
-      }
+        const url = `${server.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`;
+        const migrated = await runScript('scripts/migrate.ts', { DATABASE_URL: url });
+        assert.equal(migrated.code, 0, migrated.output);
 
-      // The chain is checked: a server certificate the named authority did not sign is refused.
-      const wrongCa = await runScript('scripts/migrate.ts', {
-        DATABASE_URL: `${server.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.otherCa)}`,
-      });
-      assert.notEqual(wrongCa.code, 0, wrongCa.output);
-      assert.match(wrongCa.output, /certificate/i);
-    } finally {
-      await server.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  },
+        const api = await privateApi('tls', { DATABASE_URL: url });
+        try {
+          const ready = await fetch(`${api.url}/readyz`);
+          assert.equal(ready.status, 200, await ready.text());
+          // The API's own sessions (its pool, opened for the readiness check) are encrypted too.
+          const client = new pg.Client(parseDatabaseUrl(url, {}));
+          await client.connect();
+          try {
+            const mine = await client.query('select ssl, version from pg_stat_ssl where pid = pg_backend_pid()');
+            assert.equal(mine.rows[0].ssl, true);
+            assert.match(mine.rows[0].version, /^TLSv1\.[23]$/);
+            const sessions = await client.query(
+              `select count(*) filter (where s.ssl)::int as tls, count(*)::int as all from pg_stat_activity a join pg_stat_ssl s using (pid)
+            where a.datname = 'svc' and a.pid <> pg_backend_pid()`,
+            );
+            assert.ok(sessions.rows[0].all >= 1, 'the API holds a session');
+            assert.equal(sessions.rows[0].tls, sessions.rows[0].all, 'every session of the API is encrypted');
+          } finally {
+            await client.end();
+          }
+        } finally {
+          await api.stop();
+        }
+
+        // The chain is checked: a server certificate the named authority did not sign is refused.
+        const wrongCa = await runScript('scripts/migrate.ts', {
+          DATABASE_URL: `${server.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.otherCa)}`,
+        });
+        assert.notEqual(wrongCa.code, 0, wrongCa.output);
+        assert.match(wrongCa.output, /certificate/i);
+      } finally {
+        await server.stop();
+      }
+    }),
 );
 
 test('npm run temporal:setup registers a missing namespace and its search attributes, and a second run changes nothing', async () => {
@@ -286,57 +294,55 @@ async function sendsThrough(temporalEnv: Record<string, string>) {
 test(
   'Temporal over mTLS (the TEMPORAL_TLS_* variables): an API and a worker behind a TLS front that demands a client certificate send a message; other certificates are refused',
   { timeout: 240_000 },
-  async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-temporal-tls-'));
-    const certs = testCertificates(dir);
-    // The dev server speaks plain gRPC; this front terminates TLS (HTTP/2 by ALPN) and checks the
-    // client's certificate against the authority, as an mTLS cluster or Temporal Cloud does.
-    const [host, port] = process.env.TEMPORAL_ADDRESS!.split(':');
-    let verified = 0;
-    const front = tls.createServer(
-      {
-        key: fs.readFileSync(certs.key),
-        cert: fs.readFileSync(certs.cert),
-        ca: fs.readFileSync(certs.ca),
-        requestCert: true,
-        rejectUnauthorized: true,
-        ALPNProtocols: ['h2'],
-      },
-      (socket) => {
-        if (socket.authorized) verified++;
-        const upstream = net.connect(Number(port), host);
-        socket.pipe(upstream).pipe(socket);
-        const close = () => (socket.destroy(), upstream.destroy());
-        socket.on('error', close);
-        upstream.on('error', close);
-      },
-    );
-    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
-    const address = `localhost:${(front.address() as net.AddressInfo).port}`;
-    const tlsEnv = {
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
-      TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert,
-      TEMPORAL_TLS_CLIENT_KEY_PATH: certs.client.key,
-    };
-    try {
-      // Certificates the front must refuse: none, and one another authority signed.
-      const serverCa = fs.readFileSync(certs.ca);
-      for (const clientCertPair of [undefined, { crt: fs.readFileSync(certs.stranger.cert), key: fs.readFileSync(certs.stranger.key) }])
-        await assert.rejects(
-          Connection.connect({ address, tls: { serverRootCACertificate: serverCa, clientCertPair }, connectTimeout: '5s' }).then((c) =>
-            c.close(),
-          ),
-        );
-      assert.equal(verified, 0, 'no refused client got through');
+  () =>
+    withCertificates('svc-temporal-tls-', async (certs) => {
+      // The dev server speaks plain gRPC; this front terminates TLS (HTTP/2 by ALPN) and checks the
+      // client's certificate against the authority, as an mTLS cluster or Temporal Cloud does.
+      const [host, port] = process.env.TEMPORAL_ADDRESS!.split(':');
+      let verified = 0;
+      const front = tls.createServer(
+        {
+          key: fs.readFileSync(certs.key),
+          cert: fs.readFileSync(certs.cert),
+          ca: fs.readFileSync(certs.ca),
+          requestCert: true,
+          rejectUnauthorized: true,
+          ALPNProtocols: ['h2'],
+        },
+        (socket) => {
+          if (socket.authorized) verified++;
+          const upstream = net.connect(Number(port), host);
+          socket.pipe(upstream).pipe(socket);
+          const close = () => (socket.destroy(), upstream.destroy());
+          socket.on('error', close);
+          upstream.on('error', close);
+        },
+      );
+      await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+      const address = `localhost:${(front.address() as net.AddressInfo).port}`;
+      const tlsEnv = {
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca,
+        TEMPORAL_TLS_CLIENT_CERT_PATH: certs.client.cert,
+        TEMPORAL_TLS_CLIENT_KEY_PATH: certs.client.key,
+      };
+      try {
+        // Certificates the front must refuse: none, and one another authority signed.
+        const serverCa = fs.readFileSync(certs.ca);
+        for (const clientCertPair of [undefined, { crt: fs.readFileSync(certs.stranger.cert), key: fs.readFileSync(certs.stranger.key) }])
+          await assert.rejects(
+            Connection.connect({ address, tls: { serverRootCACertificate: serverCa, clientCertPair }, connectTimeout: '5s' }).then((c) =>
+              c.close(),
+            ),
+          );
+        assert.equal(verified, 0, 'no refused client got through');
 
-      await sendsThrough(tlsEnv);
-      assert.ok(verified >= 2, `the API and the worker connected with their certificate (${verified} connections)`);
-    } finally {
-      front.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  },
+        await sendsThrough(tlsEnv);
+        assert.ok(verified >= 2, `the API and the worker connected with their certificate (${verified} connections)`);
+      } finally {
+        front.close();
+      }
+    }),
 );
 
 /**
@@ -385,26 +391,24 @@ async function apiKeyFront(certs: { key: string; cert: string }, apiKey: string)
 test(
   'Temporal with an API key (TEMPORAL_API_KEY, TLS on by itself): an API and a worker behind a front that checks the key send a message; a wrong key is refused',
   { timeout: 240_000 },
-  async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-temporal-key-'));
-    const certs = testCertificates(dir);
-    const apiKey = `key-${crypto.randomUUID()}`;
-    const front = await apiKeyFront(certs, apiKey);
-    try {
-      const serverRootCACertificate = fs.readFileSync(certs.ca);
-      await assert.rejects(
-        Connection.connect({ address: front.address, tls: { serverRootCACertificate }, apiKey: 'wrong', connectTimeout: '5s' }).then((c) =>
-          c.close(),
-        ),
-        (err: Error) => /API key not accepted/.test(String(err.cause ?? err)),
-      );
-      assert.equal(front.keyed(), 0);
+  () =>
+    withCertificates('svc-temporal-key-', async (certs) => {
+      const apiKey = `key-${crypto.randomUUID()}`;
+      const front = await apiKeyFront(certs, apiKey);
+      try {
+        const serverRootCACertificate = fs.readFileSync(certs.ca);
+        await assert.rejects(
+          Connection.connect({ address: front.address, tls: { serverRootCACertificate }, apiKey: 'wrong', connectTimeout: '5s' }).then(
+            (c) => c.close(),
+          ),
+          (err: Error) => /API key not accepted/.test(String(err.cause ?? err)),
+        );
+        assert.equal(front.keyed(), 0);
 
-      await sendsThrough({ TEMPORAL_ADDRESS: front.address, TEMPORAL_API_KEY: apiKey, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca });
-      assert.ok(front.keyed() > 0, 'calls carried the key');
-    } finally {
-      front.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  },
+        await sendsThrough({ TEMPORAL_ADDRESS: front.address, TEMPORAL_API_KEY: apiKey, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca });
+        assert.ok(front.keyed() > 0, 'calls carried the key');
+      } finally {
+        front.close();
+      }
+    }),
 );
