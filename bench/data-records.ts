@@ -14,7 +14,7 @@
 //   5. record creates through POST …/records at concurrency 16, history written; beside them the
 //      floor: the service's create statement run straight through pg at the same concurrency, and
 //      the previous five-round-trip shape (`--only creates` skips the reads, for a quick measure).
-//   npm run bench:data [-- --records 1000000 --samples 200 --creates 5000 --concurrency 16 --index-wait 1200]
+//   npm run bench:data [-- --records 1000000 --samples 200 --warm 500 --creates 5000 --concurrency 16 --index-wait 1200]
 import http from 'node:http';
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +35,8 @@ const samples = numberArg('samples', 200);
 const creates = numberArg('creates', 5000);
 const concurrency = numberArg('concurrency', 16);
 const indexWait = numberArg('index-wait', 1200);
+// Untimed pairs between a read's cold and steady samples (measure below).
+const warm = numberArg('warm', 500);
 // `--only creates`: skip the reads (a quick measure of the write path; the table is loaded and indexed the same way).
 const onlyCreates = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'creates';
 const CHUNK = 100_000;
@@ -221,34 +223,45 @@ try {
   const live = `table_id = $1::uuid and deleted_at is null`;
   const cols = `id, seq, table_id, data, source, size_bytes, created_at, updated_at`;
 
-  /** `samples` timed calls of both (after 20 untimed), alternating so both see the same machine. */
+  /**
+   * `samples` timed calls of both, alternating so both see the same machine: first after 20 untimed
+   * (`cold`: the API process has served this request shape only those 20 times, right after the
+   * index builds), then again after `--warm` more untimed pairs (`steady`: V8 has optimized the
+   * request path and the index builds' after-work is over). A long-running API serves in the steady
+   * state, so the targets are judged on it; `cold` is kept beside it, as earlier runs measured.
+   */
   async function measure(
     name: string,
     http: (i: number) => Promise<any>,
     floor: (i: number) => Promise<unknown>,
     check?: (body: any) => void,
+    warmPairs = warm,
   ) {
-    for (let i = 0; i < 20; i++) {
-      await http(i);
-      await floor(i);
-    }
-    const api: number[] = [];
-    const db: number[] = [];
-    let last: any;
-    for (let i = 0; i < samples; i++) {
-      let t = performance.now();
-      last = await http(i);
-      api.push(performance.now() - t);
-      t = performance.now();
-      await floor(i);
-      db.push(performance.now() - t);
-    }
-    check?.(last);
-    const a = stats(api);
-    const f = stats(db);
-    const row = { api: a, handWrittenSql: f, ratioP50: r2(a.p50 / f.p50) };
-    progress(`${name}: API p50 ${a.p50} ms p95 ${a.p95} ms; SQL p50 ${f.p50} ms p95 ${f.p95} ms`);
-    return row;
+    const pairs = async (n: number, timed: boolean) => {
+      const api: number[] = [];
+      const db: number[] = [];
+      let last: any;
+      for (let i = 0; i < n; i++) {
+        let t = performance.now();
+        last = await http(i);
+        if (timed) api.push(performance.now() - t);
+        t = performance.now();
+        await floor(i);
+        if (timed) db.push(performance.now() - t);
+      }
+      check?.(last);
+      const a = stats(api);
+      const f = stats(db);
+      return { api: a, handWrittenSql: f, ratioP50: r2(a.p50 / f.p50) };
+    };
+    await pairs(20, false);
+    const cold = await pairs(samples, true);
+    progress(`${name}, cold: API p50 ${cold.api.p50} ms p95 ${cold.api.p95} ms; SQL p50 ${cold.handWrittenSql.p50} ms (${cold.ratioP50}x)`);
+    if (!warmPairs) return { ...cold, cold };
+    await pairs(warmPairs, false);
+    const steady = await pairs(samples, true);
+    progress(`${name}, steady: API p50 ${steady.api.p50} ms p95 ${steady.api.p95} ms; SQL p50 ${steady.handWrittenSql.p50} ms (${steady.ratioP50}x)`);
+    return { ...steady, cold };
   }
   const ok = async (p: string) => {
     const r = await get(p);
@@ -397,6 +410,9 @@ try {
         await pool.query(capSql, firstParams);
         await pool.query(`explain (format json) select 1 from data_records where ${where3}`, firstParams);
       },
+      undefined,
+      // 60 ms a call and no ratio target: measured cold only.
+      0,
     );
     const t3 = performance.now();
     await pool.query(`select count(*) as n from data_records where ${where3}`, firstParams);
@@ -411,6 +427,7 @@ try {
     res.targets = {
       firstPageP50Under10ms: target(firstPage.api.p50 <= 10),
       firstPageWithin2xSql: target(firstPage.ratioP50 <= 2),
+      firstPageWithin2xSqlCold: target(firstPage.cold.ratioP50 <= 2),
       deepPageWithin2xFirst: target(deepAmount.api.p50 <= 2 * firstPage.api.p50),
       qP50Under50ms: target(qSelective.api.p50 <= 50),
     };
