@@ -260,7 +260,9 @@ try {
     if (!warmPairs) return { ...cold, cold };
     await pairs(warmPairs, false);
     const steady = await pairs(samples, true);
-    progress(`${name}, steady: API p50 ${steady.api.p50} ms p95 ${steady.api.p95} ms; SQL p50 ${steady.handWrittenSql.p50} ms (${steady.ratioP50}x)`);
+    progress(
+      `${name}, steady: API p50 ${steady.api.p50} ms p95 ${steady.api.p95} ms; SQL p50 ${steady.handWrittenSql.p50} ms (${steady.ratioP50}x)`,
+    );
     return { ...steady, cold };
   }
   const ok = async (p: string) => {
