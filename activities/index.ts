@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
+import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createProviderRegistry } from './providers/index.js';
 import { createMessageActivities } from './messaging/messages.js';
-import { createDispatchActivities } from './messaging/dispatch.js';
+import { createDispatchActivities, providerBudgetBucket, providerBudgets } from './messaging/dispatch.js';
 import { createWebhookActivities } from './webhooks/webhook-delivery.js';
 import { createWebhookDispatchActivities } from './webhooks/webhook-dispatch.js';
 import { createOperationActivities } from './automations/operation-run.js';
@@ -29,7 +29,12 @@ export interface ActivityDeps {
 /** Every activity the worker registers, built once per worker process from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const providers = createProviderRegistry(deps.config, { timeoutMs: 10_000 });
-  const messageDeps = { orm: deps.orm, providers, log: deps.log };
+  // One budget per channel for the whole deployment, drawn on by both send paths (docs/architecture.md, Several processes).
+  const budgets = providerBudgets(deps.orm, deps.log, {
+    sms: { bucket: providerBudgetBucket(providerTaskQueue(deps.config, 'sms')), perSecond: deps.config.smsMaxPerSecond },
+    whatsapp: { bucket: providerBudgetBucket(providerTaskQueue(deps.config, 'whatsapp')), perSecond: deps.config.whatsappMaxPerSecond },
+  });
+  const messageDeps = { orm: deps.orm, providers, log: deps.log, countProviderCall: (c: 'sms' | 'whatsapp') => void budgets.count[c]() };
   const groups = new WhatsAppGroupsClient({
     baseUrl: deps.config.whatsappApiUrl,
     accessToken: deps.config.whatsappAccessToken,
@@ -37,10 +42,7 @@ export function createActivities(deps: ActivityDeps) {
   });
   return mapDomainErrors({
     ...createMessageActivities(messageDeps),
-    ...createDispatchActivities({
-      ...messageDeps,
-      maxPerSecond: { sms: deps.config.smsMaxPerSecond, whatsapp: deps.config.whatsappMaxPerSecond },
-    }),
+    ...createDispatchActivities({ ...messageDeps, budgets }),
     ...createWebhookActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
     ...createWebhookDispatchActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),

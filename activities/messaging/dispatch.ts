@@ -18,34 +18,104 @@ import { processStopping } from '../../services/platform/shutdown.js';
 import { lingeringWriter } from '../../services/platform/group-commit.js';
 
 export interface DispatchDeps extends MessageDeps {
-  /** Provider calls per second per channel, for all workers together (sharedPacer). */
-  maxPerSecond: Record<'sms' | 'whatsapp', number>;
+  /** Each channel's provider budget, shared with the per-message sends (providerBudgets). */
+  budgets: ProviderBudgets;
+}
+
+type ChannelType = 'sms' | 'whatsapp';
+
+/**
+ * A channel's provider budget: `perSecond` calls per second of the database clock for a whole
+ * deployment, counted in `rate_limit_windows` under `bucket` (one row per second). Both send paths
+ * draw on it. The per-message sends (immediate, scheduled, answered) are paced by their provider
+ * task queue's Temporal rate limit and only `count` their calls, without waiting: they come first.
+ * The batch dispatch `pace`s its calls on what each second has left, so it yields to them, and the
+ * two paths together keep to the rate (above it by at most a batch grant, a twentieth of the rate,
+ * per worker, and by the task queue limiter's own burst).
+ */
+export interface ProviderBudgets {
+  pace: Record<ChannelType, () => Promise<void>>;
+  /** Settles once the call is counted (never rejects: a count that could not be written is logged). */
+  count: Record<ChannelType, () => Promise<void>>;
 }
 
 /**
- * Paces one channel's provider calls in this process and takes them out of the channel's budget
- * shared by every worker: `perSecond` calls per second of the database clock, counted in
- * `rate_limit_windows` (bucket `provider:<channel>`, one row per second). Calls are spaced locally
- * at the full rate and granted in chunks of a twentieth of it, so the shared count costs about
- * twenty statements a second at any rate; a chunk left over when a dispatch stops is simply not
- * spent (the limit errs low, never high). With one worker this behaves as the old local pacer did.
+ * The budget's bucket: one per provider task queue, the queue whose Temporal rate limit paces the
+ * per-message sends, so a deployment (its task queue) has one budget per channel, whatever the
+ * number of workers, and deployments sharing a database do not share budgets.
  */
-export function sharedPacer(orm: DispatchDeps['orm'], channelType: 'sms' | 'whatsapp', perSecond: number) {
-  const bucket = `provider:${channelType}`;
+export const providerBudgetBucket = (providerQueue: string) => `provider:${providerQueue}`;
+
+/** One budget per channel for this worker process (every activity of the process shares them). */
+export function providerBudgets(
+  orm: DispatchDeps['orm'],
+  log: DispatchDeps['log'],
+  channels: Record<ChannelType, { bucket: string; perSecond: number }>,
+): ProviderBudgets {
+  return {
+    pace: {
+      sms: sharedPacer(orm, channels.sms.bucket, channels.sms.perSecond),
+      whatsapp: sharedPacer(orm, channels.whatsapp.bucket, channels.whatsapp.perSecond),
+    },
+    count: {
+      sms: callCounter(orm, log, channels.sms.bucket),
+      whatsapp: callCounter(orm, log, channels.whatsapp.bucket),
+    },
+  };
+}
+
+/** `count` calls into the current second of the bucket (the statement sharedPacer takes its grants with). */
+const COUNT_SQL = `with now_ms as (select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as ms)
+       insert into rate_limit_windows (bucket, window_start, count)
+       select ?::varchar, ms - ms % 1000, ?::int from now_ms
+       on conflict (bucket, window_start) do update set count = rate_limit_windows.count + excluded.count
+       returning count, (select 1000 - ms % 1000 from now_ms)::int as wait_ms, window_start`;
+
+/** How long per-message calls gather before their count is written (at most 20 statements a second per worker). */
+const COUNT_LINGER_MS = 50;
+
+/**
+ * Counts per-message provider calls in the bucket, off the send's path: the calls of each 50 ms go
+ * in one statement, so sends at the full rate cost the database a few statements a second. A count
+ * that fails to be written is logged and lost (the budget then errs high by those calls; the
+ * provider's own limit still answers them). `count()` settles once its call is written.
+ */
+function callCounter(orm: DispatchDeps['orm'], log: DispatchDeps['log'], bucket: string) {
+  let pending = 0;
+  let flushing: Promise<void> | null = null;
+  const flush = async () => {
+    await new Promise((r) => setTimeout(r, COUNT_LINGER_MS));
+    const calls = pending;
+    pending = 0;
+    flushing = null;
+    try {
+      await one(orm.em.fork(), COUNT_SQL, [bucket, calls]);
+    } catch (err) {
+      log.warn({ err, bucket, calls }, 'provider calls not counted in the shared budget');
+    }
+  };
+  return () => {
+    pending++;
+    return (flushing ??= flush());
+  };
+}
+
+/**
+ * Paces one channel's batch provider calls in this process and takes them out of the channel's
+ * budget shared by every worker: `perSecond` calls per second of the database clock, counted in
+ * `rate_limit_windows` (`bucket`, one row per second, which the per-message sends count into too).
+ * Calls are spaced locally at the full rate and granted in chunks of a twentieth of it, so the
+ * shared count costs about twenty statements a second at any rate; a chunk left over when a
+ * dispatch stops is simply not spent. With one worker and no per-message sends this behaves as the
+ * old local pacer did.
+ */
+export function sharedPacer(orm: DispatchDeps['orm'], bucket: string, perSecond: number) {
   const chunk = Math.max(1, Math.ceil(perSecond / 20));
   let next = 0;
   let tokens = 0;
   let taking: Promise<void> | null = null;
   const take = async () => {
-    const row = await one<{ count: number; wait_ms: number; window_start: string }>(
-      orm.em.fork(),
-      `with now_ms as (select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as ms)
-       insert into rate_limit_windows (bucket, window_start, count)
-       select ?::varchar, ms - ms % 1000, ?::int from now_ms
-       on conflict (bucket, window_start) do update set count = rate_limit_windows.count + excluded.count
-       returning count, (select 1000 - ms % 1000 from now_ms)::int as wait_ms, window_start`,
-      [bucket, chunk],
-    );
+    const row = await one<{ count: number; wait_ms: number; window_start: string }>(orm.em.fork(), COUNT_SQL, [bucket, chunk]);
     const count = Number(row!.count);
     // What was there before this request decides the grant; asking beyond the limit only marks the second full.
     const granted = Math.max(0, Math.min(chunk, perSecond - (count - chunk)));
@@ -147,10 +217,7 @@ async function releaseStaleClaims(
 }
 
 export function createDispatchActivities(deps: DispatchDeps) {
-  const pacers = {
-    sms: sharedPacer(deps.orm, 'sms', deps.maxPerSecond.sms),
-    whatsapp: sharedPacer(deps.orm, 'whatsapp', deps.maxPerSecond.whatsapp),
-  };
+  const pacers = deps.budgets.pace;
   return {
     /**
      * Claims up to `limit` queued batch messages of a channel (moving them to processing), waiting up

@@ -12,6 +12,8 @@ export interface MessageDeps {
   /** Adapters by the value a channel stores in `channels.provider`. */
   providers: ProviderRegistry;
   log: Logger;
+  /** Counts a per-message provider call in its channel's budget, shared with the batch dispatch (dispatch.ts providerBudgets). */
+  countProviderCall: (channelType: 'sms' | 'whatsapp') => void;
 }
 
 export interface OutboundRow {
@@ -108,6 +110,8 @@ export async function dispatchOnce(
     return { status: await moveStatus(deps.orm, messageId, 'failed', { errorMessage: ACCOUNT_SUSPENDED_ERROR }), gatewayMessageId: null };
   }
   if (msg.status === 'queued') await moveStatus(deps.orm, messageId, 'processing');
+  // Paced by the provider task queue's rate limit; counted so that the batch dispatch yields to it.
+  deps.countProviderCall(msg.channel_type);
   const result = await callProvider(deps, msg);
   if (result.ok) {
     const id = result.value.providerMessageId;
