@@ -1,19 +1,28 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
+import { RELEASE_BEFORE_FLUSH } from '../platform/durable-commit.js';
 
 /**
  * Debits a prepaid wallet by segments × price, refusing to go negative; postpaid accounts are not
  * debited. Returns false when the balance cannot cover it (nothing changed). One conditional update:
  * the row lock it takes orders concurrent debits, and each re-checks the balance the previous left,
  * so no interleaving of sends and campaign pages can overdraw. Call it inside the transaction that
- * writes what is being paid for, so both commit or neither does.
+ * writes what is being paid for, so both commit or neither does, and last in it: every send of the
+ * account waits for this one row until the transaction ends.
  */
-export async function debitSegments(em: EntityManager, accountId: number, segments: number, pricePerSegment: string): Promise<boolean> {
+export async function debitSegments(
+  em: EntityManager,
+  accountId: number,
+  segments: number,
+  pricePerSegment: string,
+  /** The transaction's commit then does not wait for the flush: the caller answers only after durableCommit (services/platform/durable-commit.ts). */
+  opts: { releaseBeforeFlush?: boolean } = {},
+): Promise<boolean> {
   if (segments <= 0) return true;
   const row = await one<{ id: number }>(
     em,
     `update accounts set wallet_balance = case when billing_mode = 'prepaid' then wallet_balance - (?::numeric * ?) else wallet_balance end, updated_at = now()
-      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?) returning id`,
+      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?)${opts.releaseBeforeFlush ? ` and ${RELEASE_BEFORE_FLUSH}` : ''} returning id`,
     [pricePerSegment, segments, accountId, pricePerSegment, segments],
   );
   return row !== null;

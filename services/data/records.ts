@@ -9,7 +9,7 @@ import { checkStatusMoves, checkWrite, dataBytes, type PhoneRule, type ValueEnv 
 import { StaleDefinition, dataNotFound, isUuid, loadTable, withTableDefinition, type LoadedTable } from './tables.js';
 import { presentRecord, type RecordRow, type RecordView } from './present.js';
 import { changesOf, historyActor, writeHistory } from './history.js';
-import { groupCommit } from '../platform/group-commit.js';
+import { RELEASE_BEFORE_FLUSH, durableCommit } from '../platform/durable-commit.js';
 import { GUARD_CONSTRAINT, hasGuards, insertGuardsSql, refuseTakenValues, syncUniqueGuards } from './unique.js';
 
 // A record's reads and writes (Endpoints > Data tables, write rules). Each write is one
@@ -133,36 +133,11 @@ export interface CreateRow {
 
 /**
  * The create statement's own commit does not wait for its WAL to reach the disk, so the table row is
- * released as soon as the commit is recorded instead of after a flush (1–2 ms on a busy disk, during
- * which every other create of the table would wait: one flush per create, in a line). The create is
- * answered only after DURABLE_SQL, a transaction of its own whose commit is flushed as usual, and
- * so flushes the WAL that holds this create's commit too (WAL is flushed in order; concurrent
- * creates share flushes). A 201 therefore always means the record is on disk; until then a reader
- * may see a record that a crash would take away, as one that never got its answer.
+ * released as soon as the commit is recorded; the create is answered only after durableCommit
+ * (services/platform/durable-commit.ts), so a 201 always means the record is on disk.
  */
-const EARLY_RELEASE = `select * from r where set_config('synchronous_commit', 'off', true) is not null`;
-const ADMITTED_EARLY_RELEASE = `select adm.*, r.* from adm left join r on true where set_config('synchronous_commit', 'off', true) is not null`;
-/** A transaction with an id, so its commit is flushed (see EARLY_RELEASE). */
-export const DURABLE_SQL = 'select pg_current_xact_id()::text as xid';
-
-/**
- * DURABLE_SQL shared by the creates that finish together: one flushing commit, and one round trip,
- * for every create whose own commit came before it started (groupCommit queues a create that
- * arrives during a flush for the next one, whose commit is later than that create's). Per pool,
- * since the flush is the server's and any connection's commit makes it.
- */
-const durableCommits = new WeakMap<object, (item: null) => Promise<void>>();
-function durableCommit(em: EntityManager): Promise<void> {
-  const connection = em.getConnection();
-  let commit = durableCommits.get(connection);
-  if (!commit) {
-    // Its own fork: never inside a caller's transaction.
-    const own = em.fork();
-    commit = groupCommit<null>(async () => void (await onePlanned(own, DURABLE_SQL)));
-    durableCommits.set(connection, commit);
-  }
-  return commit(null);
-}
+const EARLY_RELEASE = `select * from r where ${RELEASE_BEFORE_FLUSH}`;
+const ADMITTED_EARLY_RELEASE = `select adm.*, r.* from adm left join r on true where ${RELEASE_BEFORE_FLUSH}`;
 
 /**
  * A create as ONE statement, so it is its own transaction and makes one round trip: the record, its

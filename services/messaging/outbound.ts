@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { manyBound, one } from '../../entities/db.js';
 import { debitSegments } from '../account/index.js';
+import { durableCommit } from '../platform/durable-commit.js';
 import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { parseRecipient } from '../platform/phones.js';
@@ -111,9 +112,11 @@ export async function createOutboundMessages(
     return { d, future, uid: newUid('msg'), mode: future || fastPath ? 'workflow' : 'batch' };
   });
   const chargedSegments = drafts.reduce((n, d) => n + (d.failure ? 0 : (d.segments ?? 1)), 0);
+  // Every send of the account debits its one wallet row: taken last, and released at commit without
+  // waiting for the flush (the answer waits for durableCommit below), so the account's sends queue for
+  // it only for the debit's round trip and the commit's, not for the whole transaction and a flush.
+  const releaseBeforeFlush = !rc.em.isInTransaction();
   const created = await rc.em.transactional(async (tx) => {
-    if (!(await debitSegments(tx, rc.account.id, chargedSegments, deps.config.smsSegmentPrice)))
-      throw quotaExceeded('The prepaid balance cannot cover this send; nothing was sent.', 'insufficient_balance');
     const rows = await manyBound<MessageRow>(
       tx,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
@@ -162,8 +165,12 @@ export async function createOutboundMessages(
     for (const row of rows)
       if (row.status === 'failed')
         await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row as unknown as MessageEventRow));
+    // Refused: the rollback takes the records and their events with it.
+    if (!(await debitSegments(tx, rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush })))
+      throw quotaExceeded('The prepaid balance cannot cover this send; nothing was sent.', 'insufficient_balance');
     return new Map(rows.map((r) => [r.uid, r]));
   });
+  if (releaseBeforeFlush) await durableCommit(rc.em);
   countMessageStatuses([...created.values()]);
 
   const out = [];
