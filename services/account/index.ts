@@ -3,5 +3,5 @@ export * from './profile.js';
 export { createAccount, createApiKey, createUser } from './accounts.js';
 export { requireAccount, accountRef } from './settings.js';
 export { addIdentity, updateIdentity, listIdentities, removeIdentity, type IdentityKind } from './identities.js';
-export { debitSegments } from './wallet.js';
+export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';

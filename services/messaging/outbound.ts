@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { manyBound, one } from '../../entities/db.js';
-import { debitSegments } from '../account/index.js';
+import { debitSegments, debitSql } from '../account/index.js';
 import { durableCommit } from '../platform/durable-commit.js';
 import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
@@ -73,6 +73,24 @@ const toBatchDispatch = (rc: RequestContext, id: number | string) =>
     [id],
   );
 
+/** The request's records, in order (`?` account id, `?` the records as JSON); `where` gates the select. */
+const INSERT_MESSAGES_SQL = (where: string) =>
+  `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
+                             media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
+                             campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
+       select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
+              v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
+              v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
+         from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
+              recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
+              template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
+              dispatch_mode text, chat_group_id bigint)
+       ${where}
+        order by v.ord
+       returning *`;
+
+const insufficientBalance = () => quotaExceeded('The prepaid balance cannot cover this send; nothing was sent.', 'insufficient_balance');
+
 /**
  * Creates every record of a request in one transaction with the prepaid wallet's debit (segments of
  * the records that will be sent × `smsSegmentPrice`): a wallet that cannot cover them all refuses the
@@ -112,64 +130,62 @@ export async function createOutboundMessages(
     return { d, future, uid: newUid('msg'), mode: future || fastPath ? 'workflow' : 'batch' };
   });
   const chargedSegments = drafts.reduce((n, d) => n + (d.failure ? 0 : (d.segments ?? 1)), 0);
-  // Every send of the account debits its one wallet row: taken last, and released at commit without
-  // waiting for the flush (the answer waits for durableCommit below), so the account's sends queue for
-  // it only for the debit's round trip and the commit's, not for the whole transaction and a flush.
+  // Every send of the account debits its one wallet row, and its sends queue for it: it is released at
+  // commit without waiting for the flush (the answer waits for durableCommit below). A request with no
+  // record refused up front is one statement, the debit and the records together (the records written
+  // only when the debit is made); one with refused records writes their message.failed events in the
+  // same transaction, the wallet row taken last.
   const releaseBeforeFlush = !rc.em.isInTransaction();
-  const created = await rc.em.transactional(async (tx) => {
+  const records = JSON.stringify(
+    planned.map(({ d, future, uid, mode }, ord) => ({
+      ord,
+      uid,
+      channel_type: d.channelType,
+      channel_id: d.channelId,
+      channel_code: d.channelCode,
+      sender: d.sender,
+      recipient: d.recipient,
+      body: d.body,
+      status: d.failure ? 'failed' : 'queued',
+      media_url: d.mediaUrl ?? null,
+      media_type: d.mediaType ?? null,
+      error_message: d.failure ?? null,
+      metadata: d.metadata ?? null,
+      template_params: d.templateParams ?? null,
+      provider_request: d.providerRequest ?? null,
+      segments: d.segments ?? 1,
+      encoding: d.encoding ?? 'GSM-7',
+      campaign_id: d.campaignId ?? null,
+      scheduled_at: future ? d.scheduledAt!.toISOString() : null,
+      dispatch_mode: mode,
+      chat_group_id: d.chatGroupId ?? null,
+    })),
+  );
+  const refusedUpFront = drafts.some((d) => d.failure);
+  let created: Map<string, MessageRow>;
+  if (releaseBeforeFlush && !refusedUpFront && chargedSegments > 0) {
+    const debit = debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush });
     const rows = await manyBound<MessageRow>(
-      tx,
-      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
-                             media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
-                             campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
-       select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
-              v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
-              v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
-         from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
-              recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
-              template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
-              dispatch_mode text, chat_group_id bigint)
-        order by v.ord
-       returning *`,
-      [
-        rc.account.id,
-        JSON.stringify(
-          planned.map(({ d, future, uid, mode }, ord) => ({
-            ord,
-            uid,
-            channel_type: d.channelType,
-            channel_id: d.channelId,
-            channel_code: d.channelCode,
-            sender: d.sender,
-            recipient: d.recipient,
-            body: d.body,
-            status: d.failure ? 'failed' : 'queued',
-            media_url: d.mediaUrl ?? null,
-            media_type: d.mediaType ?? null,
-            error_message: d.failure ?? null,
-            metadata: d.metadata ?? null,
-            template_params: d.templateParams ?? null,
-            provider_request: d.providerRequest ?? null,
-            segments: d.segments ?? 1,
-            encoding: d.encoding ?? 'GSM-7',
-            campaign_id: d.campaignId ?? null,
-            scheduled_at: future ? d.scheduledAt!.toISOString() : null,
-            dispatch_mode: mode,
-            chat_group_id: d.chatGroupId ?? null,
-          })),
-        ),
-      ],
+      rc.em,
+      `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`,
+      [...debit.params, rc.account.id, records],
     );
-    // A record refused before any send (a malformed number) is final at once: its message.failed
-    // callback commits with it, as every other status change does through moveStatus.
-    for (const row of rows)
-      if (row.status === 'failed')
-        await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row as unknown as MessageEventRow));
-    // Refused: the rollback takes the records and their events with it.
-    if (!(await debitSegments(tx, rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush })))
-      throw quotaExceeded('The prepaid balance cannot cover this send; nothing was sent.', 'insufficient_balance');
-    return new Map(rows.map((r) => [r.uid, r]));
-  });
+    if (!rows.length) throw insufficientBalance();
+    created = new Map(rows.map((r) => [r.uid, r]));
+  } else {
+    created = await rc.em.transactional(async (tx) => {
+      const rows = await manyBound<MessageRow>(tx, INSERT_MESSAGES_SQL(''), [rc.account.id, records]);
+      // A record refused before any send (a malformed number) is final at once: its message.failed
+      // callback commits with it, as every other status change does through moveStatus.
+      for (const row of rows)
+        if (row.status === 'failed')
+          await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row as unknown as MessageEventRow));
+      // Refused: the rollback takes the records and their events with it.
+      if (!(await debitSegments(tx, rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush })))
+        throw insufficientBalance();
+      return new Map(rows.map((r) => [r.uid, r]));
+    });
+  }
   if (releaseBeforeFlush) await durableCommit(rc.em);
   countMessageStatuses([...created.values()]);
 

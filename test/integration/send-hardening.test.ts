@@ -97,6 +97,24 @@ for (const s of SENDS) {
   });
 }
 
+test('a refused send that also holds a malformed number writes nothing: no record, no message.failed, no debit', async () => {
+  // The records and the refused one's event are written before the wallet row is taken (last in the
+  // transaction); the 402 rolls them all back.
+  const t = await newTenant();
+  await setAccount(t, { wallet_balance: 0.01 });
+  const r = await api('POST', '/api/v3/sms/send', t.token, { recipients: [num(), num(), 'not-a-number'], message: 'two to pay for' });
+  assert.equal(r.status, 402, r.text);
+  assert.equal(r.body.reason, 'insufficient_balance');
+  assert.equal(await recordCount(t.accountId), 0, 'nothing created');
+  assert.equal(await balanceOf(t), 0.01, 'nothing debited');
+  const events = await one<{ n: string }>(
+    orm.em.fork(),
+    `select count(*)::text as n from events where account_id = ? and kind = 'message.failed'`,
+    [t.accountId],
+  );
+  assert.equal(Number(events?.n), 0, 'no message.failed event');
+});
+
 test('a send debits one price per segment of the records it will send, in the /balance the next request reads', async () => {
   const t = await newTenant();
   const r = await api('POST', '/api/v3/sms/send', t.token, { recipients: [num(), num(), 'not-a-number'], message: 'ж'.repeat(71) });
