@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { manyBound, one } from '../../entities/db.js';
+import { manyBound, manyPlanned, one } from '../../entities/db.js';
 import { debitSegments, debitSql } from '../account/index.js';
 import { durableCommit } from '../platform/durable-commit.js';
 import { quotaExceeded } from '../platform/errors.js';
@@ -165,7 +165,8 @@ export async function createOutboundMessages(
   let created: Map<string, MessageRow>;
   if (releaseBeforeFlush && !refusedUpFront && chargedSegments > 0) {
     const debit = debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush });
-    const rows = await manyBound<MessageRow>(
+    // Planned once per connection (the text does not vary): every send runs it.
+    const rows = await manyPlanned<MessageRow>(
       rc.em,
       `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`,
       [...debit.params, rc.account.id, records],
