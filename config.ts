@@ -32,6 +32,12 @@ export interface Config {
   whatsappApiUrl: string;
   whatsappAccessToken: string;
   whatsappAppSecret: string;
+  /**
+   * DATA_CURSOR_SECRET: the key material of the data records cursors (services/data/cursor-seal.ts).
+   * Every API process of a deployment must have the same value, or a page made by one cannot be
+   * continued by another (it restarts at page one).
+   */
+  dataCursorSecret: string;
   /** The Meta business that owns the shops' provider catalogues (POST /{business_id}/owned_product_catalogs). */
   whatsappBusinessId: string;
   rateLimitPerMinute: number;
@@ -158,6 +164,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     whatsappApiUrl: env('WHATSAPP_API_URL', 'http://127.0.0.1:4010/whatsapp/v21.0'),
     whatsappAccessToken: env('WHATSAPP_ACCESS_TOKEN', 'sim-wa-access-token'),
     whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
+    dataCursorSecret: env('DATA_CURSOR_SECRET', 'dev-data-cursor-secret'),
     whatsappBusinessId: env('WHATSAPP_BUSINESS_ID', '190000000000001'),
     rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE', '120')),
     bodyLimitBytes: Number(env('BODY_LIMIT_BYTES', String(1024 * 1024))),
@@ -213,6 +220,7 @@ export const PRODUCTION_SECRETS = [
   { variable: 'WHATSAPP_ACCESS_TOKEN', key: 'whatsappAccessToken', defaults: ['sim-wa-access-token'], minLength: 16 },
   { variable: 'WHATSAPP_APP_SECRET', key: 'whatsappAppSecret', defaults: ['sim-wa-app-secret'], minLength: 16 },
   { variable: 'WHATSAPP_VERIFY_TOKEN', key: 'whatsappVerifyToken', defaults: ['sim-wa-verify-token'], minLength: 16 },
+  { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32 },
 ] as const satisfies ReadonlyArray<{ variable: string; key: keyof Config; defaults: readonly string[]; minLength: number }>;
 
 /** The secret variables that are unset, a known default or too short; empty outside production. */
@@ -230,7 +238,7 @@ export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = pr
   const bad = productionSecretProblems(config, env);
   if (bad.length === 0) return;
   process.stderr.write(
-    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN at least 32 characters, the others at least 16)\n`,
+    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN and DATA_CURSOR_SECRET at least 32 characters, the others at least 16)\n`,
   );
   process.exit(1);
 }

@@ -50,4 +50,5 @@ export const TEST_SECRETS: ServiceSecrets = {
   WHATSAPP_ACCESS_TOKEN: 'test-wa-access-token-0123456789',
   WHATSAPP_APP_SECRET: 'test-wa-app-secret-0123456789',
   WHATSAPP_VERIFY_TOKEN: 'test-wa-verify-token-0123456789',
+  DATA_CURSOR_SECRET: 'test-data-cursor-secret-0123456789abcdef',
 };

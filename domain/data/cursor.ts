@@ -1,10 +1,13 @@
 // The records list's opaque cursor (Records list query: cursor; notes §4.4): where the last page
-// ended in the keyset order, bound to the query it was made for. It is base64url JSON, not a
-// secret: a client may decode or forge it, so everything read back is checked before it reaches
-// SQL, and anything that does not fit (garbage, an old version, another query's cursor) restarts
-// at page one, as the contract says an invalid cursor does.
+// ended in the keyset order, bound to the query it was made for. This is its content, as JSON
+// text; what a client holds is that text sealed (services/data/cursor-seal.ts: encrypted and
+// authenticated), because the last sort value is a record's value the caller may not be meant to
+// read (a masked column sorted by another caller, a grant withdrawn between pages). Everything
+// read back is still checked before it reaches SQL, and anything that does not fit (garbage, an
+// old version, another query's cursor) restarts at page one, as the contract says an invalid
+// cursor does.
 
-export const CURSOR_VERSION = 1;
+export const CURSOR_VERSION = 2;
 
 /** How the sort value of the last row compares (and so how its text must look). */
 export type SortValueKind = 'numeric' | 'boolean' | 'text' | 'timestamp';
@@ -66,19 +69,20 @@ interface Wire {
   n: boolean;
 }
 
+/** The cursor's content as JSON text (to be sealed before it leaves the service). */
 export function encodeCursor(key: CursorKey, pos: CursorPosition): string {
   const wire: Wire = { v: CURSOR_VERSION, s: key.sort, d: key.dir, h: key.hash, l: pos.last, q: pos.seq, n: pos.nulls };
-  return toBase64Url(JSON.stringify(wire));
+  return JSON.stringify(wire);
 }
 
 const SEQ = /^[1-9]\d{0,17}$/;
 
-/** The position a cursor holds for this query, or null (start at page one) when it is not a valid cursor of it. */
+/** The position a cursor's (opened) content holds for this query, or null (start at page one) when it is not a valid cursor of it. */
 export function decodeCursor(text: string | undefined | null, key: CursorKey, kind: SortValueKind): CursorPosition | null {
   if (!text || text.length > 16_384) return null;
   let wire: unknown;
   try {
-    wire = JSON.parse(fromBase64Url(text));
+    wire = JSON.parse(text);
   } catch {
     return null;
   }
@@ -114,19 +118,4 @@ export function validSortValue(kind: SortValueKind, s: string): boolean {
     case 'text':
       return !s.includes('\0');
   }
-}
-
-// base64url of UTF-8, with the globals every runtime has (no Buffer: the domain stays portable).
-function toBase64Url(s: string): string {
-  const bytes = new TextEncoder().encode(s);
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(s: string): string {
-  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error('not base64url');
-  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (s.length % 4)) % 4));
-  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 }

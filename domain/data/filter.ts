@@ -272,3 +272,10 @@ export function countLeaves(node: FilterNode | null): number {
   if (!node) return 0;
   return node.kind === 'leaf' ? 1 : node.nodes.reduce((n, c) => n + countLeaves(c), 0);
 }
+
+/** The table columns a tree's leaves name (system columns left out), in the order they appear. */
+export function leafColumns(node: FilterNode | null): string[] {
+  if (!node) return [];
+  if (node.kind === 'leaf') return node.column.system ? [] : [node.column.key];
+  return node.nodes.flatMap(leafColumns);
+}

@@ -7,6 +7,7 @@ import {
   DATA_LIMITS,
   TYPE_INFO,
   containsPattern,
+  masksFor,
   prefixPattern,
   searchColumns,
   searchExpression,
@@ -14,7 +15,7 @@ import {
   valueExpression,
   type FieldType,
 } from '../../domain/data/index.js';
-import { FilterError, parseFilter, type FilterLeaf, type FilterNode, type FilterScalar } from '../../domain/data/filter.js';
+import { FilterError, leafColumns, parseFilter, type FilterLeaf, type FilterNode, type FilterScalar } from '../../domain/data/filter.js';
 import {
   canonical,
   decodeCursor,
@@ -24,6 +25,7 @@ import {
   type CursorPosition,
   type SortValueKind,
 } from '../../domain/data/cursor.js';
+import { openCursor, sealCursor } from './cursor-seal.js';
 
 // The records list (Endpoints > Data tables, Records list query): the condition tree, q, a keyset
 // walk in the requested order with nulls last both ways, and an optional capped count. Every
@@ -31,6 +33,9 @@ import {
 // column expressions of domain/data/expressions.ts exactly, so the per-column and search indexes
 // apply (notes/commerce-and-data-tables.md §4.3-4.6). Column expressions come from stored
 // definitions and are pattern-checked there; every value from the request is a bound parameter.
+// Field masks hold here too: a column masked for the caller is never a condition, a sort key or a
+// searched column of its query (else its values could be read back a digit at a time from which
+// rows match), and the cursor leaves the service sealed (cursor-seal.ts).
 
 export interface ListRecordsQuery {
   filter?: string;
@@ -57,6 +62,19 @@ type Sql = RawBuilder<unknown>;
 const invalid = (field: string, message: string) =>
   new DomainError('invalid', message, { code: 'validation_error', field, errors: { [field]: [message] } });
 
+/** A filter or sort naming a column masked for the caller: 403, naming the column (field and details.column). */
+const maskedColumn = (column: string, parameter: 'filter' | 'sort') =>
+  new DomainError(
+    'forbidden',
+    parameter === 'filter'
+      ? `Column ${column} is masked for you: it cannot be a filter condition.`
+      : `Column ${column} is masked for you: records cannot be sorted by it.`,
+    { code: 'permission_denied', field: column, details: { reason: 'masked_column', column, parameter } },
+  );
+
+/** What a cursor is sealed to: a cursor of another account's or table's list never opens here. */
+const cursorBinding = (t: LoadedTable) => `data-records:${t.table.account_id}:${t.table.id}`;
+
 /** The page size the contract asks for: default 50, anything else clamped into 1..200. */
 export function clampLimit(limit: number | undefined): number {
   if (limit === undefined || limit === null) return DATA_LIMITS.pageDefault;
@@ -82,7 +100,10 @@ async function listPage(rc: RequestContext, t: LoadedTable, query: ListRecordsQu
   const last = page.at(-1);
   const next =
     hasMore && last
-      ? encodeCursor(plan.key, { last: last.sort_value, seq: String(last.seq), nulls: plan.sort.nullable && last.sort_value === null })
+      ? sealCursor(
+          encodeCursor(plan.key, { last: last.sort_value, seq: String(last.seq), nulls: plan.sort.nullable && last.sort_value === null }),
+          cursorBinding(t),
+        )
       : null;
 
   let count: number | null = null;
@@ -144,21 +165,25 @@ export function planQuery(t: LoadedTable, query: ListRecordsQuery): QueryPlan {
     const p = e.problems[0];
     throw notSupported(p.message, 'operator_not_supported', { reason: 'operator_not_supported', column: p.column, op: p.op });
   }
+  const masks = masksFor(t.table.masks ?? [], t.caller);
+  const masked = leafColumns(tree).find((k) => masks.has(k));
+  if (masked) throw maskedColumn(masked, 'filter');
   const dir = query.dir ?? 'desc';
-  const sort = sortPlan(t, query.sort);
+  const sort = sortPlan(t, query.sort, masks);
   const q = typeof query.q === 'string' && query.q.trim() ? query.q : null;
 
   const parts: Sql[] = [sql`table_id = ${t.table.id}::uuid`, sql`deleted_at is null`];
   if (tree) parts.push(compileNode(tree));
   if (q) {
-    const search = searchSql(t, q);
+    const search = searchSql(t, q, masks);
     if (search) parts.push(search);
   }
   const key: CursorKey = { sort: sort.key, dir, hash: queryHash([t.table.id, treeJson, q, sort.key, dir]) };
-  return { tableId: t.table.id, where: sql.join(parts, sql` and `), sort, dir, key, position: decodeCursor(query.cursor, key, sort.kind) };
+  const position = decodeCursor(openCursor(query.cursor, cursorBinding(t)), key, sort.kind);
+  return { tableId: t.table.id, where: sql.join(parts, sql` and `), sort, dir, key, position };
 }
 
-function sortPlan(t: LoadedTable, requested: string | undefined): SortPlan {
+function sortPlan(t: LoadedTable, requested: string | undefined, masks: ReadonlyMap<string, unknown>): SortPlan {
   const key = requested === undefined || requested === '' ? '$created_at' : requested;
   if (key === '$created_at' || key === '$updated_at') {
     const col = key === '$created_at' ? 'created_at' : 'updated_at';
@@ -179,6 +204,7 @@ function sortPlan(t: LoadedTable, requested: string | undefined): SortPlan {
     );
   }
   if (!TYPE_INFO[column.type].sortable) throw invalid('sort', `Column ${key} (${column.type}) cannot be sorted.`);
+  if (masks.has(key)) throw maskedColumn(key, 'sort');
   // The rule rests on the record count, which a cached definition does not keep current: decided on a fresh one.
   if (column.index_status !== 'ready' && t.cached) throw new StaleDefinition();
   if (t.table.records_count >= DATA_LIMITS.sortIndexThreshold && column.index_status !== 'ready') {
@@ -286,19 +312,27 @@ function timestampLeaf(col: Sql, leaf: FilterLeaf): Sql {
 
 /**
  * q over the first six searchable columns: through the table's trigram index when it is ready and
- * covers exactly these columns (same expression as the index), else column by column.
+ * covers exactly these columns (same expression as the index), else column by column. Columns
+ * masked for the caller are left out of its search; with the index ready, the indexed expression
+ * still narrows the rows (a match in one column is a match in the joined text) and the caller's
+ * own columns decide, one by one, so that a q spanning a visible and a masked value matches
+ * nothing. A caller for whom every searched column is masked searches nothing: q is ignored, as
+ * on a table without searchable columns.
  */
-function searchSql(t: LoadedTable, q: string): Sql | null {
+function searchSql(t: LoadedTable, q: string, masks: ReadonlyMap<string, unknown>): Sql | null {
   const keys = searchColumns(t.columns);
-  if (!keys.length) return null;
+  const own = keys.filter((k) => !masks.has(k));
+  if (!own.length) return null;
   const pattern = containsPattern(q);
   const indexed = t.table.search_index_columns ?? [];
-  if (t.table.search_index_status === 'ready' && indexed.length === keys.length && indexed.every((k, i) => k === keys[i]))
-    return sql`${sql.raw(searchExpression(keys))} ilike ${pattern}`;
-  return sql`(${sql.join(
-    keys.map((k) => sql`${sql.raw(valueExpression(k, 'text' as FieldType))} ilike ${pattern}`),
+  const ready = t.table.search_index_status === 'ready' && indexed.length === keys.length && indexed.every((k, i) => k === keys[i]);
+  const joined = sql`${sql.raw(searchExpression(keys))} ilike ${pattern}`;
+  if (ready && own.length === keys.length) return joined;
+  const each = sql`(${sql.join(
+    own.map((k) => sql`${sql.raw(valueExpression(k, 'text' as FieldType))} ilike ${pattern}`),
     sql` or `,
   )})`;
+  return ready ? sql`(${joined} and ${each})` : each;
 }
 
 // ---- the keyset walk ----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { parsePhoneNumberWithError, type CountryCode } from 'libphonenumber-js/m
 import { many, one, onePlanned } from '../../entities/db.js';
 import type { AdmissionRow, RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed, type FieldErrors } from '../platform/errors.js';
-import { DATA_LIMITS, canViewTable, type TableAccess } from '../../domain/data/index.js';
+import { DATA_LIMITS, canViewTable, masksFor, type TableAccess } from '../../domain/data/index.js';
 import { checkStatusMoves, checkWrite, dataBytes, type PhoneRule, type ValueEnv } from '../../domain/data/values.js';
 import { StaleDefinition, dataNotFound, isUuid, loadTable, withTableDefinition, type LoadedTable } from './tables.js';
 import { presentRecord, type RecordRow, type RecordView } from './present.js';
@@ -314,16 +314,20 @@ export async function updateRecord(
     const checked = checkWrite(t.columns, input, current.data, env, t.table.status_fields);
     refuse({ ...(await relationErrors(tx, rc, t, checked.data, checked.changed)), ...checked.errors });
     const moves = checkStatusMoves(t.table.status_fields, current.data, checked.data, t.caller);
+    const masks = masksFor(t.table.masks, t.caller);
     for (const m of moves) {
-      const details = { column: m.column, from: m.from, to: m.to };
+      // The state a record is in is its stored value: a caller who sees that column masked is not told it.
+      const hidden = masks.has(m.column);
+      const details = hidden ? { column: m.column, to: m.to } : { column: m.column, from: m.from, to: m.to };
+      const from = hidden ? '' : ` from ${m.from ?? 'no state'}`;
       if (m.refusal === 'illegal')
-        throw new DomainError('conflict', `${m.column} may not move from ${m.from ?? 'no state'} to ${m.to ?? 'no state'}.`, {
+        throw new DomainError('conflict', `${m.column} may not move${from} to ${m.to ?? 'no state'}.`, {
           code: 'conflict',
           field: m.column,
           details: { ...details, reason: 'illegal_transition' },
         });
       if (m.refusal === 'forbidden')
-        throw new DomainError('forbidden', `You may not move ${m.column} from ${m.from ?? 'no state'} to ${m.to ?? 'no state'}.`, {
+        throw new DomainError('forbidden', `You may not move ${m.column}${from} to ${m.to ?? 'no state'}.`, {
           code: 'permission_denied',
           field: m.column,
           details: { ...details, reason: 'transition_permission' },

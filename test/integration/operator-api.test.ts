@@ -13,6 +13,7 @@ const STRONG = {
   WHATSAPP_ACCESS_TOKEN: 'wa-'.padEnd(64, 'z'),
   WHATSAPP_APP_SECRET: 'was-'.padEnd(32, 'w'),
   WHATSAPP_VERIFY_TOKEN: 'wav-'.padEnd(24, 'v'),
+  DATA_CURSOR_SECRET: 'dcs-'.padEnd(40, 'c'),
 };
 
 function run(entry: string, env: Record<string, string>): ChildProcess & { output: () => string } {

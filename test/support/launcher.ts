@@ -25,6 +25,7 @@ export async function start(dataDir: string, ports: Record<string, number>) {
       WHATSAPP_ACCESS_TOKEN: '',
       WHATSAPP_APP_SECRET: '',
       WHATSAPP_VERIFY_TOKEN: '',
+      DATA_CURSOR_SECRET: '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

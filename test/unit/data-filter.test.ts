@@ -6,6 +6,7 @@ import { canonical, decodeCursor, encodeCursor, queryHash, validSortValue, type 
 import { DATA_LIMITS, OPERATORS, TYPE_INFO, type FieldType } from '../../domain/data/vocabulary.js';
 import { DomainError } from '../../services/platform/errors.js';
 import { clampLimit, planQuery } from '../../services/data/records-query.js';
+import { openCursor, sealCursor } from '../../services/data/cursor-seal.js';
 import type { LoadedTable } from '../../services/data/tables.js';
 import type { ColumnDef } from '../../domain/data/definitions.js';
 
@@ -295,6 +296,66 @@ test('sort: unknown and unsortable columns are 422, a big table without a ready 
   assert.deepEqual([e.kind, e.detail.reason], ['not_supported', 'operator_not_supported']);
 });
 
+test('masks: a filter or sort on a column masked for the caller is 403 naming it; q leaves masked columns out', () => {
+  const t = table([
+    { key: 'name', type: 'text' },
+    { key: 'phone', type: 'phone' },
+    { key: 'salary', type: 'number' },
+    { key: 'email', type: 'email' },
+  ]);
+  t.table.masks = [
+    { column: 'phone', unless_permission: 'data.grants.pii', style: 'last4' },
+    { column: 'salary', unless_permission: 'data.grants.finance', style: 'full' },
+  ];
+  t.caller = { permissions: ['data.view'], userId: 1, unrestricted: false };
+  const refusal = (query: Parameters<typeof planQuery>[1]) => {
+    try {
+      planQuery(t, query);
+    } catch (e) {
+      assert.ok(e instanceof DomainError);
+      return [e.kind, e.detail.code, e.detail.field, e.detail.details];
+    }
+    assert.fail('accepted');
+  };
+  assert.deepEqual(refusal({ filter: JSON.stringify(leaf('salary', 'greater_than', 5)) }), [
+    'forbidden',
+    'permission_denied',
+    'salary',
+    { reason: 'masked_column', column: 'salary', parameter: 'filter' },
+  ]);
+  assert.deepEqual(
+    refusal({ filter: JSON.stringify({ any: [leaf('name', 'is_empty'), { all: [leaf('phone', 'is_not_empty')] }] }) })[2],
+    'phone',
+  );
+  assert.deepEqual(refusal({ sort: 'salary' }), [
+    'forbidden',
+    'permission_denied',
+    'salary',
+    { reason: 'masked_column', column: 'salary', parameter: 'sort' },
+  ]);
+
+  const where = (q: string) => sql`select 1 from data_records where ${planQuery(t, { q }).where}`.compile(compiler).sql;
+  // Column by column without a ready index: the caller's own searchable columns only.
+  assert.doesNotMatch(where('x'), /'phone'/);
+  assert.match(where('x'), /data->>'name'.*data->>'email'/s);
+  // With the index ready, the indexed expression narrows and the caller's columns decide.
+  t.table.search_index_status = 'ready';
+  t.table.search_index_columns = ['name', 'phone', 'email'];
+  const ready = where('x');
+  assert.match(ready, /coalesce\(data->>'phone', ''\).* ilike \$\d+ and \(.*data->>'name'.* or .*data->>'email'/s);
+  // Granted: the index expression alone, as before.
+  t.caller = { permissions: ['data.view', 'data.grants.pii', 'data.grants.finance'], userId: 1, unrestricted: false };
+  assert.doesNotMatch(where('x'), / or /);
+  assert.equal(planQuery(t, { sort: 'salary', filter: JSON.stringify(leaf('phone', 'starts_with', '+255')) }).sort.key, 'salary');
+  // Every searched column masked: q searches nothing, so it is ignored as on a table without searchable columns.
+  t.caller = { permissions: ['data.view'], userId: 1, unrestricted: false };
+  t.table.masks.push(
+    { column: 'name', unless_permission: 'data.grants.pii', style: 'full' },
+    { column: 'email', unless_permission: 'data.grants.pii', style: 'email' },
+  );
+  assert.doesNotMatch(where('x'), /ilike/);
+});
+
 test('limit is clamped into 1..200, default 50', () => {
   assert.equal(clampLimit(undefined), 50);
   assert.equal(clampLimit(0), 1);
@@ -317,9 +378,9 @@ test('cursors round-trip: values, nulls region, unicode text', () => {
     ['text', 'Zoë — 東京 "quoted" \\ back'],
     ['timestamp', '2026-11-24T20:00:00.123456Z'],
   ] as const) {
-    const c = encodeCursor(KEY, { last, seq: '123456789012', nulls: false });
+    const c = sealCursor(encodeCursor(KEY, { last, seq: '123456789012', nulls: false }), 'b');
     assert.match(c, /^[A-Za-z0-9_-]+$/);
-    assert.deepEqual(decodeCursor(c, KEY, kind), { last, seq: '123456789012', nulls: false });
+    assert.deepEqual(decodeCursor(openCursor(c, 'b'), KEY, kind), { last, seq: '123456789012', nulls: false });
   }
   const n = encodeCursor(KEY, { last: null, seq: '7', nulls: true });
   assert.deepEqual(decodeCursor(n, KEY, 'numeric'), { last: null, seq: '7', nulls: true });
@@ -336,12 +397,9 @@ test('a cursor of another query, version or garbage restarts (null)', () => {
   assert.equal(decodeCursor('eyJ2Ijo', KEY, 'numeric'), null);
   assert.equal(decodeCursor(c.slice(0, -3), KEY, 'numeric'), null);
   const forge = (w: Record<string, unknown>) =>
-    btoa(JSON.stringify({ v: 1, s: KEY.sort, d: KEY.dir, h: KEY.hash, l: '5', q: '9', n: false, ...w }))
-      .replace(/\+/g, '-')
-      .replace(/\//g, '_')
-      .replace(/=+$/, '');
+    JSON.stringify({ v: 2, s: KEY.sort, d: KEY.dir, h: KEY.hash, l: '5', q: '9', n: false, ...w });
   assert.deepEqual(decodeCursor(forge({}), KEY, 'numeric'), { last: '5', seq: '9', nulls: false });
-  assert.equal(decodeCursor(forge({ v: 2 }), KEY, 'numeric'), null);
+  assert.equal(decodeCursor(forge({ v: 1 }), KEY, 'numeric'), null);
   // Forged values the database could not take restart the list instead of failing the statement.
   assert.equal(decodeCursor(forge({ l: "5'; drop table x; --" }), KEY, 'numeric'), null);
   assert.equal(decodeCursor(forge({ l: 'NaN' }), KEY, 'numeric'), null);
@@ -353,6 +411,24 @@ test('a cursor of another query, version or garbage restarts (null)', () => {
   assert.equal(decodeCursor(forge({ l: 'yes' }), KEY, 'boolean'), null);
   assert.equal(decodeCursor(forge({ l: '2026-02-30T00:00:00.000000Z' }), KEY, 'timestamp'), null);
   assert.equal(decodeCursor(forge({ l: 'a\u0000b' }), KEY, 'text'), null);
+});
+
+test('a sealed cursor shows nothing of its content and opens only unaltered, under its own binding', () => {
+  const content = encodeCursor(KEY, { last: '91234.5', seq: '42', nulls: false });
+  const c = sealCursor(content, 'data-records:1:t');
+  assert.notEqual(sealCursor(content, 'data-records:1:t'), c, 'a fresh IV each time');
+  const raw = Buffer.from(c, 'base64url').toString('latin1');
+  assert.doesNotMatch(raw, /91234|"l"|amount/, 'neither the sort value nor the wire keys are readable');
+  assert.equal(openCursor(c, 'data-records:1:t'), content);
+  assert.equal(openCursor(c, 'data-records:1:u'), null, 'another table');
+  assert.equal(openCursor(c, 'data-records:2:t'), null, 'another account');
+  for (const at of [0, 5, 20, Buffer.from(c, 'base64url').length - 1]) {
+    const bytes = Buffer.from(c, 'base64url');
+    bytes[at] ^= 1;
+    assert.equal(openCursor(bytes.toString('base64url'), 'data-records:1:t'), null, `byte ${at} flipped`);
+  }
+  for (const bad of [undefined, '', 'not a cursor!', 'AAAA', Buffer.from(content).toString('base64url'), 'A'.repeat(20_000)])
+    assert.equal(openCursor(bad, 'data-records:1:t'), null, String(bad).slice(0, 20));
 });
 
 test('the query hash is stable and tells queries apart; canonical JSON ignores key order', () => {

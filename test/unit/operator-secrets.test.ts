@@ -42,6 +42,7 @@ const strong = {
   WHATSAPP_ACCESS_TOKEN: 'a'.repeat(64),
   WHATSAPP_APP_SECRET: 'w'.repeat(32),
   WHATSAPP_VERIFY_TOKEN: 'v'.repeat(16),
+  DATA_CURSOR_SECRET: 'c'.repeat(32),
 };
 const problems = (env: Record<string, string | undefined>) => {
   const saved = { ...process.env };
