@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { benchStack, jsonPoster, load, numberArg, percentile, stackCpuSeconds } from './lib.js';
 import { encodeCursor, queryHash } from '../domain/data/cursor.js';
+import { recordsCursorBinding, sealCursor } from '../services/data/cursor-seal.js';
 import { columnIndexDdl, searchColumns, searchExpression, valueExpression } from '../domain/data/expressions.js';
 import { createStatement } from '../services/data/records.js';
 import { DURABLE_SQL } from '../services/platform/durable-commit.js';
@@ -45,7 +46,10 @@ const CHUNK = 100_000;
 const started = performance.now();
 const progress = (msg: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${msg}\n`);
 
-const { stack, dir, accountId, operator } = await benchStack();
+// The deep pages' cursors are made here, sealed as the API seals them: both sides take the same secret.
+const cursorSecret = 'bench-data-cursor-secret-0123456789abcdef';
+process.env.DATA_CURSOR_SECRET = cursorSecret;
+const { stack, dir, accountId, operator } = await benchStack({ DATA_CURSOR_SECRET: cursorSecret });
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
 const out: Record<string, unknown> = { records, samples, creates, concurrency };
 
@@ -309,9 +313,12 @@ try {
     )
   ).rows[0];
   // A cursor is bound to its query: table, filter (none), q (none), sort and dir, as the service hashes them.
-  const amountCursor = encodeCursor(
-    { sort: 'amount', dir: 'desc', hash: queryHash([tableId, null, null, 'amount', 'desc']) },
-    { last: atAmount.last, seq: atAmount.seq, nulls: false },
+  const amountCursor = sealCursor(
+    encodeCursor(
+      { sort: 'amount', dir: 'desc', hash: queryHash([tableId, null, null, 'amount', 'desc']) },
+      { last: atAmount.last, seq: atAmount.seq, nulls: false },
+    ),
+    recordsCursorBinding(accountId, tableId),
   );
   const deepAmountSql = `select ${cols} from data_records where ${live} and ((${AMT} is null), ${AMT}, seq) < (false, $2::numeric, $3::bigint)
      order by (${AMT} is null) desc, ${AMT} desc, seq desc limit 51`;
@@ -322,9 +329,12 @@ try {
       [tableId],
     )
   ).rows[0];
-  const createdCursor = encodeCursor(
-    { sort: '$created_at', dir: 'desc', hash: queryHash([tableId, null, null, '$created_at', 'desc']) },
-    { last: atCreated.last, seq: atCreated.seq, nulls: false },
+  const createdCursor = sealCursor(
+    encodeCursor(
+      { sort: '$created_at', dir: 'desc', hash: queryHash([tableId, null, null, '$created_at', 'desc']) },
+      { last: atCreated.last, seq: atCreated.seq, nulls: false },
+    ),
+    recordsCursorBinding(accountId, tableId),
   );
   const deepCreatedSql = `select ${cols} from data_records where ${live} and (created_at, seq) < ($2::timestamptz, $3::bigint)
      order by created_at desc, seq desc limit 51`;

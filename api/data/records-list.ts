@@ -34,17 +34,18 @@ const listQuery = {
         `key or $id, $created_at, $updated_at, $source); {all:[…]} is AND, {any:[…]} is OR; at most ${DATA_LIMITS.filterLeaves} ` +
         `leaves, ${DATA_LIMITS.filterDepth} groups deep. Operators: ${OPERATORS.join(', ')}; only those the column's type advertises ` +
         `(schema: types) are served, another is 501 not_supported. between takes [low, high] (inclusive), in a list of 1-100 values, ` +
-        `is_empty / is_not_empty no value; date-times need a timezone.`,
+        `is_empty / is_not_empty no value; date-times need a timezone. A leaf on a column masked for the caller is 403 permission_denied ` +
+        `naming it.`,
     },
     q: {
       type: 'string',
       maxLength: 200,
-      description: `case-insensitive search over the first ${DATA_LIMITS.searchColumns} text, long_text, phone and email columns; ignored when there are none; combines with filter`,
+      description: `case-insensitive search over the first ${DATA_LIMITS.searchColumns} text, long_text, phone and email columns, less those masked for the caller; ignored when there are none; combines with filter`,
     },
     sort: {
       type: 'string',
       maxLength: 64,
-      description: `a column key, $created_at or $updated_at (default $created_at). A user column of a table holding ${DATA_LIMITS.sortIndexThreshold} or more records needs a ready index (else 501, reason sort_needs_index).`,
+      description: `a column key, $created_at or $updated_at (default $created_at). A user column of a table holding ${DATA_LIMITS.sortIndexThreshold} or more records needs a ready index (else 501, reason sort_needs_index); a column masked for the caller is 403 permission_denied.`,
     },
     dir: { type: 'string', enum: ['asc', 'desc'], description: 'default desc; records without a value come last either way' },
     limit: {
@@ -55,9 +56,10 @@ const listQuery = {
     },
     cursor: {
       type: 'string',
-      // A cursor holds the last sort value: at most a record's 8,192 bytes, base64url with its envelope.
+      // A cursor holds the last sort value (at most a record's 8,192 bytes), sealed: base64url with IV and tag.
       maxLength: 12_288,
-      description: 'next_cursor of the previous page, with the same filter, q, sort and dir; an invalid one restarts at the first page',
+      description:
+        'next_cursor of the previous page (opaque and sealed), with the same filter, q, sort and dir; an invalid one, or one of another table, restarts at the first page',
     },
     with_count: {
       type: 'boolean',
@@ -78,7 +80,8 @@ export const recordListOperations: Operation[] = [
       'Records of one table the caller may see, newest created first unless sorted otherwise. Pages are keyset pages: pass ' +
       'next_cursor back with the same filter, q, sort and dir; records written meanwhile never make a page skip or repeat a record. ' +
       'A malformed filter, an unknown column or operator, a value of the wrong type or an unsortable column is 422; an operator ' +
-      'the column type does not advertise, or a sort needing an index that is not ready, is 501.',
+      'the column type does not advertise, or a sort needing an index that is not ready, is 501. A filter or sort on a column ' +
+      'masked for the caller is 403 permission_denied naming the column; q does not search masked columns.',
     query: listQuery,
     output: {
       status: 200,
@@ -99,7 +102,10 @@ export const recordListOperations: Operation[] = [
         },
       },
     },
-    refusals: { 501: 'an operator the column type does not advertise, or a sort that needs an index not ready yet' },
+    refusals: {
+      403: 'Suspended account or missing issuer permission; or a filter leaf or sort on a column masked for the caller (permission_denied, error.field and details.column name it)',
+      501: 'an operator the column type does not advertise, or a sort that needs an index not ready yet',
+    },
     mcp: { ...dataTools, annotations: HINTS.read },
     handler: async ({ rc }, { table, ...query }) => listRecords(rc, table, query),
   }),

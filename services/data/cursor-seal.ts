@@ -17,6 +17,9 @@ const TAG_BYTES = 16;
 /** A sealed cursor longer than this is not one we made (the content is at most about 8 KiB). */
 const MAX_SEALED = 16_384;
 
+/** What a records cursor is sealed to: a cursor of another account's or table's list never opens there. */
+export const recordsCursorBinding = (accountId: number, tableId: string) => `data-records:${accountId}:${tableId}`;
+
 let key: Buffer | null = null;
 
 function cursorKey(): Buffer {

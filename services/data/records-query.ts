@@ -25,7 +25,7 @@ import {
   type CursorPosition,
   type SortValueKind,
 } from '../../domain/data/cursor.js';
-import { openCursor, sealCursor } from './cursor-seal.js';
+import { openCursor, recordsCursorBinding, sealCursor } from './cursor-seal.js';
 
 // The records list (Endpoints > Data tables, Records list query): the condition tree, q, a keyset
 // walk in the requested order with nulls last both ways, and an optional capped count. Every
@@ -72,8 +72,7 @@ const maskedColumn = (column: string, parameter: 'filter' | 'sort') =>
     { code: 'permission_denied', field: column, details: { reason: 'masked_column', column, parameter } },
   );
 
-/** What a cursor is sealed to: a cursor of another account's or table's list never opens here. */
-const cursorBinding = (t: LoadedTable) => `data-records:${t.table.account_id}:${t.table.id}`;
+const cursorBinding = (t: LoadedTable) => recordsCursorBinding(t.table.account_id, t.table.id);
 
 /** The page size the contract asks for: default 50, anything else clamped into 1..200. */
 export function clampLimit(limit: number | undefined): number {
