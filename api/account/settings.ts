@@ -123,6 +123,18 @@ const keyBody = {
     expires_at: nullableDateTime,
   },
 } as const;
+/** An MCP credential is a connection its person made, and acts as that person (api/mcp/tools.ts toolPermissionOf): its issuer is required. */
+const mcpCredentialBody = {
+  ...keyBody,
+  required: ['name', 'user_id'],
+  properties: {
+    ...keyBody.properties,
+    user_id: {
+      type: 'integer',
+      description: 'The issuing user: the credential acts with their current permissions, and not at all once they are deactivated',
+    },
+  },
+} as const;
 
 const senderIdFields = {
   channel_id: nullableId,
@@ -274,7 +286,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       path,
       summary:
         kind === 'rest' ? 'Create an API key (the secret is shown once)' : 'Create an MCP connection credential (svc_mcp_…, shown once)',
-      body: keyBody,
+      body: kind === 'rest' ? keyBody : mcpCredentialBody,
       output: { status: 201, description: `The ${what} with its secret`, schema: issuedKeySchema },
       secretInAnswer: true,
       cli: [{ command: `${cli}:create`, flags: { user: 'user_id' } }],
