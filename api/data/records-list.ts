@@ -81,6 +81,7 @@ export const recordListOperations: Operation[] = [
       'the column type does not advertise, or a sort needing an index that is not ready, is 501.',
     query: listQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of records',
       schema: {
