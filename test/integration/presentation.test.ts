@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
 import { one } from '../../entities/db.js';
 import { createOrder } from '../../services/orders/index.js';
-import { admin, api, eventually, newTenant } from '../support/stack.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { API_URL, admin, api, eventually, newTenant } from '../support/stack.js';
 import { waTenant } from '../support/groups.js';
 
 // One presentation rule (issue 23, point 8; docs/architecture.md): a single resource is answered as
@@ -45,6 +46,24 @@ test('an order read or moved answers the order itself as data', async () => {
   assert.equal(read.body.data.order, undefined);
   assert.equal(read.body.data.product_items[0].product_retailer_id, 'A');
   assert.equal(read.body.data.total_amount, 2000);
+
+  // The MCP tool shares the handler: its structured content is the same order (the SDK client checks it against the outputSchema).
+  const cred = await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'assistant', user_id: t.userId });
+  assert.equal(cred.status, 201, cred.text);
+  const client = new Client({ name: 'presentation-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${API_URL}/mcp/v1/orders`), {
+      requestInit: { headers: { Authorization: `Bearer ${cred.body.data.token}` } },
+    }),
+  );
+  try {
+    const tool = (await client.callTool({ name: 'get_order', arguments: { order: String(created.orderId) } })) as {
+      structuredContent: unknown;
+    };
+    assert.deepEqual(tool.structuredContent, read.body.data);
+  } finally {
+    await client.close();
+  }
 
   const moved = await api('PUT', `/api/v3/catalogues/orders/${created.orderId}/status`, t.token, { status: 'cancelled' });
   assert.equal(moved.status, 200, moved.text);
