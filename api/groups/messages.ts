@@ -1,7 +1,7 @@
 import { HINTS, defineOperation, type Operation } from '../operation.js';
 import { groupMessageBody, pinBody, pinGroupMessage, sendGroupMessage } from '../../services/groups/group-messages.js';
 import { GROUPS_MANAGE, groupBase, groupSendTools, groupWriteTools } from './index.js';
-import { messageSchema } from '../../services/messaging/message-view.js';
+import { messageSchema } from '../../services/messaging/index.js';
 
 // Messages into a group and pins (Endpoints > Chat-channel groups: {id}/messages, {id}/pin). A group
 // message is a chat message record like POST /whatsapp/send makes, carrying the group's id; its
