@@ -203,11 +203,11 @@ test("a tour of today's families over MCP: every result matches the tool's adver
         contacts: [{ PHONE: uniquePhone(), name: 'One' }, { name: 'no phone' }],
       });
       const progress = await eventually(
-        () => ok('get_contact_import', { group: group.uid, import: String(imported.import.id) }),
-        (x) => x.import.status === 'completed',
+        () => ok('get_contact_import', { group: group.uid, import: String(imported.id) }),
+        (x) => x.status === 'completed',
         30_000,
       );
-      assert.deepEqual([progress.import.created, progress.import.failed], [1, 1]);
+      assert.deepEqual([progress.created, progress.failed], [1, 1]);
       assert.equal((await ok('list_contact_groups', { search: 'Tour' })).groups[0].contacts_count, 1);
 
       const campaign = (await ok('create_sms_campaign', { contact_list_id: group.uid, message: 'Hi {{name}}' })).campaigns[0];
