@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { openOrm } from '../../entities/orm.js';
 import { one } from '../../entities/db.js';
-import { API_URL, admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
+import { API_URL, admin, api, eventually, newTenant, sim, uniquePhone, type Tenant } from '../support/stack.js';
 import { privateStack } from '../support/private-stack.js';
 
 // The public storefront cannot be hoarded (issue 23, point 2) and a suspended account's shop is
@@ -122,6 +122,41 @@ test("the shop's quantity caps hold on the page, on shop links and again at subm
   );
   assert.equal(order!.hold_window, 15 * 60, 'an order from the anonymous page holds for the checkout window, not 48 hours');
   assert.equal((await v.get(`/shop/${shop.id}/p/MUG`)).status, 200, 'the product stays on sale for others');
+});
+
+test('a basket the shop sent into a chat has a known customer: its order holds for the full TTL', async () => {
+  const t = await newTenant();
+  const phoneNumberId = `31${t.accountId}${Date.now() % 100000}`;
+  const number = `+2553${String(t.accountId).padStart(4, '0')}${String(Date.now() % 10000).padStart(4, '0')}`;
+  const wa = await admin('POST', `/accounts/${t.accountId}/phone-numbers`, {
+    number,
+    capabilities: ['whatsapp'],
+    provider_phone_number_id: phoneNumberId,
+    business_account_id: `WABA${t.accountId}`,
+  });
+  assert.equal(wa.status, 201, wa.text);
+  const { shop } = await storefront(t, { reservation_ttl_hours: 48 });
+  const customer = uniquePhone('2556');
+  const inbound = await sim('POST', '/_sim/whatsapp/inbound', {
+    from: customer.replace('+', ''),
+    phone_number_id: phoneNumberId,
+    text: 'hi',
+  });
+  assert.equal(inbound.body.delivered, true, JSON.stringify(inbound.body));
+  await eventually(
+    () => api('GET', '/api/v3/messages?direction=inbound', t.token),
+    (x) => x.body.data.messages.length === 1,
+  );
+  const r = await api('POST', '/api/v3/shop-links', t.token, { catalogue_id: shop.id, to: customer, items: [{ sku: 'MUG', quantity: 2 }] });
+  assert.equal(r.status, 201, r.text);
+  const v = visitor('127.0.0.2');
+  assert.equal((await v.post(`${new URL(r.body.data.link).pathname}/submit`)).status, 303);
+  const order = await one<{ hold_window: number }>(
+    orm.em.fork(),
+    'select extract(epoch from hold_expires_at - created_at)::int as hold_window from orders where catalogue_id = ?',
+    [shop.id],
+  );
+  assert.equal(order!.hold_window, 48 * 3600);
 });
 
 test('one address: so many baskets and orders an hour (429, Retry-After); its holds lapse after the checkout window', async () => {
