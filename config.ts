@@ -131,6 +131,11 @@ export interface Config {
    */
   orderHoldTtlUnitSeconds: number;
   /**
+   * Seconds in one minute of a shop's checkout_hold_minutes (CHECKOUT_HOLD_UNIT_SECONDS, 60): tests
+   * set 1 so an anonymous order's checkout window lapses in seconds (docs/decisions.md, "The storefront cannot be hoarded").
+   */
+  checkoutHoldUnitSeconds: number;
+  /**
    * WORKER_METRICS_PORT: a worker serves GET /metrics there (its own counters, Node's and the Temporal
    * SDK's worker metrics); unset, none. WORKER_METRICS_HOST defaults to the loopback.
    */
@@ -211,6 +216,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     cartExpireSeconds: Number(env('CART_EXPIRE_SECONDS', String(7 * 24 * 3600))),
     groupConfirmationSeconds: Number(env('GROUP_CONFIRMATION_SECONDS', '300')),
     orderHoldTtlUnitSeconds: Number(env('ORDER_HOLD_TTL_UNIT_SECONDS', '3600')),
+    checkoutHoldUnitSeconds: Number(env('CHECKOUT_HOLD_UNIT_SECONDS', '60')),
     workerMetricsPort: env('WORKER_METRICS_PORT', '') === '' ? null : Number(env('WORKER_METRICS_PORT', '')),
     workerMetricsHost: env('WORKER_METRICS_HOST', '127.0.0.1'),
     ...overrides,
