@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { admin, api, eventually, http as call, newTenant, type Tenant } from '../support/stack.js';
 import { privateStack } from '../support/private-stack.js';
 import { temporal, closeTemporal } from '../support/webhooks.js';
-import { feedScheduleId } from '../../workflows/catalogues/feed-pull.starter.js';
+import { feedPullWorkflowId, feedScheduleId } from '../../workflows/catalogues/feed-pull.starter.js';
 
 // Product feeds: POST …/feeds (first pull at once), …/run, and our list/read/change/delete paths.
 // Feed files are served by a local HTTP server of this test (the test stack allows loopback
@@ -57,6 +57,13 @@ const finished = async (t: Tenant, shop: number, sync: number, apiBase = '', tim
     300,
   );
   assert.ok(['completed', 'failed'].includes(r.body?.data?.status), r.text);
+  // The run's report is settled a moment before the pull counts it on the feed (last_row_count, the
+  // failure count, the shrink guard's reference for the next run): wait for the pull itself, so a
+  // read or a run that follows sees it counted (read at once, last_row_count was once still null).
+  if (r.body.data.kind === 'feed' && !apiBase) {
+    const pull = (await temporal()).workflow.getHandle(feedPullWorkflowId(t.accountId, r.body.data.feed_id, sync));
+    await pull.result().catch(() => undefined);
+  }
   return r.body.data;
 };
 const live = async (t: Tenant, shop: number) => {
