@@ -93,10 +93,17 @@ export interface Config {
   /** When set, /admin/v1 is served only on this port (and OPERATOR_HOST), never on the public one. */
   operatorPort: number | null;
   operatorHost: string;
-  /** Failed authentications (401) per client address per minute, per API process, before it is answered 429. */
+  /** Failed authentications (401) per client address, and per credential hint, per minute and API process, before failures are answered 429. */
   authFailuresPerMinute: number;
-  /** Failed operator-token attempts per client address per minute, per API process, before it is answered 429. */
+  /** Failed operator-token attempts per client address, and per token hint, per minute and API process, before failures are answered 429. */
   operatorFailuresPerMinute: number;
+  /**
+   * TRUSTED_PROXY_HOPS: how many reverse proxies of this deployment stand in front of the API, each
+   * appending the address it received from to X-Forwarded-For. 0 (the default): the client address
+   * is the socket's and X-Forwarded-For is never read; n: the n-th address from the right (Koa's
+   * `proxy` with `maxIpsCount` n), so whatever a client wrote there itself is not taken.
+   */
+  trustedProxyHops: number;
   /**
    * ALLOW_LOOPBACK_DESTINATIONS=true lets webhook and automation URLs point to this machine (127/8,
    * ::1, localhost): for the dev launcher and the test stack only. Private, link-local and metadata
@@ -195,6 +202,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     operatorHost: env('OPERATOR_HOST', '127.0.0.1'),
     authFailuresPerMinute: Number(env('AUTH_FAILURES_PER_MINUTE', '30')),
     operatorFailuresPerMinute: Number(env('OPERATOR_FAILURES_PER_MINUTE', '10')),
+    trustedProxyHops: optionalCount('TRUSTED_PROXY_HOPS', 0) ?? 0,
     allowLoopbackDestinations: env('ALLOW_LOOPBACK_DESTINATIONS', 'false') === 'true',
     catalogueDriftPaused: env('CATALOGUE_DRIFT_PAUSED', 'false') === 'true',
     feedTimeoutSeconds: Number(env('FEED_TIMEOUT_SECONDS', '300')),
@@ -243,11 +251,11 @@ export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = pr
   process.exit(1);
 }
 
-const optionalCount = (name: string): number | null => {
+const optionalCount = (name: string, least = 1): number | null => {
   const raw = env(name, '');
   if (raw === '') return null;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not "${raw}"`);
+  if (!Number.isInteger(n) || n < least) throw new Error(`${name} must be a whole number of at least ${least}, not "${raw}"`);
   return n;
 };
 

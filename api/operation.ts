@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { OperatorContext, RequestContext } from '../services/platform/context.js';
-import { withStorageBounds } from '../services/platform/validation.js';
+import { withQueryBooleans, withStorageBounds } from '../services/platform/validation.js';
 
 /**
  * One operation of the contract, defined once. The REST route, the OpenAPI operation, the MCP tool
@@ -102,6 +102,66 @@ export interface CliExposure {
   fields?: readonly string[];
 }
 
+/**
+ * What an answer is, declared by every operation (docs/architecture.md, "One presentation rule"):
+ * - `resource`: one resource. `data` (the body, in the data envelope) is its presentation itself,
+ *   never that presentation inside another object or a list; defineOperation refuses a schema that
+ *   wraps it, so no operation can drift from the rule.
+ * - `list`: several resources under a named key (a page with its pagination or cursor, a capped
+ *   list, one record per recipient of a send).
+ * - `outcome`: what an action did or a report that is no single resource (per-item results, a
+ *   send's provider id, a deletion's acknowledgement, an overview).
+ */
+export type OutputKind = 'resource' | 'list' | 'outcome';
+
+export interface OperationOutput {
+  status: number;
+  description: string;
+  schema: JsonSchema;
+  kind: OutputKind;
+  /**
+   * The contract's own words where it spells out this answer's shape (a wrapper the rule would not
+   * give, as `201 {record}` for a data record): the contract wins. Each such operation is named in
+   * docs/architecture.md as a stated exception.
+   */
+  contract?: string;
+}
+
+/** The fields that name a resource: a presentation carries one of them at its top. */
+const IDENTITY = ['id', 'uid', 'run_id'];
+type SchemaNode = { type?: unknown; properties?: Record<string, SchemaNode>; items?: SchemaNode };
+const holdsIdentity = (s: SchemaNode | undefined) => IDENTITY.some((k) => k in (s?.properties ?? {}));
+const typesOf = (s: SchemaNode | undefined) => ([] as unknown[]).concat(s?.type ?? []);
+const isObjectSchema = (s: SchemaNode | undefined) => typesOf(s).includes('object') || s?.properties !== undefined;
+
+/**
+ * Where a schema wraps a resource instead of being it: `[]` for a list at the top, else the key of
+ * the top-level field holding a resource (an object carrying an identity, or a list of objects)
+ * while the top carries no identity of its own (`{order: {id…}}`, `{messages: [{…}]}`,
+ * `{invite_link, group: {id…}}`). Undefined when the schema is a presentation itself.
+ */
+export function wrappedResourceAt(schema: JsonSchema): string | undefined {
+  const s = schema as SchemaNode;
+  if (typesOf(s).includes('array')) return '[]';
+  if (holdsIdentity(s)) return undefined;
+  for (const [key, field] of Object.entries(s.properties ?? {})) {
+    if (holdsIdentity(field)) return key;
+    if (typesOf(field).includes('array') && isObjectSchema(field.items)) return `${key}[]`;
+  }
+  return undefined;
+}
+
+/** The presentation rule, held when an operation is defined: a resource answer is the resource itself. */
+function checkPresentation(name: string, output: OperationOutput): void {
+  if (output.kind !== 'resource' || output.contract) return;
+  const at = wrappedResourceAt(output.schema);
+  if (at !== undefined)
+    throw new Error(
+      `${name}: a single-resource answer must be the resource itself, not wrapped at ${at} ` +
+        '(docs/architecture.md, "One presentation rule"; a wrapper the contract spells out is declared with output.contract)',
+    );
+}
+
 /** Account operations receive the caller's request context, operator ones the operator's; public ones neither. */
 export type Auth = 'rest' | 'operator' | 'public';
 export interface AccountCall {
@@ -146,7 +206,7 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   headers?: Record<string, string>;
   /** A body limit above the service's default (BODY_LIMIT_BYTES), for operations whose contract allows larger requests. */
   bodyLimitBytes?: number;
-  output: { status: number; description: string; schema: JsonSchema };
+  output: OperationOutput;
   /** Refusals its service decides (409 conflict, 402 balance…), status → when; the door's own are derived. */
   refusals?: Record<number, string>;
   mcp?: McpExposure;
@@ -179,7 +239,7 @@ export interface Operation {
   query?: JsonSchema;
   headers?: Record<string, string>;
   bodyLimitBytes?: number;
-  output: { status: number; description: string; schema: JsonSchema };
+  output: OperationOutput;
   refusals?: Record<number, string>;
   mcp?: McpExposure;
   cli?: readonly CliExposure[];
@@ -198,8 +258,11 @@ export function defineOperation<
   O = unknown,
 >(def: OperationDef<A, P, B, Q, O>): Operation {
   const params = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  checkPresentation(def.name, def.output);
   const bounded = (s: unknown) => (s === undefined ? undefined : withStorageBounds(s as JsonSchema));
-  return { ...def, params, body: bounded(def.body), query: bounded(def.query) } as unknown as Operation;
+  // Query booleans take their one spelling here (true, false, 1, 0), for every door and the documents.
+  const query = def.query === undefined ? undefined : withQueryBooleans(bounded(def.query)!);
+  return { ...def, params, body: bounded(def.body), query } as unknown as Operation;
 }
 
 /** The input schema an MCP client sees: path parameters and the body (or query) fields in one object. */

@@ -19,7 +19,7 @@ const TYPE = 'contactImportWorkflow';
 
 export async function recordContactScenarios(c: Ctx) {
   const group = (await c.apiCall('POST', '/api/v3/contact-groups', { name: 'Recorded imports' })).data;
-  const importInto = async (body: unknown) => (await c.apiCall('POST', `/api/v3/contact-groups/${group.id}/imports`, body)).data.import;
+  const importInto = async (body: unknown) => (await c.apiCall('POST', `/api/v3/contact-groups/${group.id}/imports`, body)).data;
 
   const json = await importInto({
     contacts: [

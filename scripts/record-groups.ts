@@ -127,7 +127,7 @@ async function recordMemberChanges(
   await keepChange('participants-removal');
 
   const sent = expect(await api('POST', `${G}/${id}/messages`, { template: { name: 'hello_world', language: 'en_US' } }), 'group message');
-  expect(await api('POST', `${G}/${id}/pin`, { message_uid: sent.messages[0].uid, pin: true, expiration_days: 7 }), 'pin');
+  expect(await api('POST', `${G}/${id}/pin`, { message_uid: sent.uid, pin: true, expiration_days: 7 }), 'pin');
   await keepChange('pin');
 
   // The provider refuses the next group call: the change workflow fails with ProviderRefused.

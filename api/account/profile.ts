@@ -13,7 +13,7 @@ export const getProfile = defineOperation({
   summary: 'The account behind the key',
   auth: 'rest',
   query: noInput,
-  output: { status: 200, description: 'Account profile', schema: profileSchema },
+  output: { kind: 'resource', status: 200, description: 'Account profile', schema: profileSchema },
   mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: HINTS.read },
   handler: async ({ rc }) => profileOf(rc),
 });
@@ -26,7 +26,7 @@ export const getBalance = defineOperation({
   summary: 'Wallet balance, currency and billing mode',
   auth: 'rest',
   query: noInput,
-  output: { status: 200, description: 'Wallet', schema: balanceSchema },
+  output: { kind: 'resource', status: 200, description: 'Wallet', schema: balanceSchema },
   mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: HINTS.read },
   handler: async ({ rc }) => balanceOf(rc),
 });
@@ -39,7 +39,7 @@ export const checkCredential = defineOperation({
   summary: 'Check a credential',
   auth: 'rest',
   query: noInput,
-  output: { status: 200, description: 'The credential is valid', schema: credentialSchema },
+  output: { kind: 'resource', status: 200, description: 'The credential is valid', schema: credentialSchema },
   mcp: { servers: ['account'], scope: 'mcp:accounts', annotations: HINTS.read },
   handler: async ({ rc }) => credentialOf(rc),
 });

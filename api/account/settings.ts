@@ -123,6 +123,18 @@ const keyBody = {
     expires_at: nullableDateTime,
   },
 } as const;
+/** An MCP credential is a connection its person made, and acts as that person (api/mcp/tools.ts toolPermissionOf): its issuer is required. */
+const mcpCredentialBody = {
+  ...keyBody,
+  required: ['name', 'user_id'],
+  properties: {
+    ...keyBody.properties,
+    user_id: {
+      type: 'integer',
+      description: 'The issuing user: the credential acts with their current permissions, and not at all once they are deactivated',
+    },
+  },
+} as const;
 
 const senderIdFields = {
   channel_id: nullableId,
@@ -152,7 +164,7 @@ const accountOperations = [
     method: 'GET',
     path: A,
     summary: 'List accounts',
-    output: { status: 200, description: 'Every account', schema: listOf(accountSchema) },
+    output: { kind: 'list', status: 200, description: 'Every account', schema: listOf(accountSchema) },
     cli: [{ command: 'accounts:list' }],
     handler: async ({ oc }) => listAccounts(oc),
   }),
@@ -168,7 +180,7 @@ const accountOperations = [
       additionalProperties: false,
       properties: { name: accountFields.name, currency, billing_mode: billingMode, wallet_balance: accountFields.wallet_balance },
     } as const,
-    output: { status: 201, description: 'The account', schema: accountSchema },
+    output: { kind: 'resource', status: 201, description: 'The account', schema: accountSchema },
     cli: [{ command: 'accounts:create', flags: { balance: 'wallet_balance' } }],
     handler: async ({ oc }, input) => openAccount(oc, input),
   }),
@@ -178,7 +190,7 @@ const accountOperations = [
     method: 'GET',
     path: `${A}/{account}`,
     summary: 'Read an account',
-    output: { status: 200, description: 'The account', schema: accountSchema },
+    output: { kind: 'resource', status: 200, description: 'The account', schema: accountSchema },
     cli: [{ command: 'accounts:show' }],
     handler: async ({ oc }, { account }) => getAccount(oc, await accountRef(oc, account)),
   }),
@@ -189,7 +201,7 @@ const accountOperations = [
     path: `${A}/{account}`,
     summary: 'Rename, suspend or reactivate an account; set wallet balance, currency and billing mode',
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: accountFields } as const,
-    output: { status: 200, description: 'The account', schema: accountSchema },
+    output: { kind: 'resource', status: 200, description: 'The account', schema: accountSchema },
     cli: [
       { command: 'accounts:suspend', help: 'Suspend an account: its keys are refused (403)', fixed: { status: 'suspended' }, fields: [] },
       { command: 'accounts:activate', help: 'Reactivate a suspended account', fixed: { status: 'active' }, fields: [] },
@@ -208,7 +220,7 @@ const accountOperations = [
     method: 'GET',
     path: `${A}/{account}/users`,
     summary: 'List users',
-    output: { status: 200, description: 'The users of the account', schema: listOf(userSchema) },
+    output: { kind: 'list', status: 200, description: 'The users of the account', schema: listOf(userSchema) },
     cli: [{ command: 'users:list' }],
     handler: async ({ oc }, { account }) => listUsers(oc, await accountRef(oc, account)),
   }),
@@ -229,7 +241,7 @@ const accountOperations = [
         permissions: permissionList,
       },
     } as const,
-    output: { status: 201, description: 'The user', schema: userSchema },
+    output: { kind: 'resource', status: 201, description: 'The user', schema: userSchema },
     cli: [{ command: 'users:create' }],
     handler: async ({ oc }, { account, ...user }) => addUser(oc, await accountRef(oc, account), user),
   }),
@@ -245,7 +257,7 @@ const accountOperations = [
       minProperties: 1,
       properties: { name: { type: 'string', minLength: 1, maxLength: 160 }, active: { type: 'boolean' }, permissions: permissionList },
     } as const,
-    output: { status: 200, description: 'The user', schema: userSchema },
+    output: { kind: 'resource', status: 200, description: 'The user', schema: userSchema },
     cli: [
       {
         command: 'users:deactivate',
@@ -274,8 +286,8 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       path,
       summary:
         kind === 'rest' ? 'Create an API key (the secret is shown once)' : 'Create an MCP connection credential (svc_mcp_…, shown once)',
-      body: keyBody,
-      output: { status: 201, description: `The ${what} with its secret`, schema: issuedKeySchema },
+      body: kind === 'rest' ? keyBody : mcpCredentialBody,
+      output: { kind: 'resource', status: 201, description: `The ${what} with its secret`, schema: issuedKeySchema },
       secretInAnswer: true,
       cli: [{ command: `${cli}:create`, flags: { user: 'user_id' } }],
       handler: async ({ oc }, { account, ...key }) => issueKey(oc, await accountRef(oc, account), kind, key),
@@ -286,7 +298,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       method: 'GET',
       path,
       summary: kind === 'rest' ? 'List API keys' : 'List MCP credentials',
-      output: { status: 200, description: `The ${what}s, secrets hidden`, schema: listOf(keySchema) },
+      output: { kind: 'list', status: 200, description: `The ${what}s, secrets hidden`, schema: listOf(keySchema) },
       cli: [{ command: `${cli}:list` }],
       handler: async ({ oc }, { account }) => listKeys(oc, await accountRef(oc, account), kind),
     }),
@@ -296,7 +308,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       method: 'DELETE',
       path: `${path}/{key}`,
       summary: 'Revoke (permanent)',
-      output: { status: 200, description: `The revoked ${what}`, schema: keySchema },
+      output: { kind: 'resource', status: 200, description: `The revoked ${what}`, schema: keySchema },
       cli: [{ command: `${cli}:revoke` }],
       handler: async ({ oc }, { account, key }) => revokeKey(oc, await accountRef(oc, account), kind, numericId(key, 'Key')),
     }),
@@ -321,7 +333,7 @@ function identityReadAndRemove(
       method: 'GET',
       path,
       summary: `List the account's ${label[1]}`,
-      output: { status: 200, description: `The account's ${label[1]}`, schema: listOf(item) },
+      output: { kind: 'list', status: 200, description: `The account's ${label[1]}`, schema: listOf(item) },
       cli: [{ command: `${cli}:list` }],
       handler: async ({ oc }, { account }) => listIdentities(oc, kind, await accountRef(oc, account)),
     }),
@@ -331,7 +343,7 @@ function identityReadAndRemove(
       method: 'DELETE',
       path: `${path}/{id}`,
       summary: `Remove a ${label[0]}`,
-      output: { status: 200, description: 'Removed', schema: deleted },
+      output: { kind: 'outcome', status: 200, description: 'Removed', schema: deleted },
       cli: [{ command: `${cli}:remove` }],
       handler: async ({ oc }, { account, id }) => removeIdentity(oc, kind, await accountRef(oc, account), numericId(id)),
     }),
@@ -386,7 +398,7 @@ const identityOperations = [
       additionalProperties: false,
       properties: { value: { type: 'string', pattern: '^[A-Za-z0-9 ._-]{1,11}$' }, ...senderIdFields },
     } as const,
-    output: { status: 201, description: 'The sender id', schema: senderIdSchema },
+    output: { kind: 'resource', status: 201, description: 'The sender id', schema: senderIdSchema },
     cli: [{ command: 'senders:add', flags: { status: 'approval_status', channel: 'channel_id' } }],
     handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'sender-ids', await accountRef(oc, account), fields),
   }),
@@ -397,7 +409,7 @@ const identityOperations = [
     path: `${S}/{id}`,
     summary: 'Approve, reject or re-route a sender id',
     body: { type: 'object', additionalProperties: false, properties: senderIdFields } as const,
-    output: { status: 200, description: 'The sender id', schema: senderIdSchema },
+    output: { kind: 'resource', status: 200, description: 'The sender id', schema: senderIdSchema },
     cli: [
       { command: 'senders:approve', help: 'Approve a sender id', fixed: { approval_status: 'approved' }, fields: [] },
       { command: 'senders:update', flags: { status: 'approval_status', channel: 'channel_id' } },
@@ -419,7 +431,7 @@ const identityOperations = [
       additionalProperties: false,
       properties: { number: phone, ...phoneNumberFields },
     } as const,
-    output: { status: 201, description: 'The phone number', schema: phoneNumberSchema },
+    output: { kind: 'resource', status: 201, description: 'The phone number', schema: phoneNumberSchema },
     cli: [
       {
         command: 'numbers:add',
@@ -435,7 +447,7 @@ const identityOperations = [
     path: `${N}/{id}`,
     summary: 'Change capabilities, route or provider ids of a number; release it',
     body: { type: 'object', additionalProperties: false, properties: phoneNumberFields } as const,
-    output: { status: 200, description: 'The phone number', schema: phoneNumberSchema },
+    output: { kind: 'resource', status: 200, description: 'The phone number', schema: phoneNumberSchema },
     cli: [
       { command: 'numbers:release', help: 'Release a number', fixed: { released: true }, fields: [] },
       {
@@ -460,7 +472,7 @@ const identityOperations = [
       additionalProperties: false,
       properties: { code: { type: 'string', pattern: '^[0-9]{3,8}$' }, ...shortCodeFields },
     } as const,
-    output: { status: 201, description: 'The short code', schema: shortCodeSchema },
+    output: { kind: 'resource', status: 201, description: 'The short code', schema: shortCodeSchema },
     cli: [{ command: 'short-codes:add', flags: { status: 'assignment_status', channel: 'channel_id' } }],
     handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'short-codes', await accountRef(oc, account), fields),
   }),
@@ -471,7 +483,7 @@ const identityOperations = [
     path: `${C}/{id}`,
     summary: 'Activate, deactivate or re-route a short code',
     body: { type: 'object', additionalProperties: false, properties: shortCodeFields } as const,
-    output: { status: 200, description: 'The short code', schema: shortCodeSchema },
+    output: { kind: 'resource', status: 200, description: 'The short code', schema: shortCodeSchema },
     cli: [{ command: 'short-codes:update', flags: { status: 'assignment_status', channel: 'channel_id' } }],
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'short-codes', await accountRef(oc, account), numericId(id), fields),
@@ -494,7 +506,7 @@ const identityOperations = [
         ...channelFields,
       },
     } as const,
-    output: { status: 201, description: 'The channel', schema: channelSchema },
+    output: { kind: 'resource', status: 201, description: 'The channel', schema: channelSchema },
     cli: [{ command: 'channels:add', flags: { type: 'channel_type', default: 'is_default' } }],
     handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'channels', await accountRef(oc, account), fields),
   }),
@@ -505,7 +517,7 @@ const identityOperations = [
     path: `${H}/{id}`,
     summary: 'Rename, activate, deactivate or reconfigure a channel; make it the default',
     body: { type: 'object', additionalProperties: false, properties: channelFields } as const,
-    output: { status: 200, description: 'The channel', schema: channelSchema },
+    output: { kind: 'resource', status: 200, description: 'The channel', schema: channelSchema },
     cli: [{ command: 'channels:update', flags: { default: 'is_default' } }],
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'channels', await accountRef(oc, account), numericId(id), fields),
@@ -519,7 +531,7 @@ const identityOperations = [
     path: B,
     summary: 'Blacklist a number (kept as +digits)',
     body: { type: 'object', required: ['phone'], additionalProperties: false, properties: { phone, channel_id: nullableId } } as const,
-    output: { status: 201, description: 'The entry', schema: blacklistSchema },
+    output: { kind: 'resource', status: 201, description: 'The entry', schema: blacklistSchema },
     cli: [{ command: 'blacklist:add', flags: { channel: 'channel_id' } }],
     handler: async ({ oc }, { account, ...fields }) => addIdentity(oc, 'blacklist', await accountRef(oc, account), fields),
   }),
@@ -530,7 +542,7 @@ const identityOperations = [
     path: `${B}/{id}`,
     summary: 'Limit a blacklist entry to one channel, or widen it to all (null)',
     body: { type: 'object', additionalProperties: false, properties: { channel_id: nullableId } } as const,
-    output: { status: 200, description: 'The entry', schema: blacklistSchema },
+    output: { kind: 'resource', status: 200, description: 'The entry', schema: blacklistSchema },
     cli: [{ command: 'blacklist:update', flags: { channel: 'channel_id' } }],
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'blacklist', await accountRef(oc, account), numericId(id), fields),

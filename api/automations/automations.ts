@@ -42,6 +42,7 @@ export const automationOperations = [
       },
     },
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of events',
       schema: {
@@ -66,6 +67,7 @@ export const automationOperations = [
     summary: `Event subscriptions (at most ${LIST_CAP}, oldest first, no pagination)`,
     query: noInput,
     output: {
+      kind: 'list',
       status: 200,
       description: 'Subscriptions',
       schema: {
@@ -85,6 +87,7 @@ export const automationOperations = [
     summary: `Schedules (at most ${LIST_CAP}, oldest first, no pagination)`,
     query: noInput,
     output: {
+      kind: 'list',
       status: 200,
       description: 'Schedules',
       schema: {
@@ -107,7 +110,7 @@ export const automationOperations = [
     description:
       'Answers 202 with the run; the run itself is a workflow. Poll GET /api/v3/operations/runs/{run}. Unknown or inactive names answer 404; input is checked against the operation kind (422).',
     body: { type: 'object', additionalProperties: false, properties: { input: storableObject } },
-    output: { status: 202, description: 'Accepted', schema: operationRunSchema },
+    output: { kind: 'resource', status: 202, description: 'Accepted', schema: operationRunSchema },
     mcp: {
       servers: ['operations', 'automations'],
       scope: 'mcp:operations',
@@ -124,7 +127,7 @@ export const automationOperations = [
     path: '/api/v3/operations/runs/{run}',
     summary: 'Read an operation run',
     query: noInput,
-    output: { status: 200, description: 'The run', schema: operationRunSchema },
+    output: { kind: 'resource', status: 200, description: 'The run', schema: operationRunSchema },
     mcp: { servers: ['operations', 'automations'], scope: 'mcp:operations', annotations: HINTS.read },
     handler: async ({ rc }, { run: ref }) => getOperationRun(rc, ref),
   }),

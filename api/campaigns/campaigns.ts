@@ -16,6 +16,8 @@ export const createCampaignOperation = defineOperation({
     'The audience is read when the campaign runs. Not idempotent.',
   refusals: { 404: 'The contact list (group) is not one of the account’s' },
   output: {
+    kind: 'list',
+    contract: 'Endpoints > SMS: 201 {status, data:{campaigns:[campaign]}}; data.campaigns is always an array',
     status: 201,
     description: 'Campaigns created',
     schema: { type: 'object', required: ['campaigns'], properties: { campaigns: { type: 'array', items: campaignSchema } } },
@@ -32,7 +34,7 @@ export const getCampaignOperation = defineOperation({
   summary: 'Read a campaign by uid or numeric id, with its counts',
   auth: 'rest',
   query: { type: 'object', properties: {}, additionalProperties: true },
-  output: { status: 200, description: 'The campaign', schema: campaignSchema },
+  output: { kind: 'resource', status: 200, description: 'The campaign', schema: campaignSchema },
   mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, { uid }) => getCampaign(rc, uid),
 });
@@ -48,7 +50,7 @@ export const resumeCampaignOperation = defineOperation({
     'A campaign pauses when the prepaid wallet cannot cover its next page; top the wallet up, then resume. ' +
     'Only a paused campaign can be resumed (409 otherwise). Recipients already written are not written again.',
   body: { type: 'object', additionalProperties: false, properties: {} },
-  output: { status: 200, description: 'The campaign, running again', schema: campaignSchema },
+  output: { kind: 'resource', status: 200, description: 'The campaign, running again', schema: campaignSchema },
   mcp: { servers: ['messaging'], scope: 'mcp:messaging', elevation: 'mcp:send', annotations: { ...HINTS.send, idempotentHint: true } },
   handler: async ({ rc, deps }, { uid }) => resumeCampaign(rc, deps, uid),
 });

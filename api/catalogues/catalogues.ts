@@ -37,6 +37,7 @@ export const catalogueOperations = [
     description: 'Page-number pagination: default 25, at most 100; limit wins over per_page; a nonpositive value reads as the default.',
     query: catalogueListQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of shops',
       schema: {
@@ -60,7 +61,7 @@ export const catalogueOperations = [
       'allow_backorders false, sku_prefix from the name. The provider catalogue id is meta_catalogue_id; it is null when the provider ' +
       'has not answered within 15 s (it is stored when it does). A provider refusal answers 502 and no shop is kept.',
     body: catalogueCreateBody,
-    output: { status: 201, description: 'The shop', schema: catalogueSchema },
+    output: { kind: 'resource', status: 201, description: 'The shop', schema: catalogueSchema },
     refusals: { 502: 'the chat provider refused to create the catalogue (no shop is kept)' },
     mcp: { ...shopWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
     handler: async ({ rc, deps }, body) => createCatalogue(rc, deps, body),
@@ -73,7 +74,7 @@ export const catalogueOperations = [
     permission: CATALOGUE_VIEW,
     summary: 'Read a shop by its numeric id',
     query: noInput,
-    output: { status: 200, description: 'The shop', schema: catalogueSchema },
+    output: { kind: 'resource', status: 200, description: 'The shop', schema: catalogueSchema },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue }) => getCatalogue(rc, catalogue),
   }),
@@ -89,7 +90,7 @@ export const catalogueOperations = [
       'publishes them; changing allow_backorders re-derives (and republishes) the availability of products whose availability ' +
       'follows their stock.',
     body: catalogueUpdateBody,
-    output: { status: 200, description: 'The shop', schema: catalogueSchema },
+    output: { kind: 'resource', status: 200, description: 'The shop', schema: catalogueSchema },
     mcp: { ...shopWriteTools, annotations: HINTS.update },
     handler: async ({ rc, deps }, { catalogue, ...settings }) => updateCatalogue(rc, deps, catalogue, settings),
   }),

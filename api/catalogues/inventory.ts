@@ -73,6 +73,7 @@ export const inventoryOperations = [
       'negative, fractional or too large count refuses the whole request (422 naming the row) and nothing is applied.',
     body: pushBody,
     output: {
+      kind: 'outcome',
       status: 200,
       description: 'What the push changed',
       schema: {
@@ -100,6 +101,7 @@ export const inventoryOperations = [
     description: 'Live products of the shop by sku. Page-number pagination: default 25, at most 100; limit wins over per_page.',
     query: inventoryQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of inventory rows',
       schema: {
@@ -123,6 +125,7 @@ export const inventoryOperations = [
       'after it and its cause. Page-number pagination: default 25, at most 100.',
     query: movementsQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of movements',
       schema: {

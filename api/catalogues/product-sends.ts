@@ -18,7 +18,12 @@ import { CATALOGUE_MANAGE, shopTools } from './catalogues.js';
 
 const base = { tag: 'Catalogue', auth: 'rest', permission: CATALOGUE_MANAGE } as const;
 const sendTools = { ...shopTools, elevation: 'mcp:send', annotations: HINTS.send } as const;
-const output = { status: 201, description: 'Sent: data.message_id is the provider’s message id', schema: productSendSchema };
+const output = {
+  kind: 'outcome' as const,
+  status: 201,
+  description: 'Sent: data.message_id is the provider’s message id',
+  schema: productSendSchema,
+};
 const refusals = {
   403: 'the key’s issuer lacks communications.send',
   404: 'no such shop (catalogue_id) in this account',

@@ -55,6 +55,7 @@ export const productOperations = [
     description: 'Page-number pagination: default 25, at most 100; limit wins over per_page. Retired products are not listed.',
     query: productListQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of products',
       schema: {
@@ -78,7 +79,7 @@ export const productOperations = [
       `availability follows the inventory when omitted. A product missing an image or with a zero price is stored and its listing ` +
       `blocked on the platforms that need them. ${pushWait}`,
     body: productCreateBody,
-    output: { status: 201, description: 'The product', schema: productSchema },
+    output: { kind: 'resource', status: 201, description: 'The product', schema: productSchema },
     refusals: { 502: refused },
     mcp: { ...shopWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, ...body }) => createProduct(rc, deps, catalogue, body),
@@ -91,7 +92,7 @@ export const productOperations = [
     permission: CATALOGUE_VIEW,
     summary: 'Read a product by its sku',
     query: noInput,
-    output: { status: 200, description: 'The product', schema: productSchema },
+    output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, product_sku }) => getProductBySku(rc, catalogue, product_sku),
   }),
@@ -106,7 +107,7 @@ export const productOperations = [
       `Creating needs name and price. A sku or retailer_id in the body must equal the path's. product_type and visibility are accepted ` +
       `when creating (on an existing product only their current values). The sku is at most ${CATALOGUE_LIMITS.skuMax} characters. ${pushWait}`,
     body: productBySkuBody,
-    output: { status: 200, description: 'The product', schema: productSchema },
+    output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     refusals: { 409: 'the sku is frozen (the product is live on a platform)', 502: refused },
     mcp: { ...shopWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, product_sku, ...body }) =>
@@ -119,7 +120,7 @@ export const productOperations = [
     path: `${P}/by-sku/{product_sku}`,
     permission: CATALOGUE_MANAGE,
     summary: 'Remove the product from every platform, then from the shop',
-    output: { status: 200, description: 'Deleted', schema: deletedSchema },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema },
     refusals: {
       409: 'the platforms have not confirmed the removal within 15 s; repeat the delete',
       502: 'a platform refused the removal (the product is kept)',
@@ -135,7 +136,7 @@ export const productOperations = [
     permission: CATALOGUE_VIEW,
     summary: 'Read a product by its numeric id',
     query: noInput,
-    output: { status: 200, description: 'The product', schema: productSchema },
+    output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, product }) => getProduct(rc, catalogue, product),
   }),
@@ -148,7 +149,7 @@ export const productOperations = [
     summary: 'Change the fields sent (retailer_id, product_type and visibility are not accepted)',
     description: `A new sku is refused once the product is live on any platform (409). ${pushWait}`,
     body: productUpdateBody,
-    output: { status: 200, description: 'The product', schema: productSchema },
+    output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     refusals: { 409: 'the sku is frozen (the product is live on a platform)', 502: refused },
     mcp: { ...shopWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, product, ...body }) => updateProduct(rc, deps, catalogue, product, body as ProductFields),
@@ -160,7 +161,7 @@ export const productOperations = [
     path: `${P}/{product}`,
     permission: CATALOGUE_MANAGE,
     summary: 'Remove the product from every platform, then from the shop',
-    output: { status: 200, description: 'Deleted', schema: deletedSchema },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema },
     refusals: {
       409: 'the platforms have not confirmed the removal within 15 s; repeat the delete',
       502: 'a platform refused the removal (the product is kept)',

@@ -29,7 +29,6 @@ const importBody = {
   },
 } as const;
 
-const importResponse = { type: 'object', required: ['import'], properties: { import: importSchema } } as const;
 const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
 const base = { tag: 'Contact groups', auth: 'rest' } as const;
 const G = '/api/v3/contact-groups';
@@ -45,6 +44,7 @@ export const contactGroupOperations = [
     query: groupListQuery,
     description: 'Page-number pagination: default 20, at most 100; limit wins over per_page.',
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of groups',
       schema: {
@@ -64,7 +64,7 @@ export const contactGroupOperations = [
     permission: 'contacts.create',
     summary: 'Create a contact group',
     body: groupBody,
-    output: { status: 201, description: 'The group', schema: groupSchema },
+    output: { kind: 'resource', status: 201, description: 'The group', schema: groupSchema },
     mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: HINTS.write },
     handler: async ({ rc }, { name }) => createGroup(rc, name),
   }),
@@ -76,7 +76,7 @@ export const contactGroupOperations = [
     permission: 'contacts.view',
     summary: 'Read a group by numeric id or UUID',
     query: noInput,
-    output: { status: 200, description: 'The group', schema: groupSchema },
+    output: { kind: 'resource', status: 200, description: 'The group', schema: groupSchema },
     mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, { group }) => getGroup(rc, group),
   }),
@@ -88,7 +88,7 @@ export const contactGroupOperations = [
     permission: 'contacts.edit',
     summary: 'Rename a group',
     body: groupBody,
-    output: { status: 200, description: 'The group', schema: groupSchema },
+    output: { kind: 'resource', status: 200, description: 'The group', schema: groupSchema },
     mcp: {
       ...mcpContacts,
       elevation: 'mcp:write',
@@ -104,6 +104,7 @@ export const contactGroupOperations = [
     permission: 'contacts.delete',
     summary: 'Delete a group with its contacts and imports',
     output: {
+      kind: 'outcome',
       status: 200,
       description: 'Deleted',
       schema: {
@@ -130,9 +131,9 @@ export const contactGroupOperations = [
     description:
       'Answers 202 with the import; a workflow writes the rows in batches. Rows follow the contact create rules; a row whose full number ' +
       'matches a contact of the group (or an earlier row) replaces it as an update would. Problems are kept per row (the first 200).',
-    output: { status: 202, description: 'Import accepted', schema: importResponse },
+    output: { kind: 'resource', status: 202, description: 'Import accepted', schema: importSchema },
     mcp: { ...mcpContacts, elevation: 'mcp:write', annotations: HINTS.write },
-    handler: async ({ rc, deps }, { group, ...request }) => ({ import: await createImport(rc, deps, group, request) }),
+    handler: async ({ rc, deps }, { group, ...request }) => createImport(rc, deps, group, request),
   }),
   defineOperation({
     ...base,
@@ -142,8 +143,8 @@ export const contactGroupOperations = [
     permission: 'contacts.view',
     summary: 'Progress and problems of an import',
     query: noInput,
-    output: { status: 200, description: 'The import', schema: importResponse },
+    output: { kind: 'resource', status: 200, description: 'The import', schema: importSchema },
     mcp: { ...mcpContacts, annotations: HINTS.read },
-    handler: async ({ rc }, input) => ({ import: await getImport(rc, input.group, input.import) }),
+    handler: async ({ rc }, input) => getImport(rc, input.group, input.import),
   }),
 ];

@@ -20,6 +20,7 @@ export const groupOperations = [
     summary: 'List the data groups holding at least one table this caller may see, by name',
     query: noInput,
     output: {
+      kind: 'list',
       status: 200,
       description: 'The groups',
       schema: { type: 'object', required: ['groups'], properties: { groups: { type: 'array', items: groupObjectSchema } } },
@@ -35,7 +36,13 @@ export const groupOperations = [
     permission: DATA_VIEW,
     summary: 'Read a data group by UUID: its member tables with their columns and its saved report summaries',
     query: noInput,
-    output: { status: 200, description: 'The group', schema: groupAnswerSchema },
+    output: {
+      kind: 'resource',
+      contract: 'Endpoints > Data tables: GET /data/groups/{group} answers the group, member tables with columns, saved report summaries',
+      status: 200,
+      description: 'The group',
+      schema: groupAnswerSchema,
+    },
     mcp: { ...dataTools, annotations: HINTS.read },
     handler: async ({ rc }, { group }) => getGroup(rc, group),
   }),
@@ -54,7 +61,7 @@ export const groupOperations = [
       'columns over the records created in the window, leaving out columns masked for the caller. A bad range answers ' +
       '422 with field range (or from/to).',
     query: overviewQuerySchema,
-    output: { status: 200, description: 'The overview', schema: overviewAnswerSchema },
+    output: { kind: 'outcome', status: 200, description: 'The overview', schema: overviewAnswerSchema },
     mcp: { ...dataTools, annotations: HINTS.read },
     handler: async ({ rc }, { group, range, from, to }) => groupOverview(rc, group, { range, from, to }),
   }),

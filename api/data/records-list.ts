@@ -84,6 +84,7 @@ export const recordListOperations: Operation[] = [
       'masked for the caller is 403 permission_denied naming the column; q does not search masked columns.',
     query: listQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of records',
       schema: {

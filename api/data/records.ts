@@ -78,6 +78,9 @@ const refusals = {
   422: 'validation_error: unknown keys, values against the field rules, required values, duplicates, over 8192 bytes',
 };
 
+/** The contract spells out the data envelope of a record (GET, POST, PATCH): {record}. It wins over the presentation rule. */
+const RECORD_CONTRACT = 'Endpoints > Data tables: {record}, in the native envelope';
+
 export const recordOperations: Operation[] = [
   defineOperation({
     ...dataBase,
@@ -87,7 +90,7 @@ export const recordOperations: Operation[] = [
     permission: DATA_VIEW,
     summary: 'Read one record of a data table',
     description: 'A live record with its title and, for relation columns, the related records’ titles; masked values for the caller.',
-    output: { status: 200, description: 'The record', schema: recordAnswer },
+    output: { kind: 'resource', contract: RECORD_CONTRACT, status: 200, description: 'The record', schema: recordAnswer },
     mcp: { ...dataTools, annotations: HINTS.read },
     handler: async ({ rc }, { table, record }) => getRecord(rc, table, record),
   }),
@@ -102,7 +105,7 @@ export const recordOperations: Operation[] = [
       'Values are checked and coerced column by column (every problem is named in errors); required columns must be given unless ' +
       'they have a default; status fields start in an initial state; auto_number columns are issued by the service. source is api.',
     body: writeBody,
-    output: { status: 201, description: 'The created record', schema: recordAnswer },
+    output: { kind: 'resource', contract: RECORD_CONTRACT, status: 201, description: 'The created record', schema: recordAnswer },
     refusals,
     mcp: { ...dataWriteTools, annotations: HINTS.write },
     // Its one write statement (services/data/records.ts createStatement) can count and admit the request too.
@@ -122,7 +125,7 @@ export const recordOperations: Operation[] = [
       'precondition: the last accepted write wins. A masked display value sent back is written as the value it reads. Answers ' +
       'the full current record.',
     body: writeBody,
-    output: { status: 200, description: 'The record after the write', schema: recordAnswer },
+    output: { kind: 'resource', contract: RECORD_CONTRACT, status: 200, description: 'The record after the write', schema: recordAnswer },
     refusals,
     mcp: { ...dataWriteTools, annotations: HINTS.update },
     handler: async ({ rc }, { table, record, data }) => updateRecord(rc, table, record, data as Record<string, unknown>),
@@ -136,6 +139,7 @@ export const recordOperations: Operation[] = [
     summary: 'Delete a record (soft delete)',
     description: 'The record leaves every read and frees its quota and unique values; its history stays readable. A repeat is 404.',
     output: {
+      kind: 'outcome',
       status: 200,
       description: 'Deleted',
       schema: {
@@ -162,6 +166,7 @@ export const recordOperations: Operation[] = [
       properties: { before: { type: 'string', maxLength: 64, description: 'next_before of the previous page, unchanged' } },
     },
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of history',
       schema: {

@@ -29,6 +29,7 @@ export const tableOperations = [
     description: 'Tables hidden from the caller by their view grant are left out.',
     query: noInput,
     output: {
+      kind: 'list',
       status: 200,
       description: 'The visible tables',
       schema: { type: 'object', required: ['tables'], properties: { tables: { type: 'array', items: tableSummarySchema } } },
@@ -49,7 +50,14 @@ export const tableOperations = [
       'whether it may write (data.records.edit and the table’s write grant). A user column sorts only with a ready index once ' +
       'the table holds sort_index_threshold live records.',
     query: noInput,
-    output: { status: 200, description: 'The table schema', schema: schemaAnswerSchema },
+    output: {
+      kind: 'outcome',
+      contract:
+        'Endpoints > Data tables: {table, columns, types, system_columns, access, unique_sets, limits, sort_index_threshold, actions, can}',
+      status: 200,
+      description: 'The table schema',
+      schema: schemaAnswerSchema,
+    },
     mcp: { ...dataTools, annotations: HINTS.read },
     handler: async ({ rc }, { table }) => tableSchema(rc, table),
   }),
@@ -64,7 +72,7 @@ export const tableOperations = [
       `${TABLE_PARAM} A move is allowed when the caller may write the table and holds the move’s permission (a move without ` +
       'one is open to every writer). Moves from "*" apply from any state.',
     query: noInput,
-    output: { status: 200, description: 'The status fields', schema: statesAnswerSchema },
+    output: { kind: 'list', status: 200, description: 'The status fields', schema: statesAnswerSchema },
     mcp: { ...dataTools, annotations: HINTS.read },
     handler: async ({ rc }, { table }) => tableStates(rc, table),
   }),

@@ -20,7 +20,7 @@ import { GROUPS_MANAGE, GROUPS_VIEW, groupBase, groupDeleteTools, groupTools, gr
 
 const G = '/api/v3/whatsapp/groups';
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
-const groupOutput = (status: number, description: string) => ({ status, description, schema: groupSchema });
+const groupOutput = (status: number, description: string) => ({ kind: 'resource' as const, status, description, schema: groupSchema });
 
 export const chatGroupOperations: Operation[] = [
   defineOperation({
@@ -53,6 +53,7 @@ export const chatGroupOperations: Operation[] = [
       'Page-number pagination: default 20, at most 100; limit wins over per_page.',
     query: groupListQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of groups',
       schema: {

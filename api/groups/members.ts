@@ -55,6 +55,7 @@ export const groupMemberOperations: Operation[] = [
       'not phone numbers. Someone already invited is sent the link again.',
     body: invitesBody,
     output: {
+      kind: 'outcome',
       status: 200,
       description: 'Per-recipient successes (the invitation message) and failures',
       schema: perItem({ type: 'object', properties: { recipient: str, message_uid: str, message_status: str } }, 'recipient'),
@@ -71,11 +72,7 @@ export const groupMemberOperations: Operation[] = [
     permission: GROUPS_MANAGE,
     summary: 'Give the group a new invite link; the old one stops working',
     body: noInput,
-    output: {
-      status: 200,
-      description: 'The new link and the group',
-      schema: { type: 'object', required: ['invite_link', 'group'], properties: { invite_link: str, group: groupSchema } },
-    },
+    output: { kind: 'resource', status: 200, description: 'The group, carrying its new invite_link', schema: groupSchema },
     refusals,
     mcp: { ...groupWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
     handler: async ({ rc, deps }, { id }) => resetInviteLink(rc, deps, id),
@@ -90,6 +87,7 @@ export const groupMemberOperations: Operation[] = [
     description: 'As the provider’s webhooks reported them (groups with join_approval_mode approval_required).',
     query: noInput,
     output: {
+      kind: 'list',
       status: 200,
       description: 'Pending join requests',
       schema: {
@@ -133,6 +131,7 @@ export const groupMemberOperations: Operation[] = [
           : ''),
       body: joinRequestsBody,
       output: {
+        kind: 'outcome',
         status: 200,
         description: 'Per-item successes and failures',
         schema: perItem({ type: 'object', properties: { join_request_id: str, wa_id: str, status: str } }, 'join_request_id'),
@@ -154,6 +153,7 @@ export const groupMemberOperations: Operation[] = [
       'invitation is withdrawn and its place freed (the link it carried works until the link is reset). Anyone else is a failure.',
     body: participantsBody,
     output: {
+      kind: 'outcome',
       status: 200,
       description: 'Per-item successes and failures',
       schema: perItem({ type: 'object', properties: { participant: str, wa_id: str, status: str } }, 'participant'),

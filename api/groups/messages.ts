@@ -1,12 +1,20 @@
 import { HINTS, defineOperation, type Operation } from '../operation.js';
 import { groupMessageBody, pinBody, pinGroupMessage, sendGroupMessage } from '../../services/groups/group-messages.js';
 import { GROUPS_MANAGE, groupBase, groupSendTools, groupWriteTools } from './index.js';
+import { messageSchema } from '../../services/messaging/index.js';
 
 // Messages into a group and pins (Endpoints > Chat-channel groups: {id}/messages, {id}/pin). A group
 // message is a chat message record like POST /whatsapp/send makes, carrying the group's id; its
 // status callbacks are the message events.
 
 const G = '/api/v3/whatsapp/groups/{id}';
+
+/** The group message presentation (Endpoints > Chat-channel groups, {id}/messages): the message record and its group. */
+const groupMessageSchema = {
+  ...messageSchema,
+  required: [...messageSchema.required, 'group_id'],
+  properties: { ...messageSchema.properties, group_id: { type: 'integer', description: 'the group’s local id' } },
+} as const;
 
 export const groupMessageOperations: Operation[] = [
   defineOperation({
@@ -23,9 +31,10 @@ export const groupMessageOperations: Operation[] = [
       'provider’s first word like a product send: a refusal is 502; past the wait the message answers queued.',
     body: groupMessageBody,
     output: {
+      kind: 'resource',
       status: 201,
-      description: 'The message record (as POST /whatsapp/send shows it) with the group id',
-      schema: { type: 'object', required: ['messages'], properties: { messages: { type: 'array', items: { type: 'object' } } } },
+      description: 'The group message: the message record (as GET /whatsapp/{uid} shows it) with the group id',
+      schema: groupMessageSchema,
     },
     refusals: {
       403: 'the key’s issuer lacks communications.send',
@@ -49,6 +58,7 @@ export const groupMessageOperations: Operation[] = [
       'three pins, a fourth unpins the oldest.',
     body: pinBody,
     output: {
+      kind: 'outcome',
       status: 200,
       description: 'The pin as it now stands',
       schema: {

@@ -32,7 +32,11 @@ const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 export type Surface = 'all' | 'public' | 'operator';
 
 export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
-  const app = new Koa({ proxy: false });
+  // The client address (ctx.ip: failure throttles, the shop page's limit) is read from
+  // X-Forwarded-For only behind the proxies the deployment declares, and then only the address the
+  // nearest of them recorded for the one before it; X-Forwarded-Host and -Proto come with Koa's proxy mode.
+  const hops = deps.config.trustedProxyHops;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const router = new Router();
   const routes = allRoutes(deps).filter(
     (r) => surface === 'all' || (r.auth === 'operator' || r.operatorSurface === true) === (surface === 'operator'),

@@ -6,7 +6,7 @@ import { HttpError, forbidden } from './errors.js';
 import type { AccountRow, Admission, AdmissionRow, KeyRow, RequestContext, UserRow } from './context.js';
 import { hasPermission } from '../../domain/account/permissions.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { FailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
+import { AuthFailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
 import { admissionSql, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
 import { rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
@@ -14,7 +14,7 @@ import { admissionsInStatement, earlyReads } from '../../observability/metrics.j
 import { forgetAuthenticated, rememberAuthenticated, rememberedPrincipal, samePrincipal, speculativePrincipal } from './speculation.js';
 
 export { MCP_PREFIX, hashToken, newSecret } from '../../services/platform/secrets.js';
-import { MCP_PREFIX, hashToken } from '../../services/platform/secrets.js';
+import { MCP_PREFIX, hashToken, tokenHint } from '../../services/platform/secrets.js';
 
 export interface Principal {
   account: AccountRow;
@@ -124,13 +124,12 @@ export async function callerOf(
   surface: 'rest' | 'mcp',
   logFields: Record<string, unknown> = {},
 ): Promise<{ principal: Principal; rc: RequestContext; authenticated: Authenticated }> {
-  const throttle = throttlesOf(deps.config).account;
-  refuseThrottled(throttle, ctx.ip);
   const em = deps.orm.em.fork();
   const header = ctx.get('authorization');
+  // Checked whatever the failure throttle says: only a failure is answered by it (throttledFailure).
   const authenticated = await authenticate(em, header, surface, deps.config.rateLimitPerMinute).catch((err: unknown) => {
-    if (err instanceof HttpError && err.status === 401) throttle.fail(ctx.ip);
     if (surface === 'rest') forgetAuthenticated(header);
+    if (err instanceof HttpError && err.status === 401) throw throttledFailure(throttlesOf(deps.config).account, ctx, header) ?? err;
     throw err;
   });
   if (surface === 'rest') rememberAuthenticated(header, authenticated);
@@ -243,7 +242,6 @@ export async function admittedInStatement<T>(
   const early = rememberedPrincipal(header);
   const token = bearerToken(header);
   if (!early || !token || !allows(authorize, early)) return write((await plain()).rc);
-  refuseThrottled(throttlesOf(deps.config).account, ctx.ip);
 
   const now = Date.now();
   const windowStart = windowStartOf(now);
@@ -307,24 +305,32 @@ function allows(authorize: (p: Principal) => void, p: Principal): boolean {
 }
 
 /** Per API process (one Config each), the failure throttles of the two doors that take a bearer token. */
-const throttles = new WeakMap<Config, { account: FailureThrottle; operator: FailureThrottle }>();
+const throttles = new WeakMap<Config, { account: AuthFailureThrottle; operator: AuthFailureThrottle }>();
 export function throttlesOf(config: Config) {
   let t = throttles.get(config);
   if (!t) {
-    t = { account: new FailureThrottle(config.authFailuresPerMinute), operator: new FailureThrottle(config.operatorFailuresPerMinute) };
+    t = {
+      account: new AuthFailureThrottle(config.authFailuresPerMinute),
+      operator: new AuthFailureThrottle(config.operatorFailuresPerMinute),
+    };
     throttles.set(config, t);
   }
   return t;
 }
 
-/** 429 before the credential is even looked at, once the client address has failed too often. */
-function refuseThrottled(throttle: FailureThrottle, address: string): void {
-  const d = throttle.blocked(address);
-  if (d) {
-    throw new HttpError(429, 'Too many failed authentication attempts from this address.', {
-      headers: { 'Retry-After': String(d.retryAfter) },
-    });
-  }
+/**
+ * The 429 a failed authentication gets once its client address (ctx.ip: the socket's, or the one
+ * the trusted proxies report, TRUSTED_PROXY_HOPS) or the presented credential's hint has failed too
+ * often; null while neither has, and the failure is answered as it is. Asked only after the
+ * credential was checked and failed: a credential that checks never meets the throttle.
+ */
+function throttledFailure(throttle: AuthFailureThrottle, ctx: Koa.Context, header: string | undefined): HttpError | null {
+  const token = bearerToken(header);
+  const d = throttle.failed({ address: ctx.ip, credential: token === null ? null : tokenHint(token) });
+  if (!d) return null;
+  return new HttpError(429, 'Too many failed authentication attempts from this address or with this credential.', {
+    headers: { 'Retry-After': String(d.retryAfter) },
+  });
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -339,12 +345,9 @@ export function operatorTokenMatches(header: string | undefined, operatorToken: 
   return same && token.length > 0;
 }
 
-/** The operator door: the token compared in constant time, failed attempts throttled per client address. */
+/** The operator door: the token compared in constant time, always; a failure throttled per client address and per token hint. */
 export function authenticateOperator(ctx: Koa.Context, config: Config): void {
-  const throttle = throttlesOf(config).operator;
-  refuseThrottled(throttle, ctx.ip);
-  if (!operatorTokenMatches(ctx.get('authorization'), config.operatorToken)) {
-    throttle.fail(ctx.ip);
-    throw unauthenticated();
-  }
+  const header = ctx.get('authorization');
+  if (operatorTokenMatches(header, config.operatorToken)) return;
+  throw throttledFailure(throttlesOf(config).operator, ctx, header) ?? unauthenticated();
 }

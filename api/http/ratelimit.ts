@@ -55,11 +55,10 @@ function waitMs(current: number, previous: number, limit: number, elapsed: numbe
 }
 
 /**
- * Failed authentications per client address, in this process's memory: a guesser is slowed without
- * a database write per guess, and a flood of bad tokens cannot grow a table. The same sliding
- * window as the rate limit. With several API processes an address gets the limit in each of them
- * (documented in docs/security.md); the keys themselves carry 256 bits, so the limit is about load
- * and noise, and for the operator token about making guesses slow.
+ * Failures per key (a client address, a credential's hint), in this process's memory: a guesser is
+ * slowed without a database write per guess, and a flood of bad tokens cannot grow a table. The
+ * same sliding window as the rate limit. With several API processes a key gets the limit in each
+ * of them (documented in docs/security.md).
  */
 export class FailureThrottle {
   private readonly windows = new Map<string, { start: number; current: number; previous: number }>();
@@ -107,5 +106,50 @@ export class FailureThrottle {
       if (this.windows.size < this.maxAddresses) break;
       this.windows.delete(a);
     }
+  }
+}
+
+/** Who a failed authentication is held against: the client address, and the hint of the credential presented (null: none). */
+export interface AuthAttempt {
+  address: string;
+  credential: string | null;
+}
+
+/**
+ * The failure throttle of a door that takes a secret. A failed check is counted against the client
+ * address and against the presented credential's hint (never the secret), and once either has
+ * failed `limit` times in the sliding minute the door's failures answer 429 instead of 401: a
+ * guesser from one address, or one aiming at one key from many addresses, is throttled. It is
+ * asked only about failures: every presented credential is checked first (a guess is exactly
+ * that check), so a credential that checks is never refused here, whoever else shares its
+ * address or its hint; its key's own rate limit still applies. A failure answered 429 is not
+ * counted again, so Retry-After is when the next failure would be answered 401 again.
+ */
+export class AuthFailureThrottle {
+  private readonly addresses: FailureThrottle;
+  private readonly credentials: FailureThrottle;
+
+  constructor(
+    readonly limit: number,
+    clock: () => number = Date.now,
+    maxEntries = 100_000,
+  ) {
+    // Two maps: a flood of random guesses (a new hint each) evicts only hints, never the addresses.
+    this.addresses = new FailureThrottle(limit, clock, maxEntries);
+    this.credentials = new FailureThrottle(limit, clock, maxEntries);
+  }
+
+  /** A failed check: the refusal (the longer wait) when the address or the credential is already over the limit, else null once counted. */
+  failed(attempt: AuthAttempt): RateDecision | null {
+    const byAddress = this.addresses.blocked(attempt.address);
+    const byCredential = attempt.credential === null ? null : this.credentials.blocked(attempt.credential);
+    if (byAddress || byCredential) {
+      if (!byAddress) return byCredential;
+      if (!byCredential) return byAddress;
+      return byAddress.retryAfter >= byCredential.retryAfter ? byAddress : byCredential;
+    }
+    this.addresses.fail(attempt.address);
+    if (attempt.credential !== null) this.credentials.fail(attempt.credential);
+    return null;
   }
 }

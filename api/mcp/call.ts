@@ -5,6 +5,7 @@ import { refuseUnstorableText, validateBody, validateQuery } from '../../service
 import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
 import { asHttpError, dataErrorBody, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type Principal } from '../http/auth.js';
+import { toolPermissionOf } from './tools.js';
 
 /** A tools/call result as MCP defines it (content blocks, structured output, error flag). */
 export interface ToolResult {
@@ -21,15 +22,15 @@ export interface ToolCallContext {
 }
 
 /**
- * The MCP door of an operation, the twin of api/http/rest.ts: the issuer's permission is applied
- * exactly as REST applies it, the arguments are split back into path parameters and body (or
+ * The MCP door of an operation, the twin of api/http/rest.ts: the issuer's live permission is
+ * applied as REST applies it, for every tool (toolPermissionOf: an MCP credential is always its person's), the arguments are split back into path parameters and body (or
  * query) and validated by the same ajv functions, and the one handler runs with the caller's
  * context. Refusals become a tool result with isError (the model sees the message, the reason and
  * each field's problem in the v3 error body); nothing internal (stack, SQL) ever reaches it.
  */
 export async function callTool(op: Operation, args: Record<string, unknown>, call: ToolCallContext): Promise<ToolResult> {
   try {
-    if (op.issuerRequired || op.permission) authorizeIssuer(call.principal, op.permission);
+    authorizeIssuer(call.principal, toolPermissionOf(op));
     const input = toInput(op, args);
     const data = await op.handler({ rc: call.rc, deps: call.deps }, input);
     const text = JSON.stringify(data ?? null);

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { OperationDeps } from '../operation.js';
-import { HttpError } from '../http/errors.js';
-import { callerOf } from '../http/auth.js';
+import { HttpError, forbidden } from '../http/errors.js';
+import { callerOf, type Principal } from '../http/auth.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, readRawBody } from '../http/body.js';
 import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
 import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
@@ -48,6 +48,7 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
         throw new HttpError(401, err.message, { headers: { 'WWW-Authenticate': 'Bearer' } });
       throw err;
     });
+    requireLiveIssuer(principal);
     const session: McpSession = { endpoint, principal, rc, deps };
 
     const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
@@ -72,6 +73,17 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
     const response = await door.serve(request, session, parsedBody);
     await respond(ctx, response);
   }
+}
+
+/**
+ * An MCP credential acts as the person who issued it (api/mcp/tools.ts toolPermissionOf), so
+ * without a live issuer it opens nothing, not even the tools whose REST twin checks only the
+ * account: read from the request's own authentication statement, so a deactivation is seen by the
+ * very next request.
+ */
+function requireLiveIssuer(p: Principal): void {
+  if (!p.user) throw forbidden('This MCP credential has no issuing user; create a new one.', 'issuer_required');
+  if (!p.user.active) throw forbidden('The user who issued this MCP credential is deactivated.', 'issuer_inactive');
 }
 
 /**

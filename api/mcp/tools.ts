@@ -47,15 +47,32 @@ export function operationsOf(endpoint: McpEndpoint): Operation[] {
   return toolOperations.filter((op) => endpoint === 'all' || op.mcp!.servers.includes(endpoint));
 }
 
+/** The permission an MCP tool that sends has no stricter permission of its own for. */
+export const SEND_PERMISSION = 'communications.send';
+
 /**
- * Whether the credential may use the operation now: the same rule REST applies per request
- * (authorizeIssuer), asked without throwing, so tools/list hides what tools/call would refuse.
+ * The issuer permission a tool needs on the MCP surface. An MCP credential is a connection its
+ * person made, and it can do no more than that person can now (the contract: what is granted is
+ * intersected with what the consenting person can do): so every tool needs a live issuer (the MCP
+ * door refuses a credential without one, api/mcp/routes.ts), also those whose REST twin checks
+ * only the account credential (profile, balance, SMS), and a tool that sends (elevation
+ * `mcp:send`) without a permission of its own needs the issuer's communications.send.
+ */
+export function toolPermissionOf(op: Operation): string | undefined {
+  if (op.permission) return op.permission;
+  return op.mcp?.elevation === 'mcp:send' ? SEND_PERMISSION : undefined;
+}
+
+/**
+ * Whether the credential may use the operation now: the rule tools/call applies per request
+ * (authorizeIssuer with toolPermissionOf), asked without throwing, so tools/list hides what
+ * tools/call would refuse.
  */
 export function mayUse(principal: Principal, op: Operation): boolean {
-  if (!op.issuerRequired && !op.permission) return true;
   const issuer = principal.user;
   if (!issuer || !issuer.active) return false;
-  return !op.permission || hasPermission(issuer.permissions, op.permission);
+  const permission = toolPermissionOf(op);
+  return !permission || hasPermission(issuer.permissions, permission);
 }
 
 const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
@@ -64,8 +81,8 @@ const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim(
 function describe(op: Operation): string {
   const parts = [sentence(op.summary)];
   if (op.description) parts.push(sentence(op.description));
-  if (op.permission) parts.push(`Needs the ${op.permission} permission on the user who issued the credential.`);
-  else if (op.issuerRequired) parts.push('Needs a credential issued by an active user.');
+  const permission = toolPermissionOf(op);
+  if (permission) parts.push(`Needs the ${permission} permission on the user who issued the credential.`);
   return parts.join(' ');
 }
 
@@ -112,8 +129,8 @@ export function buildManifest(protocolVersions: readonly string[]) {
     tools: toolOperations.map((op) => ({
       ...toolOf(op),
       servers: op.mcp!.servers,
-      permission: op.permission ?? null,
-      issuerRequired: !!(op.issuerRequired || op.permission),
+      permission: toolPermissionOf(op) ?? null,
+      issuerRequired: true,
       scope: op.mcp!.scope,
       elevation: op.mcp!.elevation ?? null,
       rest: { method: op.method, path: op.path },

@@ -32,7 +32,13 @@ export const sendSmsOperation = defineOperation({
   description:
     'One message record per recipient, processed in order. 201 even when some records failed; Idempotency-Key has no effect. ' +
     "Immediate sends show the provider's first outcome when it answers quickly, otherwise queued.",
-  output: { status: 201, description: 'Records created', schema: sendResponse },
+  output: {
+    kind: 'list',
+    contract: 'Endpoints > SMS: 201 {status, data:{messages:[message record]}}, one record per recipient',
+    status: 201,
+    description: 'Records created',
+    schema: sendResponse,
+  },
   mcp: {
     servers: ['messaging'],
     scope: 'mcp:messaging',
@@ -51,6 +57,7 @@ export const listSmsSendersOperation = defineOperation({
   auth: 'rest',
   query: noInput,
   output: {
+    kind: 'list',
     status: 200,
     description: 'Sender identities and the default route',
     schema: {
@@ -71,7 +78,7 @@ export const getSmsOperation = defineOperation({
   summary: 'Read an SMS by uid or numeric id',
   auth: 'rest',
   query: noInput,
-  output: { status: 200, description: 'The message record', schema: messageSchema },
+  output: { kind: 'resource', status: 200, description: 'The message record', schema: messageSchema },
   mcp: { servers: ['messaging'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, { uid }) => getMessage(rc, 'sms', uid),
 });
@@ -86,6 +93,7 @@ export const listMessagesOperation = defineOperation({
   query: listQuery,
   description: 'Filters: status, direction, channel_type. Page-number pagination: default 20, at most 100; limit wins over per_page.',
   output: {
+    kind: 'list',
     status: 200,
     description: 'A page of messages',
     schema: {

@@ -15,7 +15,13 @@ export const sendWhatsAppOperation = defineOperation({
   auth: 'rest',
   body: whatsappSendBody,
   description: 'Free-form content outside the 24-hour window is refused by the provider and shows as 201 with status failed.',
-  output: { status: 201, description: 'Records created', schema: sendResponse },
+  output: {
+    kind: 'list',
+    contract: 'Endpoints > Chat-channel messages: 201, same shape as SMS send (data.messages)',
+    status: 201,
+    description: 'Records created',
+    schema: sendResponse,
+  },
   mcp: {
     servers: ['messaging', 'inbox'],
     scope: 'mcp:messaging',
@@ -34,6 +40,7 @@ export const listWhatsAppAccountsOperation = defineOperation({
   auth: 'rest',
   query: noInput,
   output: {
+    kind: 'list',
     status: 200,
     description: 'Business accounts',
     schema: { type: 'object', required: ['accounts'], properties: { accounts: { type: 'array' } } },
@@ -50,7 +57,7 @@ export const getWhatsAppMessageOperation = defineOperation({
   summary: 'Read a chat-channel message by uid or numeric id',
   auth: 'rest',
   query: noInput,
-  output: { status: 200, description: 'The message record', schema: messageSchema },
+  output: { kind: 'resource', status: 200, description: 'The message record', schema: messageSchema },
   mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, { uid }) => getMessage(rc, 'whatsapp', uid),
 });

@@ -113,11 +113,7 @@ const statusBody = {
   properties: { status: { enum: ORDER_STATUSES, description: 'any status may follow any status' } },
 } as const;
 
-const orderOutput = {
-  status: 200,
-  description: 'The order',
-  schema: { type: 'object', required: ['order'], properties: { order: orderSchema } },
-} as const;
+const orderOutput = { kind: 'resource', status: 200, description: 'The order', schema: orderSchema } as const;
 
 /** Fixed paths under /api/v3/catalogues: api/operations.ts routes them before `{catalogue}`. */
 export const orderOperations = [
@@ -132,6 +128,7 @@ export const orderOperations = [
       'Filters: status, platform, catalogue_id, updated_since. Page-number pagination: default 25, at most 100; limit wins over per_page.',
     query: listQuery,
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of orders',
       schema: {
@@ -153,7 +150,7 @@ export const orderOperations = [
     description: 'Its frozen lines with what became of each line’s stock, total in hundredths, needs_attention and the hold’s expiry.',
     output: orderOutput,
     mcp: { ...ordersTools, annotations: HINTS.read },
-    handler: async ({ rc }, { order }) => ({ order: await getOrder(rc, order) }),
+    handler: async ({ rc }, { order }) => getOrder(rc, order),
   }),
   defineOperation({
     ...base,
@@ -169,6 +166,6 @@ export const orderOperations = [
     body: statusBody,
     output: orderOutput,
     mcp: { ...ordersTools, elevation: 'mcp:write', annotations: HINTS.update },
-    handler: async ({ rc, deps }, { order, status }) => ({ order: await setOrderStatus(rc, { temporal: deps.temporal }, order, status) }),
+    handler: async ({ rc, deps }, { order, status }) => setOrderStatus(rc, { temporal: deps.temporal }, order, status),
   }),
 ];

@@ -28,6 +28,7 @@ export const cartOperations = [
       },
     },
     output: {
+      kind: 'list',
       status: 200,
       description: 'A page of baskets',
       schema: {
@@ -47,7 +48,7 @@ export const cartOperations = [
     permission: CATALOGUE_VIEW,
     summary: 'Read a basket by its 5-character ref (any case) or its id',
     query: { type: 'object', properties: {}, additionalProperties: true },
-    output: { status: 200, description: 'The basket', schema: cartSchema },
+    output: { kind: 'resource', status: 200, description: 'The basket', schema: cartSchema },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc, deps }, { ref }) => getCart(rc, deps.config.publicBaseUrl, ref),
   }),

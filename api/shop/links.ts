@@ -23,7 +23,13 @@ export const shopLinkOperations = [
       'them the link is sent into that chat as a button: that needs communications.send (403), and outside the 24-hour window it is ' +
       '409 (nothing is kept). catalogue_id may be omitted when the account has one shop. The link is <base>/shop/<ref>/<page key>.',
     body: shopLinkBody,
-    output: { status: 201, description: 'The link, whether it was sent, the unmatched lines and the basket', schema: shopLinkSchema },
+    output: {
+      kind: 'outcome',
+      contract: 'Endpoints > Shop links and baskets: link; sent boolean; problems[] for unmatched lines',
+      status: 201,
+      description: 'The link, whether it was sent, the unmatched lines and the basket',
+      schema: shopLinkSchema,
+    },
     refusals: {
       403: 'a recipient was named and the key issuer lacks communications.send',
       409: 'the chat is outside the 24-hour window (the customer has not written in 24 hours)',

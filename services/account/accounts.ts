@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
-import { hashToken, newSecret, MCP_PREFIX } from '../platform/secrets.js';
+import { hashToken, newSecret, tokenHint, MCP_PREFIX } from '../platform/secrets.js';
 import { newUid } from '../platform/ids.js';
 
 // Account, user and key creation, shared by the operator services (settings.ts) and the dev bootstrap.
@@ -49,7 +49,7 @@ export async function createApiKey(
     em,
     `insert into api_keys (account_id, user_id, kind, name, token_hash, token_hint, expires_at, created_at)
      values (?, ?, ?, ?, ?, ?, ?, now()) returning id, account_id, user_id, kind, name, token_hint, expires_at, revoked_at, created_at`,
-    [accountId, input.userId, kind, input.name, hashToken(token), `${token.slice(0, 4)}…${token.slice(-4)}`, input.expiresAt ?? null],
+    [accountId, input.userId, kind, input.name, hashToken(token), tokenHint(token), input.expiresAt ?? null],
   );
   return { ...row!, token };
 }

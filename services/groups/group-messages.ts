@@ -150,7 +150,7 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
       error_message: message.error_message,
     });
   }
-  return { messages: [{ ...message, group_id: Number(group.id) }] };
+  return { ...message, group_id: Number(group.id) };
 }
 
 /**

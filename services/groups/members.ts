@@ -265,8 +265,8 @@ export async function inviteMembers(rc: RequestContext, deps: MemberServiceDeps,
 export async function resetInviteLink(rc: RequestContext, deps: MemberServiceDeps, id: string) {
   const group = await loadGroup(rc, id);
   requireActive(group, 'given a new invite link');
-  const r = await awaitGroupChange(deps, group, { kind: 'invite_link_reset' }, 'reset the invite link');
-  return { invite_link: r.inviteLink, group: groupView(await loadGroup(rc, id)) };
+  await awaitGroupChange(deps, group, { kind: 'invite_link_reset' }, 'reset the invite link');
+  return groupView(await loadGroup(rc, id));
 }
 
 interface JoinRequestRow {

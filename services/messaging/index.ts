@@ -4,3 +4,5 @@ export { parseScheduleTime } from './messages.js';
 export { createOutboundMessages } from './outbound.js';
 export { sendChatInteractive, type ChatInteractiveSend } from './interactive-send.js';
 export { receiveInbound, type InboundMessage } from './inbound.js';
+// The message record's presentation, which a group message carries too (api/groups/messages.ts).
+export { messageSchema } from './message-view.js';

@@ -5,6 +5,9 @@ export const MCP_PREFIX = 'svc_mcp_';
 
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
+/** What identifies a key without its secret: its first and last four characters (the listings' `hint`, the failure throttle's key). */
+export const tokenHint = (token: string) => `${token.slice(0, 4)}…${token.slice(-4)}`;
+
 // Random bytes are drawn from a pool refilled 4 KiB at a time: public uids are minted for every
 // message and event (thousands a second), and one randomBytes call per uid was a measurable share
 // of the API's and the worker's CPU. The bytes are the same CSPRNG output either way.

@@ -186,5 +186,42 @@ export function validateQuery<T>(schema: JsonSchema, data: Record<string, unknow
   const fn = compile(queryAjv, schema);
   const copy = { ...data };
   if (!fn(copy)) throw validationFailed(toFieldErrors(fn.errors));
+  for (const key of queryBooleansOf(schema)) if (key in copy) copy[key] = copy[key] === true || copy[key] === 'true' || copy[key] === '1';
   return copy as T;
+}
+
+/**
+ * The one boolean of a query (docs/architecture.md, "One presentation rule"): `true`, `false`, `1` or
+ * `0` in a query string, and a real boolean from an MCP client, whose tool arguments are JSON. Any
+ * other spelling (yes, TRUE, 2, empty) is a 422 naming the field. The handler receives a boolean.
+ */
+export const QUERY_BOOLEAN_VALUES = [true, false, 'true', 'false', '1', '0'] as const;
+/** Marks a query field as that boolean, so validateQuery hands the handler true or false. */
+const QUERY_BOOLEAN = 'x-query-boolean';
+
+/**
+ * An operation's query schema with every `type: 'boolean'` field read the one way above. Applied
+ * by defineOperation to every operation's query, so REST, MCP and both OpenAPI documents state and
+ * accept the same values, and a new query boolean cannot refuse `1`.
+ */
+export function withQueryBooleans(schema: JsonSchema): JsonSchema {
+  const props = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!props) return schema;
+  const fields = Object.entries(props).map(([key, field]) => {
+    if (field.type !== 'boolean') return [key, field];
+    const { type: _boolean, ...rest } = field;
+    return [key, { ...rest, enum: [...QUERY_BOOLEAN_VALUES], [QUERY_BOOLEAN]: true }];
+  });
+  return { ...schema, properties: Object.fromEntries(fields) };
+}
+
+const booleanKeys = new WeakMap<object, string[]>();
+function queryBooleansOf(schema: JsonSchema): string[] {
+  let keys = booleanKeys.get(schema);
+  if (!keys) {
+    const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    keys = Object.keys(props).filter((k) => props[k]?.[QUERY_BOOLEAN] === true);
+    booleanKeys.set(schema, keys);
+  }
+  return keys;
 }

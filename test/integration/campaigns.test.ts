@@ -265,12 +265,12 @@ test(
       });
       assert.equal(imp.status, 202, imp.text);
       const imported = await eventually(
-        () => http('GET', `${base}/api/v3/contact-groups/${g.id}/imports/${imp.body.data.import.id}`, { token: t.token }),
-        (r) => r.body.data.import.status === 'completed',
+        () => http('GET', `${base}/api/v3/contact-groups/${g.id}/imports/${imp.body.data.id}`, { token: t.token }),
+        (r) => r.body.data.status === 'completed',
         240_000,
         500,
       );
-      assert.equal(imported.body.data.import.created, total);
+      assert.equal(imported.body.data.created, total);
 
       const c = (await create(t, { contact_list_id: String(g.id), message: 'Hello {{name}}' }, base)).body.data.campaigns[0];
       const started = await eventually(

@@ -146,9 +146,9 @@ test('an order message becomes an order: lines and total frozen in hundredths, u
   // The order reads through the API with both names of the customer identifier.
   const read = await api('GET', `/api/v3/catalogues/orders/${order.id}`, t.token);
   assert.equal(read.status, 200, read.text);
-  assert.equal(read.body.data.order.customer_handle, customer);
-  assert.equal(read.body.data.order.customer_wa_id, customer);
-  assert.equal(read.body.data.order.total_amount, 2 * 1999 + 500 + 300);
+  assert.equal(read.body.data.customer_handle, customer);
+  assert.equal(read.body.data.customer_wa_id, customer);
+  assert.equal(read.body.data.total_amount, 2 * 1999 + 500 + 300);
   // Stock: two TEA-1 units held for the order.
   const tea = await one<{ reserved: number }>(db(), `select reserved from products where catalogue_id = ? and sku = 'TEA-1'`, [shop.id]);
   assert.equal(tea!.reserved, 2);

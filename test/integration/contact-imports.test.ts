@@ -8,7 +8,7 @@ const newGroup = async (t: Tenant, base = '') =>
 const finished = (t: Tenant, group: number, id: number, base = '', timeoutMs = 30_000) =>
   eventually(
     () => http('GET', `${base}/api/v3/contact-groups/${group}/imports/${id}`, { token: t.token }),
-    (r) => ['completed', 'failed'].includes(r.body?.data?.import?.status),
+    (r) => ['completed', 'failed'].includes(r.body?.data?.status),
     timeoutMs,
     500,
   );
@@ -45,12 +45,12 @@ test('JSON import: 202 with an import id, rows judged like a create, matches by 
     ],
   });
   assert.equal(r.status, 202, r.text);
-  const imp = r.body.data.import;
+  const imp = r.body.data;
   assert.equal(typeof imp.id, 'number');
   assert.ok(['queued', 'running', 'completed'].includes(imp.status));
   assert.deepEqual([imp.total, imp.group_id, imp.group_uid, imp.format], [7, g.id, g.uid, 'json']);
 
-  const done = (await finished(t, g.id, imp.id)).body.data.import;
+  const done = (await finished(t, g.id, imp.id)).body.data;
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.deepEqual([done.processed, done.created, done.updated, done.failed], [7, 2, 2, 3]);
   assert.deepEqual(done.problems, [
@@ -94,7 +94,7 @@ test('CSV import: header names the fields, quoting, custom columns, row and line
     '"0712100003","Multi\nline",255,yes,\r\n';
   const r = await api('POST', `/api/v3/contact-groups/${g.id}/imports`, t.token, { format: 'csv', csv });
   assert.equal(r.status, 202, r.text);
-  const done = (await finished(t, g.id, r.body.data.import.id)).body.data.import;
+  const done = (await finished(t, g.id, r.body.data.id)).body.data;
   assert.deepEqual([done.status, done.format, done.total, done.created, done.updated, done.failed], ['completed', 'csv', 4, 2, 0, 2]);
   assert.deepEqual(done.problems, [
     { row: 2, line: 4, field: 'PHONE', message: 'The PHONE field is required.' },
@@ -140,7 +140,7 @@ test('problems are capped at 200 and flagged as truncated', async () => {
   const r = await api('POST', `/api/v3/contact-groups/${g.id}/imports`, t.token, {
     contacts: [...Array(250).fill({ name: 'no phone' }), { PHONE: '0712999000' }],
   });
-  const done = (await finished(t, g.id, r.body.data.import.id)).body.data.import;
+  const done = (await finished(t, g.id, r.body.data.id)).body.data;
   assert.deepEqual(
     [done.status, done.failed, done.created, done.problems.length, done.problems_truncated],
     ['completed', 250, 1, 200, true],
@@ -163,17 +163,17 @@ test('an import survives a worker killed in the middle: every row written exactl
     }));
     const r = await http('POST', `${base}/api/v3/contact-groups/${g.id}/imports`, { token: t.token, body: { contacts: rows } });
     assert.equal(r.status, 202, r.text);
-    const id = r.body.data.import.id;
+    const id = r.body.data.id;
     const progress = () => http('GET', `${base}/api/v3/contact-groups/${g.id}/imports/${id}`, { token: t.token });
-    const started = await eventually(progress, (x) => x.body.data.import.processed >= 100, 60_000, 50);
-    assert.ok(started.body.data.import.processed >= 100);
+    const started = await eventually(progress, (x) => x.body.data.processed >= 100, 60_000, 50);
+    assert.ok(started.body.data.processed >= 100);
     await stack.killWorker();
-    const atKill = (await progress()).body.data.import;
+    const atKill = (await progress()).body.data;
     assert.ok(atKill.processed < 2000, `killed mid-import (processed ${atKill.processed})`);
     await new Promise((res) => setTimeout(res, 1500));
-    assert.equal((await progress()).body.data.import.processed, atKill.processed, 'nothing moves without a worker');
+    assert.equal((await progress()).body.data.processed, atKill.processed, 'nothing moves without a worker');
     stack.startWorker();
-    const done = (await finished(t, g.id, id, base, 120_000)).body.data.import;
+    const done = (await finished(t, g.id, id, base, 120_000)).body.data;
     assert.deepEqual([done.status, done.processed, done.created, done.updated, done.failed], ['completed', 2000, 2000, 0, 0]);
     const contacts = await allContacts(t, g.id, base);
     assert.equal(contacts.length, 2000);

@@ -50,11 +50,18 @@ test('MCP /mcp/v1/groups: the thirteen group operations are its tools, with the 
     for (const op of groupOps) {
       const tool = tools.find((x) => x.name === op.name)!;
       assert.deepEqual(tool.inputSchema, toolInputSchema(op), `${op.name}: input schema`);
+      assert.deepEqual(tool.outputSchema, op.output.schema, `${op.name}: output schema, the REST data`);
       assert.equal(op.mcp?.scope, 'mcp:groups', op.name);
       assert.equal(op.issuerRequired, true, op.name);
       if (op.method === 'GET') assert.equal(tool.annotations?.readOnlyHint, true, op.name);
       else assert.ok(op.mcp?.elevation, `${op.name} needs an elevation scope`);
     }
+    // One presentation rule (docs/architecture.md): a group message send answers the group message itself, a reset the group.
+    type Out = { required: string[]; properties: Record<string, unknown> };
+    const send = tools.find((x) => x.name === 'send_chat_group_message')!.outputSchema as unknown as Out;
+    assert.ok(send.required.includes('uid') && send.required.includes('group_id') && !('messages' in send.properties));
+    const reset = tools.find((x) => x.name === 'reset_chat_group_invite_link')!.outputSchema as unknown as Out;
+    assert.ok(reset.required.includes('id') && reset.required.includes('invite_link') && !('group' in reset.properties));
     const listed = (await c.callTool({ name: 'list_chat_groups', arguments: {} })) as { isError?: boolean; structuredContent?: unknown };
     assert.notEqual(listed.isError, true, JSON.stringify(listed));
     const rest = await api('GET', '/api/v3/whatsapp/groups', t.token);

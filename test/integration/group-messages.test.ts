@@ -57,7 +57,7 @@ test('the group window: free-form is 422 until a participant writes (stored as t
 
   const tpl = await api('POST', `${G}/${g.id}/messages`, t.token, template);
   assert.equal(tpl.status, 201, tpl.text);
-  const sent = tpl.body.data.messages[0];
+  const sent = tpl.body.data;
   assert.equal(sent.group_id, g.id);
   assert.equal(sent.direction, 'outbound');
   assert.ok(sent.gateway_message_id, `answered with the provider's id: ${JSON.stringify(sent)}`);
@@ -89,8 +89,8 @@ test('the group window: free-form is 422 until a participant writes (stored as t
 
   const open = await api('POST', `${G}/${g.id}/messages`, t.token, { body: 'Welcome!' });
   assert.equal(open.status, 201, open.text);
-  assert.equal(open.body.data.messages[0].body, 'Welcome!');
-  assert.ok(open.body.data.messages[0].gateway_message_id);
+  assert.equal(open.body.data.body, 'Welcome!');
+  assert.ok(open.body.data.gateway_message_id);
   const pic = await api('POST', `${G}/${g.id}/messages`, t.token, {
     media_url: 'https://example.com/a.jpg',
     media_type: 'image',
@@ -134,13 +134,13 @@ test('pins: a message of this group only; expiration_days 1 to 30; unpin', async
   const other = await activeGroup(t);
   const sent = await api('POST', `${G}/${g.id}/messages`, t.token, template);
   assert.equal(sent.status, 201, sent.text);
-  const uid = sent.body.data.messages[0].uid as string;
+  const uid = sent.body.data.uid as string;
   const elsewhere = await api('POST', `${G}/${other.id}/messages`, t.token, template);
-  const otherUid = elsewhere.body.data.messages[0].uid as string;
+  const otherUid = elsewhere.body.data.uid as string;
   const t2 = await waTenant();
   const foreign = await activeGroup(t2);
   const foreignSent = await api('POST', `${G}/${foreign.id}/messages`, t2.token, template);
-  const foreignUid = foreignSent.body.data.messages[0].uid as string;
+  const foreignUid = foreignSent.body.data.uid as string;
   const chat = await api('POST', '/api/v3/whatsapp/send', t.token, { recipient: uniquePhone('2554'), ...template });
   const chatUid = chat.body.data.messages[0].uid as string;
 
@@ -162,7 +162,7 @@ test('pins: a message of this group only; expiration_days 1 to 30; unpin', async
   assert.deepEqual(pinned.body.data, { group_id: g.id, message_uid: uid, pinned: true, expiration_days: 7 });
   simGroup = await sim('GET', `/_sim/whatsapp/groups/${encodeURIComponent(g.providerGroupId)}`);
   assert.equal(simGroup.body.pins.length, 1);
-  assert.equal(simGroup.body.pins[0].messageId, sent.body.data.messages[0].gateway_message_id);
+  assert.equal(simGroup.body.pins[0].messageId, sent.body.data.gateway_message_id);
   const days = (Date.parse(simGroup.body.pins[0].expiresAt) - Date.parse(simGroup.body.pins[0].pinnedAt)) / 86_400_000;
   assert.equal(Math.round(days), 7);
 
@@ -188,7 +188,7 @@ test('permissions and isolation: messages need manage and send, pins manage; ano
   assert.deepEqual(await groupMessages(g.id), []);
   const ok = await api('POST', `${G}/${g.id}/messages`, sender, template);
   assert.equal(ok.status, 201, ok.text);
-  const uid = ok.body.data.messages[0].uid;
+  const uid = ok.body.data.uid;
   assert.equal((await api('POST', `${G}/${g.id}/pin`, viewer, { message_uid: uid, pin: true })).status, 403);
   assert.equal((await api('POST', `${G}/${g.id}/pin`, manager, { message_uid: uid, pin: true })).status, 200);
 
@@ -214,8 +214,8 @@ test('pin and unpin refused by the provider (group_error): 502 in the v3 envelop
   const g = await activeGroup(t);
   const sent = await api('POST', `${G}/${g.id}/messages`, t.token, template);
   assert.equal(sent.status, 201, sent.text);
-  assert.ok(sent.body.data.messages[0].gateway_message_id, sent.text);
-  const uid = sent.body.data.messages[0].uid as string;
+  assert.ok(sent.body.data.gateway_message_id, sent.text);
+  const uid = sent.body.data.uid as string;
   const pins = async () => (await sim('GET', `/_sim/whatsapp/groups/${encodeURIComponent(g.providerGroupId)}`)).body.pins as any[];
   const refuse = async () =>
     assert.equal(

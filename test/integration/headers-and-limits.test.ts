@@ -1,9 +1,10 @@
 // Point 9 of the hardening issue: WWW-Authenticate on 401, no-store on answers carrying secrets,
-// nosniff everywhere, no double burst at a rate-limit window boundary, and
-// failed authentication throttled per client address.
+// nosniff everywhere, no double burst at a rate-limit window boundary, and failed authentication
+// throttled per client address and per credential hint, never refusing a valid credential (issue 23).
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { freePort } from '../../scripts/embedded-pg.js';
 import { waitForPort } from '../../temporal/dev-server.js';
 import { openOrm } from '../../entities/orm.js';
@@ -97,33 +98,96 @@ test('the rate limit SQL slides: a burst straddling a minute boundary gets no se
   }
 });
 
-test('failed authentication is throttled per client address: 429 with Retry-After after N failures, on REST and MCP alike', async () => {
+/** An API process of its own (its own failure counts in memory), with these settings. */
+async function privateApi(env: Record<string, string>) {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', AUTH_FAILURES_PER_MINUTE: '3' },
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', ...env },
     stdio: 'ignore',
   });
+  await waitForPort(port, 30_000, child);
+  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+/** A well-formed REST key that exists nowhere; its hint (first and last four characters) is `head…tail`. */
+const guess = (head = randomBytes(2).toString('hex'), tail = randomBytes(2).toString('hex')) =>
+  `${head}${randomBytes(28).toString('hex')}${tail}`;
+
+const mcpInitialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const mcpHeaders = { accept: 'application/json, text/event-stream' };
+
+test('failed authentication is throttled (429 with Retry-After), and a valid credential from the same address is never refused by it: REST and MCP', async () => {
+  const api = await privateApi({ AUTH_FAILURES_PER_MINUTE: '3' });
   try {
-    await waitForPort(port, 30_000, child);
-    const base = `http://127.0.0.1:${port}`;
     const t = await newTenant();
-    assert.equal((await http('GET', `${base}/api/v3/me`, { token: t.token })).status, 200);
-    for (let i = 0; i < 3; i++) assert.equal((await http('GET', `${base}/api/v3/me`, { token: `${'g'.repeat(63)}${i}` })).status, 401);
-    for (const r of [
-      await http('GET', `${base}/api/v3/me`, { token: 'g'.repeat(64) }),
-      await http('GET', `${base}/api/v3/me`, { token: t.token }),
-      await http('POST', `${base}/mcp`, { token: 'svc_mcp_nope', body: {} }),
-    ]) {
-      assert.equal(r.status, 429, r.text);
+    const mcp = (await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'm', user_id: t.userId })).body.data.token;
+    assert.equal((await http('GET', `${api.base}/api/v3/me`, { token: t.token })).status, 200);
+    for (let i = 0; i < 35; i++) {
+      const r = await http('GET', `${api.base}/api/v3/me`, { token: guess() });
+      if (i < 3) {
+        assert.equal(r.status, 401, `failure ${i + 1}`);
+        continue;
+      }
+      assert.equal(r.status, 429, `failure ${i + 1}: ${r.text}`);
       assert.equal(r.body.status, 'error');
       assert.ok(Number(r.headers.get('retry-after')) >= 1);
     }
+    const mcpGuess = await http('POST', `${api.base}/mcp`, { token: `svc_mcp_${guess()}`, body: mcpInitialize, headers: mcpHeaders });
+    assert.equal(mcpGuess.status, 429, 'the MCP door shares the count');
+    // The valid credentials of the same address are checked and admitted: REST (a read, a send) and MCP.
+    assert.equal((await http('GET', `${api.base}/api/v3/me`, { token: t.token })).status, 200);
+    const sent = await http('POST', `${api.base}/api/v3/sms/send`, { token: t.token, body: { recipient: '+255700000191', message: 'x' } });
+    assert.equal(sent.status, 201, sent.text);
+    assert.equal((await http('POST', `${api.base}/mcp`, { token: mcp, body: mcpInitialize, headers: mcpHeaders })).status, 200);
     assert.equal(
       (await http('GET', `${API_URL}/api/v3/me`, { token: t.token })).status,
       200,
       'counted per process: the main API is not affected',
     );
   } finally {
-    child.kill('SIGTERM');
+    api.stop();
+  }
+});
+
+test('X-Forwarded-For is never read without TRUSTED_PROXY_HOPS: every client is the socket address', async () => {
+  const api = await privateApi({ AUTH_FAILURES_PER_MINUTE: '3' });
+  try {
+    for (let i = 1; i <= 3; i++) {
+      const r = await http('GET', `${api.base}/api/v3/me`, { token: guess(), headers: { 'x-forwarded-for': `10.0.0.${i}` } });
+      assert.equal(r.status, 401);
+    }
+    const r = await http('GET', `${api.base}/api/v3/me`, { token: guess(), headers: { 'x-forwarded-for': '10.0.0.4' } });
+    assert.equal(r.status, 429, 'a claimed address is not an address of its own');
+  } finally {
+    api.stop();
+  }
+});
+
+test('behind TRUSTED_PROXY_HOPS=1 the address is the one the proxy recorded: a guesser is throttled by address and by key hint, neighbours are not', async () => {
+  const api = await privateApi({ AUTH_FAILURES_PER_MINUTE: '3', TRUSTED_PROXY_HOPS: '1' });
+  const me = (token: string, forwardedFor?: string) =>
+    http('GET', `${api.base}/api/v3/me`, { token, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+  try {
+    const t = await newTenant();
+    // The proxy appends the address it received from; what the client wrote before it is not taken.
+    for (const spoof of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      assert.equal((await me(guess(), `${spoof}, 10.0.0.1`)).status, 401);
+    assert.equal((await me(guess(), '198.51.100.4, 10.0.0.1')).status, 429, 'the guesser at 10.0.0.1');
+    assert.equal((await me(guess(), '10.0.0.1')).status, 429);
+    assert.equal((await me(guess(), '10.0.0.2')).status, 401, 'a neighbour behind the same proxy is not throttled');
+    assert.equal((await me(guess())).status, 401, 'without the header: the socket address, a client of its own');
+    assert.equal((await me(t.token, '10.0.0.1')).status, 200, 'a valid key at the throttled address is admitted');
+
+    // One key's hint aimed at from many addresses: throttled by the hint, other hints are not.
+    for (let i = 1; i <= 3; i++) assert.equal((await me(guess('abcd', 'wxyz'), `10.0.1.${i}`)).status, 401);
+    assert.equal((await me(guess('abcd', 'wxyz'), '10.0.1.4')).status, 429, 'the hint abcd…wxyz, from a fresh address');
+    assert.equal((await me(guess('abce', 'wxyz'), '10.0.1.5')).status, 401, 'another hint from a fresh address');
+  } finally {
+    api.stop();
   }
 });

@@ -203,11 +203,11 @@ test("a tour of today's families over MCP: every result matches the tool's adver
         contacts: [{ PHONE: uniquePhone(), name: 'One' }, { name: 'no phone' }],
       });
       const progress = await eventually(
-        () => ok('get_contact_import', { group: group.uid, import: String(imported.import.id) }),
-        (x) => x.import.status === 'completed',
+        () => ok('get_contact_import', { group: group.uid, import: String(imported.id) }),
+        (x) => x.status === 'completed',
         30_000,
       );
-      assert.deepEqual([progress.import.created, progress.import.failed], [1, 1]);
+      assert.deepEqual([progress.created, progress.failed], [1, 1]);
       assert.equal((await ok('list_contact_groups', { search: 'Tour' })).groups[0].contacts_count, 1);
 
       const campaign = (await ok('create_sms_campaign', { contact_list_id: group.uid, message: 'Hi {{name}}' })).campaigns[0];
@@ -269,6 +269,68 @@ test("the issuer's permissions apply per tool: hidden from tools/list and refuse
   });
   // The automations reads need automations.view, which this issuer lacks; running an operation needs only a live issuer.
   assert.deepEqual(await withClient(token, '/mcp/v1/automations', toolNames), ['run_operation']);
+});
+
+test('an MCP credential follows its person: deactivated, it reads and sends nothing at the next request; a lost permission refuses its tools', async () => {
+  const t = await newTenant();
+  const { token } = await mcpCredential(t);
+  const user = (patch: Record<string, unknown>) => admin('PATCH', `/accounts/${t.accountId}/users/${t.userId}`, patch);
+  const toolCall = (name: string, args: Record<string, unknown>) =>
+    rpc('/mcp', token, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } });
+  const sms = () => ({ recipient: uniquePhone(), message: 'from the assistant' });
+  const sent = async () => (await api('GET', '/api/v3/messages?per_page=100', t.token)).body.data.messages.length;
+
+  // A client connected while the issuer was active: its next calls are refused all the same.
+  const c = await connect(token);
+  try {
+    assert.notEqual((await call(c, 'get_profile', {})).isError, true);
+    assert.notEqual((await call(c, 'send_sms', sms())).isError, true);
+    const before = await sent();
+
+    assert.equal((await user({ active: false })).status, 200);
+    await assert.rejects(call(c, 'get_profile', {}), /403|deactivated/);
+    for (const [name, args] of [
+      ['get_profile', {}],
+      ['send_sms', sms()],
+    ] as const) {
+      const r = await toolCall(name, args);
+      assert.equal(r.status, 403, r.text);
+      assert.deepEqual(r.body, {
+        status: 'error',
+        message: 'The user who issued this MCP credential is deactivated.',
+        reason: 'issuer_inactive',
+      });
+    }
+    assert.equal((await rpc('/mcp', token, initialize)).status, 403, 'the connection itself is refused');
+    assert.equal(await sent(), before, 'nothing was sent');
+    // The REST key of the same person, for comparison: refused where an issuer is needed; the
+    // original endpoints check only the account credential (the contract's rule for REST keys).
+    assert.equal((await api('GET', '/api/v3/data/tables', t.token)).status, 403);
+    assert.equal((await api('GET', '/api/v3/me', t.token)).status, 200);
+
+    assert.equal((await user({ active: true })).status, 200);
+    assert.equal((await call(c, 'get_profile', {})).structuredContent.id, t.accountId);
+    assert.notEqual((await call(c, 'send_sms', sms())).isError, true);
+    assert.equal(await sent(), before + 1);
+
+    // The permission a send needs (communications.send) taken away: that tool is refused and hidden, reads still work.
+    assert.equal((await user({ permissions: ['contacts.view'] })).status, 200);
+    const refused = refusal(await call(c, 'send_sms', sms()));
+    assert.equal(refused.reason, 'permission_denied');
+    assert.match(refused.message, /communications\.send/);
+    assert.notEqual((await call(c, 'get_profile', {})).isError, true);
+    const names = await toolNames(c);
+    assert.ok(!names.includes('send_sms') && names.includes('get_profile'), JSON.stringify(names));
+    assert.equal(await sent(), before + 1, 'the refused send sent nothing');
+    assert.equal((await user({ permissions: ['communications.send'] })).status, 200);
+    assert.notEqual((await call(c, 'send_sms', sms())).isError, true);
+  } finally {
+    await c.close();
+  }
+  // An MCP credential is always some person's: one without an issuer is not issued.
+  const orphan = await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'nobody' });
+  assert.equal(orphan.status, 422, orphan.text);
+  assert.ok(orphan.body.errors.user_id, orphan.text);
 });
 
 test('tenant isolation: another account’s credential finds neither the message nor the contact', async () => {
@@ -386,7 +448,7 @@ test('GET /api-docs/mcp.json: every server key with its path and tools, each too
   assert.equal(byName.get('create_contact').permission, 'contacts.create');
   assert.equal(byName.get('create_contact').scope, 'mcp:contacts');
   assert.equal(byName.get('create_contact').elevation, 'mcp:write');
-  assert.equal(byName.get('send_sms').permission, null);
+  assert.equal(byName.get('send_sms').permission, 'communications.send', "an MCP send acts with its person's permission to send");
   assert.equal(byName.get('send_sms').elevation, 'mcp:send');
   assert.equal(byName.get('list_automation_events').permission, 'automations.view');
   for (const tool of m.tools) {

@@ -38,6 +38,31 @@ test('GET /api-docs/openapi.json is OpenAPI 3.1.0, version 3.6.0, built from the
   assert.deepEqual(Object.keys(r.body.components.securitySchemes), ['bearer']);
 });
 
+test('the document states the presentation rule: a single resource is data itself, query booleans read true/false/1/0', async () => {
+  const doc = (await http('GET', '/api-docs/openapi.json')).body;
+  const data = (p: string, method: string, status: string) =>
+    doc.paths[p][method].responses[status].content['application/json'].schema.properties.data;
+  const order = data('/api/v3/catalogues/orders/{order}', 'get', '200');
+  assert.ok(order.required.includes('id') && order.required.includes('product_items'), JSON.stringify(order.required));
+  assert.ok(data('/api/v3/catalogues/orders/{order}/status', 'put', '200').required.includes('status'));
+  const groupMessage = data('/api/v3/whatsapp/groups/{id}/messages', 'post', '201');
+  assert.ok(groupMessage.required.includes('uid') && groupMessage.required.includes('group_id'), JSON.stringify(groupMessage.required));
+  assert.ok(data('/api/v3/whatsapp/groups/{id}/invite-link/reset', 'post', '200').required.includes('invite_link'));
+
+  const param = (p: string, name: string) => doc.paths[p].get.parameters.find((x: { name: string }) => x.name === name).schema;
+  for (const [p, name] of [
+    ['/api/v3/data/tables/{table}/records', 'with_count'],
+    ['/api/v3/catalogues/{catalogue}/inventory', 'tracked_only'],
+  ])
+    assert.deepEqual(param(p, name).enum, [true, false, 'true', 'false', '1', '0'], `${p} ${name}`);
+  const operatorDoc = (await http('GET', '/admin/v1/openapi.json')).body;
+  for (const d of [doc, operatorDoc])
+    for (const [p, methods] of Object.entries(d.paths as Record<string, Record<string, { parameters?: any[] }>>))
+      for (const [m, op] of Object.entries(methods))
+        for (const q of (op.parameters ?? []).filter((x) => x.in === 'query'))
+          assert.notEqual(q.schema?.type, 'boolean', `${m} ${p} ${q.name} is a bare boolean`);
+});
+
 test('GET /admin/v1/openapi.json describes every operator operation and nothing else', async () => {
   const r = await http('GET', '/admin/v1/openapi.json');
   assert.equal(r.status, 200);

@@ -99,7 +99,7 @@ test('creation sums lines per product, holds whole or not at all, and flags shor
 
   const r = await api('GET', `/api/v3/catalogues/orders/${created.orderId}`, t.token);
   assert.equal(r.status, 200, r.text);
-  const o = r.body.data.order;
+  const o = r.body.data;
   assert.deepEqual(
     o.product_items.map((l: { stock: string; item_price: number }) => [l.stock, l.item_price]),
     [
@@ -213,7 +213,7 @@ test('confirm under svc decrements; cancel after a commit leaves inventory; exte
   const o = await order(t, svc, [{ retailerId: 'A', quantity: 4 }]);
   const r = await setStatus(t, o.orderId, 'confirmed');
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.body.data.order.status, 'confirmed');
+  assert.equal(r.body.data.status, 'confirmed');
   assert.deepEqual(await stock(p), { inventory: 6, reserved: 0 });
   const [m] = (await movements(p)).slice(-1);
   assert.equal(m.kind, 'commit');
@@ -243,7 +243,7 @@ test('cancel releases; a confirmation after it takes the units again under svc, 
   assert.equal((await holds(o.orderId))[0].status, 'released');
   const o2 = await order(t, shop, [{ retailerId: 'A', quantity: 3 }]);
   const r = await setStatus(t, o.orderId, 'confirmed');
-  assert.equal(r.body.data.order.needs_attention, true, 'only 2 available: the re-commit comes up short');
+  assert.equal(r.body.data.needs_attention, true, 'only 2 available: the re-commit comes up short');
   assert.deepEqual(await stock(p), { inventory: 5, reserved: 3 });
   assert.equal((await setStatus(t, o2.orderId, 'cancelled')).status, 200);
   const again = await setStatus(t, o.orderId, 'confirmed');
@@ -287,7 +287,7 @@ test('reads: list filters and pages (default 25), unknown status 422, another te
   assert.equal((await api('GET', '/api/v3/catalogues/orders', other.token)).body.data.orders.length, 0);
   assert.equal((await api('GET', '/api/v3/catalogues/orders/abc', t.token)).status, 404);
   const untouched = await api('GET', `/api/v3/catalogues/orders/${ids[1]}`, t.token);
-  assert.equal(untouched.body.data.order.status, 'pending');
+  assert.equal(untouched.body.data.status, 'pending');
 });
 
 test('the TTL: a pending order’s hold is released by its workflow (release, cause ttl); confirmation before it wins', async () => {
@@ -366,9 +366,9 @@ test('MCP: the orders server lists the order tools and answers them as REST does
       [o.orderId],
     );
     const moved = (await c.callTool({ name: 'set_order_status', arguments: { order: String(o.orderId), status: 'delivered' } })) as {
-      structuredContent: { order: { status: string } };
+      structuredContent: { status: string };
     };
-    assert.equal(moved.structuredContent.order.status, 'delivered');
+    assert.equal(moved.structuredContent.status, 'delivered');
     assert.deepEqual(await stock(p), { inventory: 3, reserved: 0 });
   } finally {
     await c.close();

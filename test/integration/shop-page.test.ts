@@ -105,7 +105,7 @@ test('the shop page on a phone: size, add-on, basket, note, submit → an order 
   assert.equal(after.subtotal_minor, 1150);
   const read = await api('GET', `${C}/orders/${after.order_id}`, tenant.token);
   assert.equal(read.status, 200, read.text);
-  const order = read.body.data.order;
+  const order = read.body.data;
   assert.equal(order.total_amount, 1150);
   assert.deepEqual([order.platform, order.cart_id, order.note], ['storefront', cart.id, 'Table 4 <script>alert(1)</script>']);
   assert.deepEqual(
@@ -167,7 +167,7 @@ test('forms posted by hand: a tampered amount changes nothing; foreign sizes and
   assert.equal(submitted.status, 303);
   c = await read();
   assert.equal(c.status, 'ordered');
-  const order = (await api('GET', `${C}/orders/${c.order_id}`, tenant.token)).body.data.order;
+  const order = (await api('GET', `${C}/orders/${c.order_id}`, tenant.token)).body.data;
   assert.equal(order.total_amount, 300);
   // Another tenant's basket page is its link alone; a wrong key is 404 for the POSTs too.
   const forged = await form(link.replace(/\/[^/]+$/, '/BBBBBBBBBBBBBBBBBBBBBB'), '/items', `product_id=${tea.id}&quantity=1`);

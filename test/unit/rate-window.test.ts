@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FailureThrottle, rateDecision, windowStartOf, WINDOW_MS } from '../../api/http/ratelimit.js';
+import { AuthFailureThrottle, FailureThrottle, rateDecision, windowStartOf, WINDOW_MS } from '../../api/http/ratelimit.js';
 
 /**
  * The rate_limit_windows table as the authentication statement uses it: every request is counted in
@@ -106,4 +106,39 @@ test('the failure throttle keeps a bounded number of addresses', () => {
   }
   assert.ok((throttle as unknown as { windows: Map<string, unknown> }).windows.size <= 100);
   assert.notEqual(throttle.blocked('a999'), null, 'the newest addresses are kept');
+});
+
+test('the authentication failure throttle: an address is throttled, a neighbour with another credential hint is not', () => {
+  let now = T0 + 30_000;
+  const throttle = new AuthFailureThrottle(3, () => now);
+  for (let i = 0; i < 3; i++) assert.equal(throttle.failed({ address: '10.0.0.1', credential: `g${i}…g${i}` }), null, `failure ${i + 1}`);
+  const refused = throttle.failed({ address: '10.0.0.1', credential: 'h000…h000' });
+  assert.ok(refused && !refused.allowed && refused.retryAfter >= 1, 'the fourth failure from the address, whatever its credential');
+  assert.equal(throttle.failed({ address: '10.0.0.2', credential: 'n000…n000' }), null, 'another address is not affected');
+  // A failure answered 429 is not counted again: Retry-After stays honest for a client that waits.
+  for (let i = 0; i < 50; i++) assert.notEqual(throttle.failed({ address: '10.0.0.1', credential: null }), null);
+  now += 1_000 * refused.retryAfter;
+  assert.equal(throttle.failed({ address: '10.0.0.1', credential: 'late…late' }), null, 'free once Retry-After has passed');
+});
+
+test('the authentication failure throttle: one credential hint tried from many addresses is throttled there, not elsewhere', () => {
+  const now = T0 + 10_000;
+  const throttle = new AuthFailureThrottle(3, () => now);
+  // A guesser aiming at one key (its hint is public in the listings) from a different address each time.
+  for (let i = 0; i < 3; i++) assert.equal(throttle.failed({ address: `192.0.2.${i}`, credential: 'abcd…wxyz' }), null);
+  assert.notEqual(throttle.failed({ address: '192.0.2.50', credential: 'abcd…wxyz' }), null, 'the hint is throttled from a fresh address');
+  assert.equal(throttle.failed({ address: '192.0.2.51', credential: 'efgh…wxyz' }), null, 'another hint from a fresh address is not');
+  assert.equal(throttle.failed({ address: '192.0.2.52', credential: null }), null, 'nor a request with no credential at all');
+});
+
+test('the authentication failure throttle: random guesses do not evict the addresses being throttled', () => {
+  let now = T0;
+  const throttle = new AuthFailureThrottle(3, () => now, 100);
+  for (let i = 0; i < 3; i++) throttle.failed({ address: '10.9.9.9', credential: `r${i}…r${i}` });
+  // Guesses from 40 addresses, a new hint each (120 hints, 41 addresses): the hints' map is swept, the addresses' is not.
+  for (let i = 0; i < 120; i++) {
+    assert.equal(throttle.failed({ address: `10.1.0.${i % 40}`, credential: `x${i}…x${i}` }), null);
+    now += 1;
+  }
+  assert.notEqual(throttle.failed({ address: '10.9.9.9', credential: 'last…last' }), null, 'the first address is still throttled');
 });
