@@ -144,6 +144,15 @@ export function refuseUnstorableText(value: unknown, base = ''): void {
  */
 export const INT4_MAX = 2_147_483_647;
 const NO_NUL = '^[^\\u0000]*$';
+
+/**
+ * Text that is not blank once trimmed, without a NUL: the pattern of a field the service trims and
+ * then requires (a group subject). The class is exactly what String.prototype.trim removes, written
+ * out rather than as \\s, whose meaning differs between regex engines (Python's \\s, which
+ * Schemathesis generates from, also matches U+001C-U+001F, which trim keeps).
+ */
+export const TRIM_WHITESPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const NOT_BLANK = `^[^\\u0000]*[^\\u0000${TRIM_WHITESPACE}][^\\u0000]*$`;
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 export function withStorageBounds<S>(schema: S, root = true): S {
   if (Array.isArray(schema)) return schema.map((s: unknown) => withStorageBounds(s, false)) as S;
