@@ -131,6 +131,11 @@ export interface Config {
    */
   orderHoldTtlUnitSeconds: number;
   /**
+   * Seconds in one minute of a shop's checkout_hold_minutes (CHECKOUT_HOLD_UNIT_SECONDS, 60): tests
+   * set 1 so an anonymous order's checkout window lapses in seconds (docs/decisions.md, "The storefront cannot be hoarded").
+   */
+  checkoutHoldUnitSeconds: number;
+  /**
    * WORKER_METRICS_PORT: a worker serves GET /metrics there (its own counters, Node's and the Temporal
    * SDK's worker metrics); unset, none. WORKER_METRICS_HOST defaults to the loopback.
    */
@@ -211,6 +216,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     cartExpireSeconds: Number(env('CART_EXPIRE_SECONDS', String(7 * 24 * 3600))),
     groupConfirmationSeconds: Number(env('GROUP_CONFIRMATION_SECONDS', '300')),
     orderHoldTtlUnitSeconds: Number(env('ORDER_HOLD_TTL_UNIT_SECONDS', '3600')),
+    checkoutHoldUnitSeconds: Number(env('CHECKOUT_HOLD_UNIT_SECONDS', '60')),
     workerMetricsPort: env('WORKER_METRICS_PORT', '') === '' ? null : Number(env('WORKER_METRICS_PORT', '')),
     workerMetricsHost: env('WORKER_METRICS_HOST', '127.0.0.1'),
     ...overrides,
@@ -231,14 +237,51 @@ export const PRODUCTION_SECRETS = [
   { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32 },
 ] as const satisfies ReadonlyArray<{ variable: string; key: keyof Config; defaults: readonly string[]; minLength: number }>;
 
-/** The secret variables that are unset, a known default or too short; empty outside production. */
+/**
+ * Database passwords anyone would try first: PostgreSQL images' and tutorials' defaults, the
+ * placeholder of deploy/example.env, and the one the embedded server had before each data directory
+ * got its own (scripts/embedded-pg.ts). Compared without case.
+ */
+export const WELL_KNOWN_DATABASE_PASSWORDS = [
+  '',
+  'postgres',
+  'postgresql',
+  'password',
+  'pass',
+  'admin',
+  'root',
+  'secret',
+  'changeme',
+  'change-me',
+  'change-me-database-password',
+  'svc',
+  'test',
+  '123456',
+] as const;
+
+/**
+ * True when DATABASE_URL's password is one of WELL_KNOWN_DATABASE_PASSWORDS or the user name. An
+ * empty password passes only beside a client certificate (sslcert), which then authenticates.
+ */
+export function databasePasswordIsWellKnown({ database }: Pick<Config, 'database'>): boolean {
+  const password = database.password.toLowerCase();
+  if (password === '' && database.ssl && database.ssl.cert !== undefined) return false;
+  return (WELL_KNOWN_DATABASE_PASSWORDS as readonly string[]).includes(password) || password === database.user.toLowerCase();
+}
+
+/**
+ * The secret variables that are unset, a known default or too short, and DATABASE_URL when its
+ * password is well known (never the value itself); empty outside production.
+ */
 export function productionSecretProblems(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
   if (!config.production) return [];
-  return PRODUCTION_SECRETS.filter((s) => {
+  const problems = PRODUCTION_SECRETS.filter((s) => {
     const given = env[s.variable];
     const value = config[s.key];
     return !given || (s.defaults as readonly string[]).includes(value) || value.length < s.minLength;
-  }).map((s) => s.variable);
+  }).map((s): string => s.variable);
+  if (databasePasswordIsWellKnown(config)) problems.push('DATABASE_URL');
+  return problems;
 }
 
 /** Ends the process with one line naming the variables when productionSecretProblems finds any. */
@@ -246,7 +289,7 @@ export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = pr
   const bad = productionSecretProblems(config, env);
   if (bad.length === 0) return;
   process.stderr.write(
-    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN and DATA_CURSOR_SECRET at least 32 characters, the others at least 16)\n`,
+    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN and DATA_CURSOR_SECRET at least 32 characters, the others at least 16; DATABASE_URL with a password that is not a well-known default)\n`,
   );
   process.exit(1);
 }

@@ -39,6 +39,12 @@ export const Catalogue = defineEntity({
     reservationTtlHours: p.integer().default(48),
     lowStockThreshold: p.integer().nullable(),
     allowBackorders: p.boolean().default(false),
+    /** What the public shop page may take from one visitor (domain/shop/cart.ts STOREFRONT_DEFAULTS). */
+    maxLineQuantity: p.integer().default(10),
+    maxBasketQuantity: p.integer().default(50),
+    checkoutHoldMinutes: p.integer().default(15),
+    addressBasketsPerHour: p.integer().default(20),
+    addressOrdersPerHour: p.integer().default(10),
     ...timestamps(),
   },
   indexes: [{ properties: ['accountId', 'id'] }],

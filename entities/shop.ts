@@ -29,10 +29,27 @@ export const Cart = defineEntity({
     /** What the link opens on: a category (id), a product, or the menu. */
     opens: p.json<Record<string, unknown>>(),
     lastActivityAt: p.datetime().onCreate(() => new Date()),
+    /**
+     * The client address that opened the basket on a product page, and the one that submitted it
+     * from the shop page, with when: what the per-address limits of a shop count (never answered).
+     */
+    openedFrom: p.string().length(64).nullable(),
+    submittedFrom: p.string().length(64).nullable(),
+    submittedAt: p.datetime().nullable(),
     ...timestamps(),
   },
   uniques: [{ properties: ['accountId', 'ref'] }],
-  indexes: [{ properties: ['accountId', 'id'] }],
+  indexes: [
+    { properties: ['accountId', 'id'] },
+    {
+      name: 'carts_opened_from_index',
+      expression: `create index "carts_opened_from_index" on "carts" ("catalogue_id", "opened_from", "created_at") where "opened_from" is not null`,
+    },
+    {
+      name: 'carts_submitted_from_index',
+      expression: `create index "carts_submitted_from_index" on "carts" ("catalogue_id", "submitted_from", "submitted_at") where "submitted_from" is not null`,
+    },
+  ],
 });
 
 export const CartItem = defineEntity({

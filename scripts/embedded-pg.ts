@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import { embeddedPgPassword, SECRETS_FILE } from './secrets.js';
 
 // Starts a PostgreSQL server owned by this project (data directory given by the caller),
-// so neither `npm start` nor `npm test` depends on a database installed on the machine.
+// so neither `npm start` nor `npm test` depends on a database installed on the machine. Its
+// password is the data directory's own (embeddedPgPassword), never a fixed one: the server listens
+// on 127.0.0.1, where every local user and process could otherwise log in with a known password.
 export interface EmbeddedPg {
   url: string;
   stop(): Promise<void>;
@@ -28,21 +31,55 @@ function allowSearch(dir: string): void {
   }
 }
 
-/** Resolves once the server on `port` answers a connection (a minute at most). */
-async function acceptsConnections(port: number): Promise<void> {
+/**
+ * The password every embedded cluster had before each data directory got its own. A cluster made
+ * then still has it on its first start after the upgrade: it is changed to the directory's own
+ * password at once (ALTER ROLE), and never used again.
+ */
+const LEGACY_PASSWORD = 'postgres';
+/** PostgreSQL's invalid_password: the server is up and refused the password. */
+const INVALID_PASSWORD = '28P01';
+
+/**
+ * Resolves once the server on `port` accepts `password` (a minute at most). A cluster that refuses
+ * it but takes the legacy password is moved to `password` first.
+ */
+async function acceptsConnections(port: number, password: string, dataDir: string): Promise<void> {
   const { default: pg } = await import('pg');
-  for (const deadline = Date.now() + 60_000; ;) {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password: 'postgres', database: 'postgres' });
+  const connect = async (pw: string) => {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password: pw, database: 'postgres' });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      await client.end();
-      return;
+      return client;
     } catch (err) {
       await client.end().catch(() => undefined);
+      throw err;
+    }
+  };
+  for (const deadline = Date.now() + 60_000; ;) {
+    try {
+      await (await connect(password)).end();
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code === INVALID_PASSWORD)
+        return rotateLegacyPassword(await connect(LEGACY_PASSWORD).catch(() => null));
       if (Date.now() > deadline)
         throw new Error(`PostgreSQL did not accept connections on port ${port} within a minute: ${(err as Error).message}`);
       await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async function rotateLegacyPassword(client: import('pg').Client | null): Promise<void> {
+    if (!client)
+      throw new Error(
+        `the embedded PostgreSQL in ${dataDir} refuses the password kept in ${path.join(path.dirname(dataDir), SECRETS_FILE)}: ` +
+          'restore that file, or remove the data directory to start afresh',
+      );
+    try {
+      await client.query(`alter role postgres with password ${client.escapeLiteral(password)}`);
+    } finally {
+      await client.end();
     }
   }
 }
@@ -66,6 +103,8 @@ async function loadEmbeddedPostgres() {
 export async function startEmbeddedPg(dataDir: string, port: number, database = 'svc', settings: string[] = []): Promise<EmbeddedPg> {
   const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  // Each data directory's own password, kept with the launcher's other secrets (scripts/secrets.ts).
+  const password = embeddedPgPassword(path.dirname(dataDir));
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -80,7 +119,7 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'postgres',
-    password: 'postgres',
+    password,
     port,
     persistent: true,
     createPostgresUser: asRoot,
@@ -145,10 +184,10 @@ export async function startEmbeddedPg(dataDir: string, port: number, database = 
     },
   );
   exited.catch(() => undefined);
-  await Promise.race([exited, acceptsConnections(port)]);
+  await Promise.race([exited, acceptsConnections(port, password, dataDir)]);
   if (fresh) await pg.createDatabase(database);
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     stop: () => pg.stop(),
   };
 }

@@ -10,27 +10,53 @@ export type ServiceSecrets = Record<(typeof PRODUCTION_SECRETS)[number]['variabl
 
 export const SECRETS_FILE = 'secrets.json';
 
+type SavedSecrets = Record<string, string | undefined>;
+
+const readSaved = (file: string): SavedSecrets => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as SavedSecrets) : {});
+
+function writeSaved(file: string, saved: SavedSecrets, changed: boolean): void {
+  if (changed) fs.writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  // A file made before by hand or by an older launcher may be readable by others.
+  if (fs.existsSync(file)) fs.chmodSync(file, 0o600);
+}
+
+const randomSecret = () => randomBytes(24).toString('base64url');
+
 /**
  * The data directory's secrets (`secrets.json`, mode 0600), made on first use. A variable set in the
  * environment wins over the file, so a real provider's credentials can be given as usual.
  */
 export function dataDirSecrets(dataDir: string, env: NodeJS.ProcessEnv = process.env): ServiceSecrets {
   const file = path.join(dataDir, SECRETS_FILE);
-  let saved: Partial<ServiceSecrets> = {};
-  if (fs.existsSync(file)) saved = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<ServiceSecrets>;
+  const saved = readSaved(file);
   let changed = false;
   const secrets = {} as ServiceSecrets;
   for (const { variable } of PRODUCTION_SECRETS) {
     if (!saved[variable]) {
-      saved[variable] = randomBytes(24).toString('base64url');
+      saved[variable] = randomSecret();
       changed = true;
     }
     secrets[variable] = env[variable] || saved[variable];
   }
-  if (changed) fs.writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
-  // A file made before by hand or by an older launcher may be readable by others.
-  fs.chmodSync(file, 0o600);
+  writeSaved(file, saved, changed);
   return secrets;
+}
+
+/** The key of the embedded PostgreSQL's password in `secrets.json`. */
+export const EMBEDDED_PG_PASSWORD = 'EMBEDDED_PG_PASSWORD';
+
+/**
+ * The password of the embedded PostgreSQL whose cluster lives in `dir` (`<dir>/pg` for the
+ * launchers), kept in `<dir>/secrets.json` beside the service's secrets and made on first use:
+ * every data directory has its own, and none is a default anyone could try.
+ */
+export function embeddedPgPassword(dir: string): string {
+  const file = path.join(dir, SECRETS_FILE);
+  const saved = readSaved(file);
+  const made = !saved[EMBEDDED_PG_PASSWORD];
+  if (made) saved[EMBEDDED_PG_PASSWORD] = randomSecret();
+  writeSaved(file, saved, made);
+  return saved[EMBEDDED_PG_PASSWORD]!;
 }
 
 /** The children's environment for these secrets: the service's variables and the simulator's matching ones. */

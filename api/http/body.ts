@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type Koa from 'koa';
 import { HttpError } from './errors.js';
+import { decodeUtf8 } from '../../domain/platform/utf8.js';
 
 /**
  * Deeper JSON than this is refused before it is parsed: no request of the contract nests more than a
@@ -89,6 +90,13 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** A request body as text: 400 for bytes that are not UTF-8 (never stored as replacement characters). */
+export function bodyText(raw: Uint8Array): string {
+  const text = decodeUtf8(raw);
+  if (text === null) throw new HttpError(400, 'The request body is not valid UTF-8.');
+  return text;
+}
+
 /** JSON text to a value: 400 for text that is not JSON or nests deeper than MAX_JSON_DEPTH. */
 export function parseJsonText(text: string): unknown {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH))
@@ -107,5 +115,5 @@ export function parseBody(ctx: Koa.Context, raw: Buffer): unknown {
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new HttpError(415, 'Send the request body as application/json.');
   }
-  return parseJsonText(raw.toString('utf8'));
+  return parseJsonText(bodyText(raw));
 }

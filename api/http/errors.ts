@@ -30,12 +30,15 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   conflict: 409,
   forbidden: 403,
   quota: 402,
+  rate_limited: 429,
   provider_failure: 502,
   not_supported: 501,
 };
 
 export function toHttpError(e: DomainError): HttpError {
-  return new HttpError(STATUS_OF[e.kind], e.message, e.detail);
+  const { retryAfterSeconds, ...detail } = e.detail;
+  const headers = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : undefined;
+  return new HttpError(STATUS_OF[e.kind], e.message, { ...detail, ...(headers ? { headers } : {}) });
 }
 
 /** HttpError as is, a DomainError mapped; anything else is not a refusal (undefined). */

@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import type { OperationDeps } from '../operation.js';
 import { HttpError, forbidden } from '../http/errors.js';
 import { callerOf, type Principal } from '../http/auth.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan, readRawBody } from '../http/body.js';
+import { MAX_JSON_DEPTH, bodyText, nestsDeeperThan, readRawBody } from '../http/body.js';
 import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
 import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
 
@@ -52,7 +52,7 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
     const session: McpSession = { endpoint, principal, rc, deps };
 
     const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
-    const text = raw.toString('utf8');
+    const text = bodyText(raw);
     if (nestsDeeperThan(text, MAX_JSON_DEPTH))
       throw new HttpError(400, `The request body may not nest deeper than ${MAX_JSON_DEPTH} levels.`);
     let parsedBody: unknown = undefined;

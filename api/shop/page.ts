@@ -21,7 +21,14 @@ const html = (ctx: Koa.Context, status: number, body: string): RouteResult => {
   return { status, body, headers: PAGE_HEADERS };
 };
 
-const STATUS_OF: Partial<Record<DomainError['kind'], number>> = { not_found: 404, invalid: 422, conflict: 409, bad_request: 400 };
+const STATUS_OF: Partial<Record<DomainError['kind'], number>> = {
+  not_found: 404,
+  invalid: 422,
+  conflict: 409,
+  bad_request: 400,
+  forbidden: 403,
+  rate_limited: 429,
+};
 
 function formOf(req: RouteRequest): URLSearchParams {
   const raw = (req.ctx.state.rawBody as Buffer | undefined)?.toString('utf8') ?? '';
@@ -50,6 +57,14 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
       } catch (err) {
         if (!(err instanceof DomainError) || !STATUS_OF[err.kind]) throw err;
         if (err.kind === 'not_found') return html(ctx, 404, noticePage('Basket not found', 'This link does not open a basket.'));
+        // A suspended account's shop: every page of it says so, and shows nothing of the basket.
+        if (err.kind === 'forbidden')
+          return html(ctx, 403, noticePage('Shop closed', 'This shop is closed and is not taking orders at the moment.'));
+        if (err.kind === 'rate_limited') {
+          ctx.set('Retry-After', String(err.detail.retryAfterSeconds ?? 60));
+          // A product page's basket was not opened: there is no basket page to show the refusal on.
+          if (req.params.ref === undefined) return html(ctx, 429, noticePage('Slow down', err.message));
+        }
         const message = Object.values(err.detail.errors ?? {})[0]?.[0] ?? err.message;
         const model = await pageModel(pageDeps, req.params.ref, req.params.key, {});
         return html(ctx, STATUS_OF[err.kind]!, shopPage({ ...model, error: message }));
@@ -71,7 +86,13 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
     rawBody: true,
     bodyLimitBytes: BODY_LIMIT,
     response: { status: 303, description: 'Back to the page', schema: { type: 'string' } },
-    refusals: { 404: 'no basket at this address', 409: 'the basket is ordered or expired', 422: 'a bad line', 429: 'too many requests' },
+    refusals: {
+      403: 'the shop is closed: its account is suspended',
+      404: 'no basket at this address',
+      409: 'the basket is ordered or expired',
+      422: "a bad line, or over the shop's quantity caps",
+      429: "too many requests, or the address's orders in this shop for the hour (Retry-After)",
+    },
     handler: page((req) => fn(req, formOf(req))),
   });
   const P = '/shop/{ref}/{key}';
@@ -95,7 +116,11 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
       summary: "A product's page in the shop (the address the chat catalogue links to)",
       query: { type: 'object', properties: {} },
       response: htmlAnswer('HTML page'),
-      refusals: { 404: 'no such product in this shop (an HTML page)', 429: 'too many requests (an HTML page)' },
+      refusals: {
+        403: 'the shop is closed: its account is suspended (an HTML page)',
+        404: 'no such product in this shop (an HTML page)',
+        429: 'too many requests (an HTML page)',
+      },
       handler: productPage(async (req) => {
         const p = await storefrontProduct(deps.orm.em.fork(), req.params.catalogue, req.params.sku);
         return html(
@@ -121,11 +146,15 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
       rawBody: true,
       bodyLimitBytes: BODY_LIMIT,
       response: { status: 303, description: "To the new basket's page, on the product", schema: { type: 'string' } },
-      refusals: { 404: 'no such product in this shop', 429: 'too many requests' },
+      refusals: {
+        403: 'the shop is closed: its account is suspended',
+        404: 'no such product in this shop',
+        429: "too many requests, or the address's baskets in this shop for the hour (Retry-After)",
+      },
       handler: productPage(async (req) => ({
         status: 303,
         body: '',
-        headers: { ...PAGE_HEADERS, Location: await openStorefrontBasket(pageDeps, req.params.catalogue, req.params.sku) },
+        headers: { ...PAGE_HEADERS, Location: await openStorefrontBasket(pageDeps, req.params.catalogue, req.params.sku, req.ctx.ip) },
       })),
     },
     {
@@ -133,7 +162,11 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
       method: 'GET',
       path: P,
       summary: "The shop page of a basket (a shop link's address)",
-      refusals: { 404: 'no basket at this address (an HTML page)', 429: 'too many requests (an HTML page)' },
+      refusals: {
+        403: 'the shop is closed: its account is suspended (an HTML page)',
+        404: 'no basket at this address (an HTML page)',
+        429: 'too many requests (an HTML page)',
+      },
       description:
         'Menu by category (?category=<slug or id>), a product with its sizes and add-ons (?product=<id>), the basket, its note and the submit.',
       query: {
@@ -192,7 +225,7 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
     posted(`${P}/submit`, 'Send the basket as an order (the note sent with it is saved first)', async (req, form) => {
       const note = form.get('note');
       if (note !== null) await noteFromPage(pageDeps, req.params.ref, req.params.key, note);
-      await submitFromPage(pageDeps, req.params.ref, req.params.key);
+      await submitFromPage(pageDeps, req.params.ref, req.params.key, req.ctx.ip);
       return back(req);
     }),
   ];

@@ -1,4 +1,5 @@
 import { DATA_LIMITS, OPERATORS, SYSTEM_COLUMNS, TYPE_INFO, type FieldType, type Operator, type SystemColumnKey } from './vocabulary.js';
+import { parseDatetime } from './values.js';
 
 // The records list's condition tree (Endpoints > Data tables, Condition tree): read from the
 // request's JSON, checked against the table's columns and turned into a typed tree whose values
@@ -227,7 +228,6 @@ function readScalar(column: FilterColumn, value: unknown): FilterScalar | { prob
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}:?\d{2})$/;
 
 const leap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 function validYmd(y: number, m: number, d: number): boolean {
@@ -243,28 +243,10 @@ export function validDate(s: string): boolean {
 /**
  * A date-time with a timezone in the stored fixed-width UTC form (YYYY-MM-DDTHH:mm:ss.sssZ), or
  * null: one without a timezone is ambiguous, and one outside years 0001-9999 has no fixed-width form.
+ * The same reading as a stored value's (parseDatetime), so a filter compares what a write stores.
  */
 export function normalizeDatetime(s: string): string | null {
-  const m = DATETIME.exec(s);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, sec = '00', frac = '', zone] = m;
-  if (!validYmd(+y, +mo, +d) || +h > 23 || +mi > 59 || +sec > 59) return null;
-  let offsetMinutes = 0;
-  if (zone !== 'Z' && zone !== 'z') {
-    const z = zone.replace(':', '');
-    const oh = +z.slice(1, 3);
-    const om = +z.slice(3, 5);
-    if (oh > 23 || om > 59) return null;
-    offsetMinutes = (z[0] === '-' ? -1 : 1) * (oh * 60 + om);
-  }
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
-  const t = new Date(0);
-  t.setUTCFullYear(+y, +mo - 1, +d);
-  t.setUTCHours(+h, +mi, +sec, +frac.padEnd(3, '0').slice(0, 3));
-  const utc = new Date(t.getTime() - offsetMinutes * 60_000);
-  const year = utc.getUTCFullYear();
-  if (year < 1 || year > 9999) return null;
-  return utc.toISOString();
+  return parseDatetime(s);
 }
 
 /** How many leaves a parsed tree holds (for logs and tests). */

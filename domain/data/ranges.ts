@@ -1,4 +1,5 @@
 import { NAMED_RANGES } from './vocabulary.js';
+import { readDateTime } from '../platform/date-time.js';
 
 // The time window of a group overview (GET /data/groups/{group}/overview): a named range such as
 // last_30_days, a JSON object {"from","to"}, or from/to query parameters; and the bucket its time
@@ -70,7 +71,6 @@ export function namedWindow(name: NamedRange, now: Date, earliest: Date | null =
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
  * One bound: a date (UTC midnight; as `to`, the end of that day, so `to=2026-01-31` includes the
@@ -85,14 +85,8 @@ export function parseBound(text: string, as: 'from' | 'to'): Date | null {
     if (t.getUTCFullYear() !== y || t.getUTCMonth() !== m - 1 || t.getUTCDate() !== day) return null;
     return as === 'to' ? new Date(t.getTime() + DAY) : t;
   }
-  const dt = DATETIME.exec(s);
-  if (!dt) return null;
-  const [y, m, day, hh, mm, ss] = [dt[1], dt[2], dt[3], dt[4], dt[5], dt[6] ?? '0'].map(Number);
-  const calendar = new Date(Date.UTC(y, m - 1, day));
-  if (calendar.getUTCFullYear() !== y || calendar.getUTCMonth() !== m - 1 || calendar.getUTCDate() !== day) return null;
-  if (hh > 23 || mm > 59 || ss > 59) return null;
-  const t = new Date(s.replace(' ', 'T'));
-  return Number.isNaN(t.getTime()) ? null : t;
+  // The rule every date-time of a request follows (offsets up to ±15:59, real days).
+  return readDateTime(s, 'iso8601');
 }
 
 const MIN = Date.UTC(1970, 0, 1);

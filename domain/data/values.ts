@@ -1,6 +1,7 @@
 import { DATA_LIMITS, type FieldType } from './vocabulary.js';
 import type { ColumnDef, StatusField } from './definitions.js';
 import { mayMove, type DataCaller } from './access.js';
+import { readDateTime } from '../platform/date-time.js';
 
 // Field value rules for writes (Resources > Data table, "Field value rules for writes"): what a
 // client may send for each column type and the stored (normalized) value it becomes. Pure: phone
@@ -39,7 +40,6 @@ const UNKNOWN_REFUSAL = 'This column holds values of a type this API cannot writ
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMERIC = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
 const EMAIL_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const EMAIL_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const EMAIL_TLD = /^(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
@@ -70,27 +70,13 @@ export function parseDate(s: string): string | null {
 
 /**
  * ISO 8601 with an explicit offset (Z or ±hh:mm) → fixed-width UTC 'YYYY-MM-DDTHH:mm:ss.sssZ'
- * (so text order is time order); a value without an offset is ambiguous and refused. Digits past
- * milliseconds are cut, not rounded (rounding could move a value past a day).
+ * (so text order is time order); a value without an offset is ambiguous and refused. Read by the
+ * rule every date-time of a request follows (domain/platform/date-time.ts: offsets up to ±15:59,
+ * digits past milliseconds cut); the stored form also needs a UTC year of 0001-9999.
  */
 export function parseDatetime(s: string): string | null {
-  const m = DATETIME.exec(s);
-  if (!m) return null;
-  const [y, mo, d, h, mi] = [+m[1], +m[2], +m[3], +m[4], +m[5]];
-  const sec = m[6] ? +m[6] : 0;
-  const ms = m[7] ? +m[7].slice(0, 3).padEnd(3, '0') : 0;
-  if (!validDate(y, mo, d) || h > 23 || mi > 59 || sec > 59) return null;
-  let offset = 0;
-  if (!m[8]) {
-    const oh = +m[10];
-    const om = +m[11];
-    if (oh > 23 || om > 59) return null;
-    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
-  }
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999.
-  const t = new Date(0);
-  t.setUTCFullYear(y, mo - 1, d);
-  t.setUTCHours(h, mi - offset, sec, ms);
+  const t = readDateTime(s, 'iso8601');
+  if (!t) return null;
   const year = t.getUTCFullYear();
   if (year < 1 || year > 9999) return null;
   return t.toISOString();

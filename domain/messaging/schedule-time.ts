@@ -1,12 +1,12 @@
+import { LENIENT_DATE_TIME } from '../platform/date-time.js';
+
 /**
  * `schedule_time`: ISO 8601 with an explicit offset or Z (a time without a zone would mean different
  * instants to different readers), or blank for "now". One pattern for the schema clients see and the
- * check the send makes, with each field in its range so every string it admits is a real instant.
+ * check the send makes, built from the date-time rule every field shares (domain/platform/date-time.ts),
+ * so every string it admits is an instant PostgreSQL accepts.
  */
-const DATE = '\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])';
-const TIME = '([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?';
-const OFFSET = '([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)';
-export const SCHEDULE_TIME_PATTERN = `^\\s*(${DATE}[Tt]${TIME}${OFFSET})?\\s*$`;
+export const SCHEDULE_TIME_PATTERN = `^\\s*(${LENIENT_DATE_TIME})?\\s*$`;
 
 export const scheduleTimeSchema = {
   type: 'string',

@@ -18,6 +18,58 @@ export const CART_LIMITS = {
 } as const;
 
 /**
+ * What the public shop page may take from one visitor (docs/decisions.md, "The storefront cannot be
+ * hoarded"): shop settings, these their defaults. A line and a basket hold at most so many units; an
+ * order from a basket with no known customer holds its stock for the checkout window only (never
+ * longer than the shop's reservation TTL); one client address may open so many baskets on the
+ * shop's product pages, and submit so many orders from its pages, in any hour.
+ */
+export const STOREFRONT_DEFAULTS = {
+  maxLineQuantity: 10,
+  maxBasketQuantity: 50,
+  checkoutHoldMinutes: 15,
+  addressBasketsPerHour: 20,
+  addressOrdersPerHour: 10,
+} as const;
+
+/** The ranges the shop settings accept. */
+export const STOREFRONT_RANGES = {
+  maxLineQuantity: { minimum: 1, maximum: CART_LIMITS.quantityMax },
+  maxBasketQuantity: { minimum: 1, maximum: CART_LIMITS.quantityMax * CART_LIMITS.cartLines },
+  checkoutHoldMinutes: { minimum: 1, maximum: 7 * 24 * 60 },
+  perAddressHour: { minimum: 1, maximum: 100_000 },
+} as const;
+
+/** The length of the window the per-address limits count in. */
+export const ADDRESS_WINDOW_SECONDS = 3600;
+
+export interface BasketCaps {
+  maxLineQuantity: number;
+  maxBasketQuantity: number;
+}
+
+/**
+ * The quantity caps broken by a basket holding `held` units that takes `adding` (per line), or null.
+ * `lineKey(i)` names the field of line i; the basket's own problem is filed under `basketKey`.
+ */
+export function basketCapProblems(
+  held: number,
+  adding: readonly number[],
+  caps: BasketCaps,
+  lineKey: (i: number) => string,
+  basketKey: string,
+): Record<string, string[]> | null {
+  const errors: Record<string, string[]> = {};
+  adding.forEach((q, i) => {
+    if (q > caps.maxLineQuantity) errors[lineKey(i)] = [`This shop sells at most ${caps.maxLineQuantity} of one item per line.`];
+  });
+  const total = adding.reduce((n, q) => n + q, held);
+  if (!Object.keys(errors).length && total > caps.maxBasketQuantity)
+    errors[basketKey] = [`A basket in this shop holds at most ${caps.maxBasketQuantity} items in all.`];
+  return Object.keys(errors).length ? errors : null;
+}
+
+/**
  * A ref from random bytes (one byte per character; the caller passes REF_LENGTH of them). The
  * modulo bias over 30 symbols is negligible for an identifier that is unique per account and is
  * never the page's secret. A ref of digits only is refused (null) so a ref never reads as an id.

@@ -9,6 +9,7 @@ import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { catalogueSetupStarter } from '../../workflows/catalogues/catalogue-setup.starter.js';
 import { defaultSkuPrefix } from '../../domain/catalogues/products.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
+import { STOREFRONT_DEFAULTS, STOREFRONT_RANGES } from '../../domain/shop/index.js';
 import { CATALOGUE_LIMITS, PLATFORMS, SOURCES_OF_TRUTH, STOCK_POLICIES } from '../../domain/catalogues/vocabulary.js';
 import { requireShop, type ShopRow } from './shops.js';
 import { requestPush, startPushAfterCommit } from './push-requests.js';
@@ -58,7 +59,43 @@ const settingProperties = {
     uniqueItems: true,
     description: 'where the shop is published; default ["whatsapp"]; [] keeps the shop on no platform',
   },
+  max_line_quantity: {
+    type: 'integer',
+    ...STOREFRONT_RANGES.maxLineQuantity,
+    description: `the most units of one basket line (shop page and shop links); default ${STOREFRONT_DEFAULTS.maxLineQuantity}`,
+  },
+  max_basket_quantity: {
+    type: 'integer',
+    ...STOREFRONT_RANGES.maxBasketQuantity,
+    description: `the most units in one basket, all lines together; default ${STOREFRONT_DEFAULTS.maxBasketQuantity}`,
+  },
+  checkout_hold_minutes: {
+    type: 'integer',
+    ...STOREFRONT_RANGES.checkoutHoldMinutes,
+    description:
+      `how long an order from a basket with no known customer (not sent into a chat) holds its stock unless the shop moves it on; ` +
+      `never longer than reservation_ttl_hours; default ${STOREFRONT_DEFAULTS.checkoutHoldMinutes}`,
+  },
+  address_baskets_per_hour: {
+    type: 'integer',
+    ...STOREFRONT_RANGES.perAddressHour,
+    description: `baskets one client address may open on the shop's product pages in any hour (then 429); default ${STOREFRONT_DEFAULTS.addressBasketsPerHour}`,
+  },
+  address_orders_per_hour: {
+    type: 'integer',
+    ...STOREFRONT_RANGES.perAddressHour,
+    description: `orders one client address may submit from the shop's pages in any hour (then 429); default ${STOREFRONT_DEFAULTS.addressOrdersPerHour}`,
+  },
 } as const;
+
+/** The storefront limits, settable on create and update alike (column names as the settings). */
+const STOREFRONT_SETTINGS = [
+  'max_line_quantity',
+  'max_basket_quantity',
+  'checkout_hold_minutes',
+  'address_baskets_per_hour',
+  'address_orders_per_hour',
+] as const;
 
 export const catalogueCreateBody = {
   type: 'object',
@@ -113,6 +150,11 @@ export const catalogueSchema = {
     reservation_ttl_hours: { type: 'integer' },
     low_stock_threshold: { type: ['integer', 'null'] },
     allow_backorders: { type: 'boolean' },
+    max_line_quantity: { type: 'integer' },
+    max_basket_quantity: { type: 'integer' },
+    checkout_hold_minutes: { type: 'integer' },
+    address_baskets_per_hour: { type: 'integer' },
+    address_orders_per_hour: { type: 'integer' },
     products_count: { type: 'integer', description: 'products of the shop (retired ones not counted)' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
@@ -123,6 +165,11 @@ export const catalogueSchema = {
 interface CatalogueRow extends Omit<ShopRow, 'account_id'> {
   description: string | null;
   vertical: string | null;
+  max_line_quantity: number;
+  max_basket_quantity: number;
+  checkout_hold_minutes: number;
+  address_baskets_per_hour: number;
+  address_orders_per_hour: number;
   products_count?: string | number;
   created_at: Date | string;
   updated_at: Date | string;
@@ -142,6 +189,11 @@ export const catalogueView = (r: CatalogueRow) => ({
   reservation_ttl_hours: r.reservation_ttl_hours,
   low_stock_threshold: r.low_stock_threshold,
   allow_backorders: r.allow_backorders,
+  max_line_quantity: r.max_line_quantity,
+  max_basket_quantity: r.max_basket_quantity,
+  checkout_hold_minutes: r.checkout_hold_minutes,
+  address_baskets_per_hour: r.address_baskets_per_hour,
+  address_orders_per_hour: r.address_orders_per_hour,
   products_count: Number(r.products_count ?? 0),
   created_at: iso(r.created_at)!,
   updated_at: iso(r.updated_at)!,
@@ -187,8 +239,10 @@ export async function createCatalogue(rc: RequestContext, deps: CatalogueDeps, i
   const row = await one<CatalogueRow>(
     rc.em,
     `insert into catalogues (account_id, name, description, vertical, default_currency, channels, sku_prefix, sku_seq, stock_policy,
-                             source_of_truth, reservation_ttl_hours, low_stock_threshold, allow_backorders, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?, ?, ?, ?, now(), now()) returning *`,
+                             source_of_truth, reservation_ttl_hours, low_stock_threshold, allow_backorders, max_line_quantity,
+                             max_basket_quantity, checkout_hold_minutes, address_baskets_per_hour, address_orders_per_hour,
+                             created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
     [
       rc.account.id,
       name,
@@ -202,6 +256,11 @@ export async function createCatalogue(rc: RequestContext, deps: CatalogueDeps, i
       input.reservation_ttl_hours ?? 48,
       input.low_stock_threshold ?? null,
       input.allow_backorders ?? false,
+      input.max_line_quantity ?? STOREFRONT_DEFAULTS.maxLineQuantity,
+      input.max_basket_quantity ?? STOREFRONT_DEFAULTS.maxBasketQuantity,
+      input.checkout_hold_minutes ?? STOREFRONT_DEFAULTS.checkoutHoldMinutes,
+      input.address_baskets_per_hour ?? STOREFRONT_DEFAULTS.addressBasketsPerHour,
+      input.address_orders_per_hour ?? STOREFRONT_DEFAULTS.addressOrdersPerHour,
     ],
   );
   const id = row!.id;
@@ -286,6 +345,7 @@ export async function updateCatalogue(rc: RequestContext, deps: CatalogueDeps, r
     if (input.low_stock_threshold !== undefined) set('low_stock_threshold', input.low_stock_threshold);
     if (input.allow_backorders !== undefined) set('allow_backorders', input.allow_backorders);
     if (input.channels !== undefined) set('channels', JSON.stringify(input.channels), '::jsonb');
+    for (const column of STOREFRONT_SETTINGS) if (input[column] !== undefined) set(column, input[column]);
     if (!sets.length) return null;
     await exec(tx, `update catalogues set ${sets.join(', ')}, updated_at = now() where id = ?`, [...params, shop.id]);
 

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many, one } from '../../entities/db.js';
-import { createRequire } from 'node:module';
-import { toFieldErrors } from '../platform/validation.js';
+import { makeAjv, toFieldErrors } from '../platform/validation.js';
 import { productRowSchema } from './product-schemas.js';
 import { recordMovements, noticeLowStock, type MovementInput } from './stock-ledger.js';
 import { issuedSkuCandidates } from '../../domain/catalogues/product-input.js';
@@ -28,11 +27,7 @@ import { emitEvent } from '../webhooks/index.js';
 // refusal). The door refused NUL and unpaired surrogates in a batch and the feed mapper cleans them,
 // so the text scan is not repeated here (a NUL that got through fails the upsert, loudly):
 // a 5,000-row chunk is judged in about 5 ms instead of 20.
-const require = createRequire(import.meta.url);
-const Ajv2020 = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js').default;
-const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
-const rowAjv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, verbose: true });
-addFormats(rowAjv);
+const rowAjv = makeAjv({ allErrors: true, strict: false, useDefaults: false, verbose: true });
 const validRow = rowAjv.compile(productRowSchema);
 
 export interface ChunkOutcome {

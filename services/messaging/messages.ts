@@ -12,6 +12,7 @@ import { pageOf, paginationOf } from '../platform/pagination.js';
 export { smsSendBody, type SmsSendInput } from './send-schemas.js';
 import type { SmsSendInput } from './send-schemas.js';
 import { SCHEDULE_TIME_PATTERN } from '../../domain/messaging/schedule-time.js';
+import { readDateTime } from '../../domain/platform/date-time.js';
 
 const GENERIC_BODY = 'You have a new message.';
 const SCHEDULE_TIME_RE = new RegExp(SCHEDULE_TIME_PATTERN);
@@ -25,8 +26,8 @@ export function parseScheduleTime(value: string | undefined): Date | null {
       schedule_time: ['The schedule time must be an ISO 8601 date and time with an offset, e.g. 2026-12-01T09:00:00+03:00.'],
     });
   }
-  const d = new Date(value.trim());
-  if (Number.isNaN(d.getTime())) throw validationFailed({ schedule_time: ['The schedule time is not a valid date.'] });
+  const d = readDateTime(value.trim(), 'iso8601');
+  if (!d) throw validationFailed({ schedule_time: ['The schedule time is not a valid date.'] });
   return d;
 }
 

@@ -18,7 +18,7 @@ import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
 import { numericId } from '../platform/ids.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
-import { holdTtlUnitSeconds } from './ttl.js';
+import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
 
 // Order creation (Resources > Order; States > Order, "order creation"): runs inside the caller's
 // transaction (a chat order with its inbound message, a basket with its submission), so the order,
@@ -44,6 +44,11 @@ export interface CreateOrderInput {
   /** The provider message the order arrived in: a second order with it is the same order (redelivery). */
   providerMessageId?: string | null;
   cartId?: number | null;
+  /**
+   * The order comes from a basket nobody vouches for (the public shop page, no known customer): its
+   * stock is held for the shop's checkout_hold_minutes only, never longer than the reservation TTL.
+   */
+  checkoutHold?: boolean;
   note?: string | null;
   /** Defaults to the shop's default_currency, else the first matched product's. */
   currency?: string;
@@ -64,6 +69,7 @@ interface ShopStock {
   id: number;
   stock_policy: 'svc' | 'external';
   reservation_ttl_hours: number;
+  checkout_hold_minutes: number;
   allow_backorders: boolean;
   default_currency: string | null;
 }
@@ -97,6 +103,12 @@ function inputProblems(input: CreateOrderInput): FieldErrors | null {
   return Object.keys(errors).length ? errors : null;
 }
 
+/** How long a new order's holds last: the reservation TTL, or the checkout window when that is shorter and applies. */
+function holdSeconds(shop: ShopStock, checkoutHold: boolean): number {
+  const ttl = shop.reservation_ttl_hours * holdTtlUnitSeconds();
+  return checkoutHold ? Math.min(ttl, shop.checkout_hold_minutes * checkoutHoldUnitSeconds()) : ttl;
+}
+
 /**
  * Records an order and holds its stock, in the caller's transaction. A providerMessageId already
  * recorded for the account answers that order (created false) and writes nothing. Refuses (422,
@@ -108,7 +120,7 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
   if (problems) throw validationFailed(problems);
   const shop = await one<ShopStock>(
     tx,
-    `select id, stock_policy, reservation_ttl_hours, allow_backorders, default_currency
+    `select id, stock_policy, reservation_ttl_hours, checkout_hold_minutes, allow_backorders, default_currency
        from catalogues where id = ? and account_id = ?`,
     [input.catalogueId, input.accountId],
   );
@@ -132,7 +144,7 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
       input.currency ?? shop.default_currency ?? 'USD',
       input.cartId ?? null,
       input.note ?? null,
-      shop.reservation_ttl_hours * holdTtlUnitSeconds(),
+      holdSeconds(shop, input.checkoutHold === true),
     ],
   );
   if (!inserted) {

@@ -5,10 +5,17 @@ import { loadConfig } from '../../config.js';
 // through config.ts: createOrder runs inside callers' transactions that carry no config.
 
 let unit: number | null = null;
+let checkoutUnit: number | null = null;
 
 export function holdTtlUnitSeconds(): number {
   unit ??= loadConfig().orderHoldTtlUnitSeconds;
   return unit;
+}
+
+/** The length of one minute of a shop's checkout_hold_minutes (CHECKOUT_HOLD_UNIT_SECONDS; 60 but in tests). */
+export function checkoutHoldUnitSeconds(): number {
+  checkoutUnit ??= loadConfig().checkoutHoldUnitSeconds;
+  return checkoutUnit;
 }
 
 /** Tests and benchmarks that create orders in their own process set it here. */

@@ -62,22 +62,43 @@ function v6Bytes(ip: string): number[] {
   return bytes;
 }
 
+/** True when the first `bits` bits of `b` are those of `prefix` (bytes). */
+function within(b: number[], prefix: number[], bits: number): boolean {
+  for (let i = 0; i * 8 < bits; i++) {
+    const mask = bits - i * 8 >= 8 ? 0xff : (0xff << (8 - (bits - i * 8))) & 0xff;
+    if ((b[i] & mask) !== (prefix[i] & mask)) return false;
+  }
+  return true;
+}
+
+/**
+ * IPv6 is judged by what it reaches. The forms that carry an IPv4 address a host or a gateway
+ * forwards to are judged by that address: IPv4-mapped (::ffff:0:0/96), IPv4-translated
+ * (::ffff:0:0:0/96, SIIT), the NAT64 well-known prefix (64:ff9b::/96) and 6to4 (2002::/16). Forms
+ * whose IPv4 address cannot be read from the address alone are refused whole: the local-use NAT64
+ * prefix (64:ff9b:1::/48, whose translator sits inside someone's network and places the IPv4
+ * address where its operator chose) and Teredo (2001::/32, the address obfuscated). Outside those,
+ * only global unicast (2000::/3) is public; the rest of the space (the discard prefix 100::/64,
+ * IPv4-compatible ::/96, the unassigned blocks) is reserved.
+ */
 function v6Class(ip: string): AddressClass {
   const b = v6Bytes(ip);
   const zeros = (n: number) => b.slice(0, n).every((x) => x === 0);
   const embedded = b.slice(12, 16) as V4;
-  // IPv4-mapped (::ffff:a.b.c.d) reaches the IPv4 address itself: judge that address.
-  if (zeros(10) && b[10] === 0xff && b[11] === 0xff) return v4Class(embedded);
+  if (zeros(10) && b[10] === 0xff && b[11] === 0xff) return v4Class(embedded); // ::ffff:a.b.c.d
+  if (zeros(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return v4Class(embedded); // ::ffff:0:a.b.c.d
   if (zeros(15)) return b[15] === 1 ? 'loopback' : b[15] === 0 ? 'unspecified' : 'reserved';
-  if (zeros(12)) return 'reserved'; // IPv4-compatible, deprecated
-  // NAT64 and 6to4 carry an IPv4 address a gateway may forward to.
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0)) return v4Class(embedded);
-  if (b[0] === 0x20 && b[1] === 0x02) return v4Class(b.slice(2, 6) as V4);
+  if (within(b, [0x00, 0x64, 0xff, 0x9b], 96)) return v4Class(embedded); // 64:ff9b::/96
+  if (within(b, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48)) return 'private'; // 64:ff9b:1::/48, local-use NAT64
+  if (within(b, [0x20, 0x02], 16)) return v4Class(b.slice(2, 6) as V4); // 6to4
   if ((b[0] & 0xfe) === 0xfc) return 'private';
   if (b[0] === 0xfe && (b[1] & 0xc0) === 0x80) return 'link-local';
   if (b[0] === 0xfe && (b[1] & 0xc0) === 0xc0) return 'private'; // site-local, deprecated
   if (b[0] === 0xff) return 'multicast';
-  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x0d && b[3] === 0xb8) return 'reserved'; // documentation
+  if ((b[0] & 0xe0) !== 0x20) return 'reserved'; // not global unicast: 100::/64 discard, ::/96, unassigned
+  if (within(b, [0x20, 0x01, 0x00, 0x00], 32)) return 'reserved'; // Teredo
+  if (within(b, [0x20, 0x01, 0x00, 0x02, 0x00, 0x00], 48)) return 'reserved'; // benchmarking
+  if (within(b, [0x20, 0x01, 0x0d, 0xb8], 32) || within(b, [0x3f, 0xff], 20)) return 'reserved'; // documentation
   return 'public';
 }
 

@@ -13,6 +13,7 @@ export type DomainErrorKind =
   | 'conflict' // the resource is not in a state that allows this
   | 'forbidden' // the caller may not do this; `reason` says why
   | 'quota' // a wallet or plan limit
+  | 'rate_limited' // too many of these from this caller for now; `retryAfterSeconds` says how long to wait
   | 'provider_failure' // the provider refused or failed
   | 'not_supported'; // a well-formed request this service does not serve (data: an operator a column does not advertise, a sort without an index)
 
@@ -22,6 +23,8 @@ export interface DomainErrorDetail {
   code?: string;
   details?: unknown;
   field?: string;
+  /** rate_limited: seconds until one more would be taken (the Retry-After of the HTTP door). */
+  retryAfterSeconds?: number;
 }
 
 export class DomainError extends Error {
@@ -44,6 +47,8 @@ export const badRequest = (message: string) => new DomainError('bad_request', me
 export const quotaExceeded = (message: string, reason?: string) => new DomainError('quota', message, { reason });
 export const notSupported = (message: string, reason: string, details?: unknown) =>
   new DomainError('not_supported', message, { reason, details: details ?? { reason } });
+export const rateLimited = (message: string, retryAfterSeconds: number, reason?: string) =>
+  new DomainError('rate_limited', message, { reason, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
 export const providerFailure = (message: string, details?: unknown) => new DomainError('provider_failure', message, { details });
 
 /** One line for logs and activity failures: the message and the field problems. */

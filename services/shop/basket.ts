@@ -2,9 +2,11 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
 import { exec, many, one } from '../../entities/db.js';
 import { createOrder, startOrderHoldAfterCommit } from '../orders/index.js';
-import { CART_LIMITS, normalizeRef } from '../../domain/shop/cart.js';
+import { CART_LIMITS, basketCapProblems, normalizeRef } from '../../domain/shop/cart.js';
+import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
 import {
   addLines,
+  basketCaps,
   cartEventFields,
   cartView,
   orderable,
@@ -27,16 +29,29 @@ export interface PageDeps extends TimerDeps {
   orm: MikroORM;
 }
 
-/** The basket of a page address; a wrong ref or key is 404, the same as a missing basket. */
+/**
+ * The basket of a page address; a wrong ref or key is 404, the same as a missing basket. The basket
+ * of a suspended account's shop is closed (403): its page shows and takes nothing.
+ */
 export async function cartByPageKey(em: EntityManager, ref: string, key: string, forUpdate = false): Promise<CartRow> {
   const r = normalizeRef(ref);
   const row =
     r && /^[A-Za-z0-9_-]{16,32}$/.test(key)
-      ? await one<CartRow>(em, `select * from carts where ref = ? and page_key = ?${forUpdate ? ' for update' : ''}`, [r, key])
+      ? await one<CartRow & { account_status: string }>(
+          em,
+          `select c.*, a.status as account_status from carts c join accounts a on a.id = c.account_id
+            where c.ref = ? and c.page_key = ?${forUpdate ? ' for update of c' : ''}`,
+          [r, key],
+        )
       : null;
   if (!row) throw notFound('Basket');
-  return row;
+  const { account_status: status, ...cart } = row;
+  requireShopOpen(status);
+  return cart;
 }
+
+/** The page's form names the quantity; a basket over its cap is filed there too. */
+const PAGE_KEYS = { line: () => 'quantity', basket: 'quantity' };
 
 export interface AddFromPage {
   productId: number;
@@ -69,7 +84,7 @@ export async function addFromPage(deps: PageDeps, ref: string, key: string, a: A
       [{ product: p, variant: a.variantId, addons: a.addonIds, quantity: a.quantity, note: a.note }],
       'line',
     );
-    await addLines(tx, c, lines);
+    await addLines(tx, c, lines, PAGE_KEYS);
     return c;
   });
   await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'activity');
@@ -115,8 +130,16 @@ interface SubmitItem {
  * the catalogue as it is now (size, else sale price, else price; plus add-ons), the order and its
  * stock holds created by the orders family, the basket set ordered with order_id, cart.submitted
  * emitted. A second submit finds the basket ordered (409); a product no longer offered is 409.
+ * The shop's limits hold: the quantity caps as they are now (422), at most address_orders_per_hour
+ * submissions from `clientAddress` (429); an order from a basket with no known customer (not sent
+ * into a chat) holds its stock for the shop's checkout window only.
  */
-export async function submitFromPage(deps: PageDeps, ref: string, key: string): Promise<{ orderId: number; cartId: number }> {
+export async function submitFromPage(
+  deps: PageDeps,
+  ref: string,
+  key: string,
+  clientAddress: string,
+): Promise<{ orderId: number; cartId: number }> {
   const em = deps.orm.em.fork();
   const { created, cart } = await em.transactional(async (tx) => {
     const c = await cartByPageKey(tx, ref, key, true);
@@ -127,6 +150,16 @@ export async function submitFromPage(deps: PageDeps, ref: string, key: string): 
       [c.id],
     );
     if (!items.length) throw validationFailed({ items: ['The basket is empty.'] });
+    // The caps again, as the shop sets them now: a basket filled before the shop lowered them is refused whole.
+    const over = basketCapProblems(
+      0,
+      items.map((i) => i.quantity),
+      await basketCaps(tx, c.catalogue_id),
+      () => 'items',
+      'items',
+    );
+    if (over) throw validationFailed(over);
+    await requireAddressRoom(tx, 'orders', c.catalogue_id, clientAddress);
     const products = new Map(
       (
         await many<ProductForLine>(tx, `select ${PRODUCT_COLUMNS} from products where id = any(?::bigint[]) and catalogue_id = ?`, [
@@ -171,6 +204,8 @@ export async function submitFromPage(deps: PageDeps, ref: string, key: string): 
       cartId: Number(c.id),
       note: c.note,
       currency: c.currency,
+      // A basket sent into a chat has a customer the shop knows; any other was filled by whoever held the link.
+      checkoutHold: c.conversation_id === null,
       lines: lines.map((l) => {
         const p = products.get(l.productId)!;
         const size = l.variantId === null ? undefined : sizeNames.get(l.variantId);
@@ -186,10 +221,11 @@ export async function submitFromPage(deps: PageDeps, ref: string, key: string): 
       }),
     });
     await refreshSubtotal(tx, c.id);
-    const row = await one<CartRow>(tx, `update carts set status = 'ordered', order_id = ?, updated_at = now() where id = ? returning *`, [
-      made.orderId,
-      c.id,
-    ]);
+    const row = await one<CartRow>(
+      tx,
+      `update carts set status = 'ordered', order_id = ?, submitted_from = ?, submitted_at = now(), updated_at = now() where id = ? returning *`,
+      [made.orderId, addressKey(clientAddress), c.id],
+    );
     await emitEvent(tx, c.account_id, 'cart.submitted', cartEventFields(await cartView(tx, deps.config.publicBaseUrl, row!)));
     return { created: made, cart: row! };
   });

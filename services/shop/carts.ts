@@ -5,7 +5,15 @@ import { DomainError, notFound, validationFailed } from '../platform/errors.js';
 import { exec, many, one } from '../../entities/db.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 import { CART_STATUSES, type CartStatus } from '../../domain/catalogues/index.js';
-import { CART_LIMITS, cartKeyOf, lineTotalOf, refFromBytes, unitPriceOf } from '../../domain/shop/cart.js';
+import {
+  CART_LIMITS,
+  basketCapProblems,
+  cartKeyOf,
+  lineTotalOf,
+  refFromBytes,
+  unitPriceOf,
+  type BasketCaps,
+} from '../../domain/shop/cart.js';
 
 // Baskets: the one cart shape every door answers with (REST, MCP, webhooks), reads, and the writes
 // the link and the page share (lines priced by the service, the subtotal kept with them).
@@ -235,6 +243,8 @@ export async function insertCart(
     conversationId: string | null;
     customerHandle: string | null;
     opens: Opens;
+    /** The client address that opened it on a product page (counted by the shop's per-address limit). */
+    openedFrom?: string | null;
   },
 ): Promise<CartRow> {
   for (let attempt = 0; attempt < 20; attempt++) {
@@ -243,8 +253,8 @@ export async function insertCart(
     const row = await one<CartRow>(
       tx,
       `insert into carts (account_id, catalogue_id, ref, page_key, status, conversation_id, customer_handle, subtotal_minor, currency, opens,
-                          last_activity_at, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?::jsonb, now(), now(), now())
+                          opened_from, last_activity_at, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?::jsonb, ?, now(), now(), now())
        on conflict (account_id, ref) do nothing returning *`,
       [
         c.accountId,
@@ -256,6 +266,7 @@ export async function insertCart(
         c.customerHandle,
         c.currency,
         JSON.stringify(c.opens),
+        c.openedFrom ?? null,
       ],
     );
     if (row) return row;
@@ -364,12 +375,46 @@ export async function priceLines(em: EntityManager, asks: readonly LineAsk[], fi
   return out;
 }
 
-/** Adds priced lines to a basket (its row locked by the caller) and keeps the subtotal with them. */
-export async function addLines(tx: EntityManager, cart: CartRow, lines: readonly PricedLine[]): Promise<void> {
+/** Where a basket's quantity refusals are filed: `items.3.quantity` for a link, the form's `quantity` on the page. */
+export interface CapKeys {
+  line: (i: number) => string;
+  basket: string;
+}
+const LINK_KEYS: CapKeys = { line: (i) => `items.${i}.quantity`, basket: 'items' };
+
+/** The shop's quantity caps of a basket (shop settings max_line_quantity and max_basket_quantity). */
+export async function basketCaps(em: EntityManager, catalogueId: number): Promise<BasketCaps> {
+  const row = await one<{ max_line_quantity: number; max_basket_quantity: number }>(
+    em,
+    'select max_line_quantity, max_basket_quantity from catalogues where id = ?',
+    [catalogueId],
+  );
+  return { maxLineQuantity: row!.max_line_quantity, maxBasketQuantity: row!.max_basket_quantity };
+}
+
+/**
+ * Adds priced lines to a basket (its row locked by the caller) and keeps the subtotal with them.
+ * The shop's quantity caps hold here, for every door that fills a basket (link, page): a line over
+ * max_line_quantity, or a basket over max_basket_quantity with them, is a 422 and nothing is written.
+ */
+export async function addLines(tx: EntityManager, cart: CartRow, lines: readonly PricedLine[], keys: CapKeys = LINK_KEYS): Promise<void> {
   if (!lines.length) return;
-  const held = Number((await one<{ n: string }>(tx, 'select count(*) as n from cart_items where cart_id = ?', [cart.id]))!.n);
+  const inBasket = (await one<{ n: string; units: string }>(
+    tx,
+    'select count(*) as n, coalesce(sum(quantity), 0) as units from cart_items where cart_id = ?',
+    [cart.id],
+  ))!;
+  const held = Number(inBasket.n);
   if (held + lines.length > CART_LIMITS.cartLines)
     throw validationFailed({ items: [`A basket holds at most ${CART_LIMITS.cartLines} lines.`] });
+  const over = basketCapProblems(
+    Number(inBasket.units),
+    lines.map((l) => l.quantity),
+    await basketCaps(tx, cart.catalogue_id),
+    keys.line,
+    keys.basket,
+  );
+  if (over) throw validationFailed(over);
   await exec(
     tx,
     `insert into cart_items (cart_id, product_id, variant_id, addon_ids, quantity, note, unit_price_minor, created_at, updated_at)

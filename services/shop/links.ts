@@ -290,7 +290,7 @@ export async function createShopLink(rc: RequestContext, deps: LinkDeps, body: S
       customerHandle: chat?.customer ?? null,
       opens,
     });
-    await addLines(tx, row, lines);
+    await addLines(tx, row, lines, { line: (i) => `items.${askIndex[i]}.quantity`, basket: 'items' });
     return row;
   });
   const link = cartLink(deps.config.publicBaseUrl, cart);

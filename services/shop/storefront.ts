@@ -4,6 +4,7 @@ import { notFound } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
 import { cartLink, insertCart, orderable, type ProductForLine } from './carts.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
+import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
 
 // A product's address in the shop (`/shop/<shop id>/p/<sku>`): what the chat catalogue's items link
 // to and what a product send answers for the storefront platform. The page shows the product; its
@@ -17,27 +18,43 @@ export interface StorefrontProduct extends ProductForLine {
   catalogue_id: number;
   shop_name: string;
   shop_currency: string | null;
+  account_status: string;
 }
 
-/** The product at this address: a shop on the storefront platform, the product orderable there; else 404. */
+/**
+ * The product at this address: a shop on the storefront platform, the product orderable there; else
+ * 404. A suspended account's shop is closed (403), whatever it holds.
+ */
 export async function storefrontProduct(em: EntityManager, shopRef: string, sku: string): Promise<StorefrontProduct> {
   const shopId = numericId(shopRef, 'Product');
   const row = await one<StorefrontProduct>(
     em,
     `select p.id, p.sku, p.name, p.price, p.sale_price, p.currency, p.availability, p.visibility, p.retired_at, p.description,
-            p.image_url, p.account_id, p.catalogue_id, c.name as shop_name, c.default_currency as shop_currency
-       from products p join catalogues c on c.id = p.catalogue_id
+            p.image_url, p.account_id, p.catalogue_id, c.name as shop_name, c.default_currency as shop_currency,
+            a.status as account_status
+       from products p join catalogues c on c.id = p.catalogue_id join accounts a on a.id = c.account_id
       where c.id = ? and p.sku = ? and c.channels @> '["storefront"]'::jsonb`,
     [shopId, sku],
   );
-  if (!row || !orderable(row)) throw notFound('Product');
+  if (!row) throw notFound('Product');
+  requireShopOpen(row.account_status);
+  if (!orderable(row)) throw notFound('Product');
   return row;
 }
 
-/** Opens a basket on the product and answers its page address (on the product). */
-export async function openStorefrontBasket(deps: TimerDeps & { orm: MikroORM }, shopRef: string, sku: string): Promise<string> {
+/**
+ * Opens a basket on the product and answers its page address (on the product). `clientAddress` is
+ * the visitor's: at most the shop's address_baskets_per_hour from one address (else 429).
+ */
+export async function openStorefrontBasket(
+  deps: TimerDeps & { orm: MikroORM },
+  shopRef: string,
+  sku: string,
+  clientAddress: string,
+): Promise<string> {
   const { cart, productId } = await deps.orm.em.fork().transactional(async (tx) => {
     const p = await storefrontProduct(tx, shopRef, sku);
+    await requireAddressRoom(tx, 'baskets', p.catalogue_id, clientAddress);
     const cart = await insertCart(tx, {
       accountId: p.account_id,
       catalogueId: p.catalogue_id,
@@ -46,6 +63,7 @@ export async function openStorefrontBasket(deps: TimerDeps & { orm: MikroORM }, 
       conversationId: null,
       customerHandle: null,
       opens: { kind: 'product', product_id: Number(p.id), sku: p.sku },
+      openedFrom: addressKey(clientAddress),
     });
     return { cart, productId: Number(p.id) };
   });

@@ -1,8 +1,10 @@
 // Every bad input is a 4xx in the envelope, refused by the door's one mechanism for it (issue 11,
-// point 6): unstorable text, deep JSON, out-of-range numbers, oversized bodies, media types.
+// point 6): unstorable text, deep JSON, out-of-range numbers, oversized bodies, media types; bytes
+// that are not UTF-8 and date-times PostgreSQL refuses (issue 23, point 5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import nodeHttp from 'node:http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { api, admin, http, newTenant, API_URL, OPERATOR_TOKEN, type Reply } from '../support/stack.js';
 
 const json = { 'content-type': 'application/json' };
@@ -237,4 +239,109 @@ test('a long query string reaches its route up to 64 KiB; beyond it a 431 in the
   assert.equal(huge.headers.get('content-type'), 'application/json; charset=utf-8');
   assert.equal(huge.body.status, 'error');
   assert.match(huge.body.message, /exceed 65536 bytes/);
+});
+
+/** Bytes as they are, over fetch: the body helpers send text, which is always UTF-8. */
+async function postBytes(path: string, token: string, bytes: Uint8Array, headers: Record<string, string> = json) {
+  const res = await fetch(new URL(path, API_URL), {
+    method: 'POST',
+    headers: { ...headers, authorization: `Bearer ${token}` },
+    body: Buffer.from(bytes),
+  });
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, text, body, headers: res.headers } as Reply;
+}
+
+const bytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+
+test('a body whose bytes are not UTF-8 is a 400 on REST and on MCP, and nothing is stored; valid UTF-8 is kept exactly', async () => {
+  const t = await newTenant();
+  const group = await api('POST', '/api/v3/contact-groups', t.token, { name: 'utf-8' });
+  const contacts = `/api/v3/contact-groups/${group.body.data.id}/contacts`;
+  const broken = [
+    [0xff, 0xfe], // never UTF-8
+    [0xe2, 0x82], // a three-byte sequence cut short
+    [0xc0, 0xaf], // an overlong '/'
+    [0xed, 0xa0, 0x80], // a UTF-16 surrogate written as UTF-8
+  ];
+  for (const bad of broken) {
+    const r = await postBytes(contacts, t.token, bytes('{"PHONE":"255700000010","note":"a', bad, 'b"}'));
+    refused(r, 400);
+    assert.match(r.body.message, /not valid UTF-8/, r.text);
+    refused(await postBytes('/api/v3/sms/send', t.token, bytes('{"recipient":"255700000011","message":"', bad, '"}')), 400);
+  }
+  const mcp = await postBytes(
+    '/mcp',
+    t.token,
+    bytes('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', [0xff, 0xfe], '"}}'),
+    { ...json, accept: 'application/json, text/event-stream' },
+  );
+  assert.ok([400, 401].includes(mcp.status), `${mcp.status} ${mcp.text}`);
+  const list = await api('GET', contacts, t.token);
+  assert.equal(list.body.data.pagination?.total ?? list.body.data.length, 0, 'nothing stored, no replacement characters');
+
+  // Multi-byte text (accents, CJK, an emoji outside the BMP) arrives and is stored byte for byte.
+  const note = 'Åsa · 東京 · 😀👍🏽';
+  const made = await postBytes(contacts, t.token, bytes(`{"PHONE":"255700000012","note":"${note}"}`));
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.body.data.custom_field_values.note, note);
+  const read = await api('GET', contacts, t.token);
+  assert.ok(read.text.includes(`"note":"${note}"`), read.text);
+});
+
+test('a date-time PostgreSQL would refuse (offset beyond ±15:59, year 0000) is a 422 naming the field, on REST and MCP', async () => {
+  const t = await newTenant();
+  const orders = (since: string) => api('GET', `/api/v3/catalogues/orders?updated_since=${encodeURIComponent(since)}`, t.token);
+  for (const since of ['2026-01-01T00:00:00+16:00', '2026-01-01T00:00:00-16:00', '2026-01-01T00:00:00+23:59', '0000-01-01T00:00:00Z'])
+    refused(await orders(since), 422, 'updated_since');
+  // The edges the rule admits, each one PostgreSQL reads.
+  for (const since of [
+    '2026-01-01T00:00:00+15:59',
+    '2026-01-01T00:00:00-15:59',
+    '0001-01-01T00:00:00+15:00',
+    '9999-12-31T23:59:59-15:59',
+    '2016-12-31T23:59:60Z',
+    '2026-01-01T00:00:00.123456789+0530',
+    '2026-01-01 00:00:00z',
+  ]) {
+    const r = await orders(since);
+    assert.equal(r.status, 200, `${since}: ${r.text}`);
+  }
+  // A body field of the same format (the operator's key expiry), and the hand-written schedule_time.
+  refused(
+    await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'late', user_id: t.userId, expires_at: '2030-01-01T00:00:00+16:00' }),
+    422,
+    'expires_at',
+  );
+  refused(
+    await api('POST', '/api/v3/sms/send', t.token, { recipient: '255700000013', message: 'x', schedule_time: '2030-01-01T09:00+16:00' }),
+    422,
+    'schedule_time',
+  );
+
+  const cred = await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'assistant', user_id: t.userId });
+  assert.equal(cred.status, 201, cred.text);
+  const client = new Client({ name: 'bad-input', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${API_URL}/mcp/v1/orders`), {
+      requestInit: { headers: { Authorization: `Bearer ${cred.body.data.token}` } },
+    }),
+  );
+  try {
+    const bad = (await client.callTool({ name: 'list_orders', arguments: { updated_since: '2026-01-01T00:00:00+16:00' } })) as any;
+    assert.equal(bad.isError, true, JSON.stringify(bad));
+    const refusal = JSON.parse(bad.content[0].text);
+    assert.ok(refusal.errors?.updated_since, bad.content[0].text);
+    const ok = (await client.callTool({ name: 'list_orders', arguments: { updated_since: '2026-01-01T00:00:00+15:59' } })) as any;
+    assert.notEqual(ok.isError, true, JSON.stringify(ok));
+  } finally {
+    await client.close();
+  }
 });

@@ -22,6 +22,11 @@ const ALWAYS_REFUSED = [
   'http://0.0.0.0:9/h',
   'http://224.0.0.1/h',
   'http://user:secret@hooks.example.com/h',
+  // IPv6 forms that carry the metadata address, or a prefix refused whole (issue 23, point 7).
+  'http://[::ffff:0:a9fe:a9fe]/', // IPv4-translated
+  'http://[64:ff9b::a9fe:a9fe]/', // NAT64 well-known prefix
+  'http://[64:ff9b:1::808:808]/', // local-use NAT64
+  'http://[100::a9fe:a9fe]/', // discard prefix
 ];
 const LOOPBACK = ['http://127.0.0.1:9/h', 'http://localhost:9/h', 'http://[::1]:9/h', 'http://2130706433:9/h', 'http://0x7f.1:9/h'];
 
@@ -56,6 +61,9 @@ test('private, link-local, metadata, unspecified, multicast and credentialed URL
   assert.equal(kept.body.data.url, 'https://hooks.example.com/in', 'a refused update changes nothing');
   // With the switch on (this stack), loopback is accepted: the switch is what the test above leaves out.
   assert.equal((await savers(admin, t.accountId, ep.id)[0].save('http://127.0.0.1:9/h')).status, 201);
+  // A public IPv4 address behind the NAT64 or translated forms is judged public, as the address itself is.
+  for (const url of ['http://[64:ff9b::808:808]/h', 'http://[::ffff:0:808:808]/h'])
+    assert.equal((await savers(admin, t.accountId, ep.id)[0].save(url)).status, 201, url);
 });
 
 test('without the loopback switch, loopback in every spelling is refused too', { timeout: 120_000 }, async () => {

@@ -29,6 +29,8 @@ test(
       const secrets = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
       assert.equal(first.operator, secrets.OPERATOR_TOKEN, 'the printed operator token is the stored one');
       assert.notEqual(secrets.OPERATOR_TOKEN, 'dev-operator-token');
+      // The embedded PostgreSQL's own password is kept there too; the restart below connects with it.
+      assert.ok(secrets.EMBEDDED_PG_PASSWORD.length >= 32 && secrets.EMBEDDED_PG_PASSWORD !== 'postgres');
       for (const name of ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN']) {
         assert.ok(secrets[name].length >= 32 && !secrets[name].startsWith('sim-'), name);
         assert.match(first.out(), new RegExp(`${name}=${secrets[name]}`), `${name} printed`);

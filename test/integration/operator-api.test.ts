@@ -46,6 +46,8 @@ test('with NODE_ENV=production the API and the worker refuse to start on default
     OPERATOR_TOKEN: 'dev-operator-token',
     SMS_GATEWAY_AUTH_TOKEN: '',
     WHATSAPP_APP_SECRET: 'too-short',
+    // The embedded server's password before each data directory had its own (issue 23, point 6).
+    DATABASE_URL: 'postgres://svc:postgres@db.internal:5432/svc',
   };
   for (const entry of ['api/main.ts', 'worker/main.ts']) {
     const child = run(entry, env);
@@ -53,9 +55,9 @@ test('with NODE_ENV=production the API and the worker refuse to start on default
     const lines = child.output().trim().split('\n');
     assert.equal(lines.length, 1, child.output());
     assert.match(lines[0], /NODE_ENV=production/);
-    assert.match(lines[0], /OPERATOR_TOKEN, SMS_GATEWAY_AUTH_TOKEN, WHATSAPP_APP_SECRET\b/);
+    assert.match(lines[0], /OPERATOR_TOKEN, SMS_GATEWAY_AUTH_TOKEN, WHATSAPP_APP_SECRET, DATABASE_URL\b/);
     assert.doesNotMatch(lines[0], /WHATSAPP_ACCESS_TOKEN|WHATSAPP_VERIFY_TOKEN/, 'the real values are not named');
-    assert.doesNotMatch(lines[0], /too-short|dev-operator-token/, 'values are never printed');
+    assert.doesNotMatch(lines[0], /too-short|dev-operator-token|postgres|db\.internal/, 'values are never printed');
   }
 });
 

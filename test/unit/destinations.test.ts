@@ -63,6 +63,53 @@ test('every address class is recognised, in both families and in IPv4-mapped for
   assert.equal(classifyAddress('example.com'), null);
 });
 
+test('IPv6 forms that carry an IPv4 address are judged by it, or refused whole; outside global unicast nothing is public', () => {
+  const cases: Array<[string, string]> = [
+    // IPv4-translated (::ffff:0:0:0/96, SIIT): the metadata address behind it, and a public one.
+    ['::ffff:0:a9fe:a9fe', 'link-local'],
+    ['::ffff:0:169.254.169.254', 'link-local'],
+    ['::ffff:0:10.0.0.1', 'private'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:808:808', 'public'],
+    // NAT64 well-known prefix (64:ff9b::/96).
+    ['64:ff9b::169.254.169.254', 'link-local'],
+    ['64:ff9b::192.168.0.1', 'private'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::8.8.8.8', 'public'],
+    ['64:ff9b::1:0:0:1', 'reserved'], // 64:ff9b::/32 outside the /96
+    // Local-use NAT64 (64:ff9b:1::/48): where the IPv4 address sits is the operator's choice, so the whole prefix.
+    ['64:ff9b:1::a9fe:a9fe', 'private'],
+    ['64:ff9b:1::8.8.8.8', 'private'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'private'],
+    // The discard prefix (100::/64) and the rest of the space outside 2000::/3.
+    ['100::', 'reserved'],
+    ['100::a9fe:a9fe', 'reserved'],
+    ['100::ffff:a9fe:a9fe', 'reserved'],
+    ['100:0:0:1::1', 'reserved'],
+    ['::a9fe:a9fe', 'reserved'], // IPv4-compatible, deprecated
+    ['4000::1', 'reserved'],
+    // Teredo hides its IPv4 address; 6to4 carries one in the clear.
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['2002:a9fe:a9fe::1', 'link-local'],
+    ['2002:808:808::1', 'public'],
+    ['2001:2::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['2a00:1450:4001::1', 'public'],
+  ];
+  for (const [ip, cls] of cases) assert.equal(classifyAddress(ip), cls, ip);
+  // The same judgement on the URL text a save checks (WHATWG writes these hosts in hex).
+  for (const url of [
+    'http://[::ffff:0:a9fe:a9fe]/',
+    'http://[::ffff:0:169.254.169.254]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[64:ff9b:1::808:808]/',
+    'http://[100::a9fe:a9fe]/',
+  ])
+    assert.ok('refused' in checkDestinationText(url, loose), url);
+  assert.deepEqual(checkDestinationText('http://[64:ff9b::808:808]/', strict), { host: null });
+  assert.deepEqual(checkDestinationText('http://[::ffff:0:808:808]/', strict), { host: null });
+});
+
 test('URL text: scheme, credentials and every spelling of a refused host', () => {
   const refused = [
     'ftp://example.com/h',
@@ -150,6 +197,23 @@ test('the dispatcher refuses at connect time: a name resolving to loopback, and 
   const mapped = await request(`http://[::ffff:127.0.0.1]:${port}/`, { dispatcher: agent }).catch((e: unknown) => e);
   assert.ok(isDestinationRefusal(mapped), String(mapped));
   await agent.close();
+});
+
+test('connect time judges the translated forms as save time does: IP literals and names resolving to them', async () => {
+  for (const address of ['::ffff:0:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '64:ff9b:1::808:808', '100::a9fe:a9fe']) {
+    // Even with the loopback switch: none of these is loopback.
+    const agent = destinationAgent(loose, { lookupAll: resolvesTo(address) });
+    const byName = await request(`http://translated.example:${port}/`, { dispatcher: agent }).catch((e: unknown) => e);
+    assert.ok(isDestinationRefusal(byName), `${address} by name: ${String(byName)}`);
+    const byLiteral = await request(`http://[${address}]:${port}/`, { dispatcher: agent }).catch((e: unknown) => e);
+    assert.ok(isDestinationRefusal(byLiteral), `${address} literal: ${String(byLiteral)}`);
+    await agent.close();
+  }
+  const look = (address: string) =>
+    new Promise<Error | null>((resolve) => checkedLookup(strict, resolvesTo(address))('h.example', { all: true }, (err) => resolve(err)));
+  assert.equal(await look('64:ff9b::808:808'), null, 'a public IPv4 address behind the well-known prefix is allowed');
+  assert.equal(await look('::ffff:0:808:808'), null);
+  assert.ok((await look('::ffff:0:a9fe:a9fe')) instanceof DestinationRefused);
 });
 
 test('with the loopback switch the same dispatcher connects (so the refusal above is the policy, not the network)', async () => {

@@ -156,6 +156,16 @@ test('a body that is not JSON is malformed; an envelope without changes yields n
     () => post.parse!({ url: '/providers/whatsapp/webhook', rawBody: Buffer.from(raw), headers: {} }),
     (e) => e instanceof MalformedWebhook && e.message === 'The request body is not valid JSON.',
   );
+  // Bytes that are not UTF-8 are refused, never read as replacement characters in a customer's text.
+  const latin1 = Buffer.concat([
+    Buffer.from('{"entry":[{"changes":[{"value":{"messages":[{"text":{"body":"caf'),
+    Buffer.from([0xe9]),
+    Buffer.from('"}}]}}]}]}'),
+  ]);
+  assert.throws(
+    () => post.parse!({ url: '/providers/whatsapp/webhook', rawBody: latin1, headers: {} }),
+    (e) => e instanceof MalformedWebhook && e.message === 'The request body is not valid UTF-8.',
+  );
   assert.deepEqual(post.parse!(signed({ object: 'whatsapp_business_account', entry: [{ id: '1' }] })), []);
   assert.deepEqual(post.parse!(signed({ entry: 'nonsense' })), []);
   assert.deepEqual(post.answer, {

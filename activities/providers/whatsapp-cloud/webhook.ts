@@ -2,6 +2,7 @@
 // {object, entry[{id, changes[{field, value}]}]} whose values carry `statuses` of our messages and
 // `messages` customers sent, plus the GET subscription handshake (hub.mode/hub.verify_token/hub.challenge).
 import { isRecord } from '../http.js';
+import { decodeUtf8 } from '../../../domain/platform/utf8.js';
 import {
   MalformedWebhook,
   type ChatOrderItem,
@@ -51,8 +52,11 @@ export function parseWhatsAppWebhook(req: WebhookRequest): ProviderEvent[] {
 }
 
 function readPayload(req: WebhookRequest): unknown {
+  // Bytes that are not UTF-8 are refused, not stored as replacement characters in a customer's message.
+  const text = decodeUtf8(req.rawBody);
+  if (text === null) throw new MalformedWebhook('The request body is not valid UTF-8.');
   try {
-    return JSON.parse(req.rawBody.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw new MalformedWebhook('The request body is not valid JSON.');
   }

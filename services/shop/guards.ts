@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { one } from '../../entities/db.js';
+import { forbidden, rateLimited } from '../platform/errors.js';
+import { ADDRESS_WINDOW_SECONDS } from '../../domain/shop/cart.js';
+
+// What the public shop page checks before it takes anything from a visitor (docs/decisions.md,
+// "The storefront cannot be hoarded"): the account's shop is open, and the client address has room
+// in the shop's hourly limits. The page needs no credential, so these are the only gates it has.
+
+/** A suspended account's shop takes nothing: its pages answer that the shop is closed (403). */
+export function requireShopOpen(accountStatus: string): void {
+  if (accountStatus !== 'active') throw forbidden('This shop is closed.', 'shop_closed');
+}
+
+/** What one address may do in a shop per hour: the shop setting that limits it and the basket columns that count it. */
+const COUNTED = {
+  baskets: { limit: 'address_baskets_per_hour', address: 'opened_from', at: 'created_at', what: 'baskets opened' },
+  orders: { limit: 'address_orders_per_hour', address: 'submitted_from', at: 'submitted_at', what: 'orders sent' },
+} as const;
+export type AddressCounted = keyof typeof COUNTED;
+
+/** The advisory lock class of a shop's per-address counts ("SA"). */
+const ADDRESS_LOCK_CLASS = 0x5341;
+
+/** The form an address is stored and compared in (an IPv6 text form is at most 45 characters). */
+export const addressKey = (address: string) => address.trim().toLowerCase().slice(0, 64);
+
+/**
+ * Refuses (429 with the wait) when `address` already did `kind` as often as the shop allows in the
+ * last hour. Runs in the transaction that then records the new basket or submission, holding a
+ * transaction lock on (shop, address): two requests of one address cannot both pass the count.
+ */
+export async function requireAddressRoom(tx: EntityManager, kind: AddressCounted, catalogueId: number, address: string): Promise<void> {
+  const c = COUNTED[kind];
+  const key = addressKey(address);
+  await one(tx, 'select pg_advisory_xact_lock(?::int, hashtext(?))', [ADDRESS_LOCK_CLASS, `${kind}:${catalogueId}:${key}`]);
+  // The limit-th newest one inside the window: when it exists the address is at the limit, and one
+  // more fits once it leaves the window.
+  const row = await one<{ per_hour: number; wait: string | null }>(
+    tx,
+    `select s.${c.limit} as per_hour,
+            (select extract(epoch from k.${c.at} + make_interval(secs => ?) - now())
+               from carts k
+              where k.catalogue_id = s.id and k.${c.address} = ? and k.${c.at} > now() - make_interval(secs => ?)
+              order by k.${c.at} desc offset s.${c.limit} - 1 limit 1) as wait
+       from catalogues s where s.id = ?`,
+    [ADDRESS_WINDOW_SECONDS, key, ADDRESS_WINDOW_SECONDS, catalogueId],
+  );
+  if (row?.wait != null)
+    throw rateLimited(
+      `Too many ${c.what} from your network in this shop: at most ${row.per_hour} an hour. Try again later.`,
+      Number(row.wait),
+      'address_limit',
+    );
+}
