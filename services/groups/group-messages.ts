@@ -113,6 +113,11 @@ export const groupMessageBody = {
     { required: ['template'], properties: { message: false, body: false, media_url: false, media_type: false } },
   ],
   description: 'Exactly one kind: text (message or body), media (media_url with media_type, message as caption), or a template.',
+  'x-one-of-error': {
+    field: 'message',
+    message:
+      'Send one kind of content: a message (or body), media_url with media_type (message as the caption), or a template with its language and components.',
+  },
 } as const;
 
 export const pinBody = {
