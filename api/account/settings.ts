@@ -2,6 +2,7 @@ import { defineOperation, type Operation } from '../operation.js';
 import { PERMISSIONS } from '../../domain/account/permissions.js';
 import { DATA_GRANT_PATTERN } from '../../domain/data/index.js';
 import { numericId } from '../../services/platform/ids.js';
+import { storableObject } from '../../services/platform/storable.js';
 import {
   listAccounts,
   openAccount,
@@ -152,7 +153,9 @@ const channelFields = {
   code: { type: 'string', minLength: 1, maxLength: 64 },
   is_default: { type: 'boolean', description: 'The default route of its type; replaces the previous default' },
   active: { type: 'boolean' },
-  config: { type: 'object' },
+  // Free-form provider settings, stated as storable JSON: a key or text with a NUL at any depth is
+  // refused by the server, and the schema now says so at every depth, not only at the top.
+  config: storableObject,
 } as const;
 
 // ---- Accounts and users ------------------------------------------------------------------------

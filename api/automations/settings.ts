@@ -17,12 +17,13 @@ import {
 import { accountRef } from '../../services/account/index.js';
 import { OPERATION_KINDS } from '../../services/automations/operations.js';
 import { storableObject } from '../../services/platform/storable.js';
+import { destinationUrlSchema } from '../../services/platform/destinations.js';
 
 // Operator interface for automations: event subscriptions, operation definitions, schedules, runs.
 const A = '/admin/v1/accounts/{account}';
 const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
 
-const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+const url = destinationUrlSchema;
 const eventType = {
   type: 'string',
   maxLength: 100,

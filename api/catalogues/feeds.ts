@@ -16,6 +16,7 @@ import {
 import { FEED_FIELDS } from '../../domain/catalogues/feed-mapping.js';
 import { CATALOGUE_LIMITS, SYNC_MODES } from '../../domain/catalogues/vocabulary.js';
 import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './catalogues.js';
+import { destinationUrlSchema } from '../../services/platform/destinations.js';
 
 // Product feeds. The contract names the create (the first pull runs at once) and the run-now; the
 // list, read, change (which re-enables a switched-off feed) and delete are ours (docs/decisions.md,
@@ -23,9 +24,7 @@ import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './c
 
 const feedFields = {
   url: {
-    type: 'string',
-    minLength: 1,
-    maxLength: 2048,
+    ...destinationUrlSchema,
     description:
       'http or https address of an XML (RSS/Atom with the g: namespace), CSV (delimiter detected) or JSON (an array, or {products:[…]} / {items:[…]}) feed. ' +
       'An address of this machine or a private network is refused.',

@@ -70,7 +70,7 @@ const columnFields = {
   key: columnKey,
   label: name,
   type: { enum: FIELD_TYPES },
-  stored_type: { ...nullableText(64), description: 'Only for type unknown: what the source system called it' },
+  stored_type: { ...nullableText(64), minLength: 1, description: 'Only for type unknown: what the source system called it' },
   required: { type: 'boolean' },
   unique: { type: 'boolean', description: 'Unique among live records (not for file or unknown)' },
   indexed: { type: 'boolean', description: 'Build a sort/filter index (in the background; see index_status)' },
@@ -78,11 +78,18 @@ const columnFields = {
   ui: uiSchema,
 } as const;
 
+// A stored type belongs to a column of type unknown only (domain/data/column-rules.ts says the same).
+const storedTypeOnlyForUnknown = {
+  if: { required: ['stored_type'], properties: { stored_type: { type: 'string' } } },
+  then: { properties: { type: { const: 'unknown', 'x-error': 'Only a column of type unknown has a stored type.' } } },
+} as const;
+
 const columnBody = {
   type: 'object',
   required: ['key', 'type'],
   additionalProperties: false,
   properties: { ...columnFields, position: { type: 'integer', minimum: 0, description: 'Where to insert it (0-based); default last' } },
+  ...storedTypeOnlyForUnknown,
 } as const;
 
 const grant = {
@@ -184,7 +191,13 @@ const createTableBody = {
       type: 'array',
       maxItems: 1000,
       description: 'Columns in display order',
-      items: { type: 'object', required: ['key', 'type'], additionalProperties: false, properties: columnFields },
+      items: {
+        type: 'object',
+        required: ['key', 'type'],
+        additionalProperties: false,
+        properties: columnFields,
+        ...storedTypeOnlyForUnknown,
+      },
     },
   },
 } as const;

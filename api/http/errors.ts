@@ -88,12 +88,15 @@ export function dataErrorBody(e: HttpError) {
         : e.extra.reason
           ? { reason: e.extra.reason }
           : undefined;
+  // A refusal of one field names it, whether a rule said so or the request's schema refused it.
+  const fields = e.extra.errors ? Object.keys(e.extra.errors) : [];
+  const field = e.extra.field ?? (fields.length === 1 ? fields[0] : undefined);
   return {
     error: {
       code,
       message: e.message,
       retryable: RETRYABLE.has(code),
-      ...(e.extra.field ? { field: e.extra.field } : {}),
+      ...(field ? { field } : {}),
       ...(details !== undefined ? { details } : {}),
     },
     message: e.message,

@@ -13,6 +13,7 @@ import {
 } from '../../services/webhooks/endpoints.js';
 import { accountRef } from '../../services/account/index.js';
 import { EVENT_FILTERS } from '../../services/webhooks/events.js';
+import { destinationUrlSchema } from '../../services/platform/destinations.js';
 
 // Operator interface for webhook endpoints (Settings), their delivery log and redelivery.
 const A = '/admin/v1/accounts/{account}';
@@ -20,7 +21,7 @@ const E = `${A}/webhook-endpoints` as const;
 const base = { tag: 'Settings (operator)', auth: 'operator' } as const;
 const endpointId = (ref: string) => numericId(ref, 'Webhook endpoint');
 
-const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+const url = destinationUrlSchema;
 const events = {
   type: 'array',
   items: { enum: EVENT_FILTERS },

@@ -6,16 +6,20 @@
 // 23:59, years 0000-9999): those reached a statement as text and failed it (a 500) instead of the
 // request (a 422). Pure: no I/O.
 
+import { TRIM_WHITESPACE } from './text-patterns.js';
+
 /** The largest zone offset PostgreSQL accepts is 15:59 (its limit is 16 hours, exclusive). */
 export const MAX_OFFSET_HOURS = 15;
 
-const YEAR = '(?:[1-9]\\d{3}|0[1-9]\\d{2}|00[1-9]\\d|000[1-9])';
+const YEAR = '(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])';
 const MONTH = '(?:0[1-9]|1[0-2])';
-const DAY = '(?:0[1-9]|[12]\\d|3[01])';
-const CLOCK = '(?:[01]\\d|2[0-3]):[0-5]\\d';
+const DAY = '(?:0[1-9]|[12][0-9]|3[01])';
+// Digits as [0-9], never \d: a generator reading these patterns in Python (Schemathesis) takes \d for
+// any Unicode digit, which JavaScript's \d is not.
+const CLOCK = '(?:[01][0-9]|2[0-3]):[0-5][0-9]';
 
 /** A zone: Z, or ±hh, ±hhmm or ±hh:mm with hours 00-15. */
-export const OFFSET_PATTERN = '(?:[Zz]|[+-](?:0\\d|1[0-5])(?::?[0-5]\\d)?)';
+export const OFFSET_PATTERN = '(?:[Zz]|[+-](?:0[0-9]|1[0-5])(?::?[0-5][0-9])?)';
 
 /**
  * What a `format: date-time` field admits, as a pattern the OpenAPI document states beside the
@@ -23,10 +27,17 @@ export const OFFSET_PATTERN = '(?:[Zz]|[+-](?:0\\d|1[0-5])(?::?[0-5]\\d)?)';
  * 15:59, at most nine fraction digits. The format check (isDateTime) adds what a pattern cannot say:
  * the day exists, and a leap second (:60) only at 23:59 UTC.
  */
-export const DATE_TIME_PATTERN = `^${YEAR}-${MONTH}-${DAY}[Tt ]${CLOCK}:(?:[0-5]\\d|60)(?:\\.\\d{1,9})?${OFFSET_PATTERN}$`;
+export const DATE_TIME_PATTERN = `^${YEAR}-${MONTH}-${DAY}[Tt ]${CLOCK}:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?${OFFSET_PATTERN}$`;
 
 /** The same, unanchored, for hand-written fields that let the seconds go (schedule_time: 2026-12-01T09:00+03:00). */
-export const LENIENT_DATE_TIME = `${YEAR}-${MONTH}-${DAY}[Tt ]${CLOCK}(?::(?:[0-5]\\d|60)(?:\\.\\d{1,9})?)?${OFFSET_PATTERN}`;
+export const LENIENT_DATE_TIME = `${YEAR}-${MONTH}-${DAY}[Tt ]${CLOCK}(?::(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?)?${OFFSET_PATTERN}`;
+
+/**
+ * A bound of a data overview's window (from, to), as parseBound reads it once trimmed: a date, or a
+ * date and time in the lenient form. The schema states the shape; whether the day exists and the
+ * window is in order are the range rule's (422 on the field).
+ */
+export const RANGE_BOUND_PATTERN = `^[${TRIM_WHITESPACE}]*(?:${YEAR}-${MONTH}-${DAY}|${LENIENT_DATE_TIME})[${TRIM_WHITESPACE}]*$`;
 
 /** Words for a refusal, in the style of the other field messages. */
 export const DATE_TIME_RULE = 'an ISO 8601 date and time with a zone offset between -15:59 and +15:59 (Z or ±hh:mm), years 0001-9999';

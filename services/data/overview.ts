@@ -3,6 +3,7 @@ import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
 import { masksFor, valueExpression, type ColumnDef } from '../../domain/data/index.js';
 import { bucketStarts, resolveRange, type Bucket, type Window } from '../../domain/data/ranges.js';
+import { RANGE_BOUND_PATTERN } from '../../domain/platform/date-time.js';
 import { columnsOf, dataCaller, type TableRow } from './tables.js';
 import { groupObject, groupObjectSchema, loadGroup } from './groups.js';
 
@@ -26,9 +27,15 @@ export const overviewQuerySchema = {
     from: {
       type: 'string',
       maxLength: 64,
+      pattern: RANGE_BOUND_PATTERN,
       description: 'instead of range: a date (YYYY-MM-DD, UTC) or a date and time with a timezone',
     },
-    to: { type: 'string', maxLength: 64, description: 'with from: the end (a date includes that whole day); default now' },
+    to: {
+      type: 'string',
+      maxLength: 64,
+      pattern: RANGE_BOUND_PATTERN,
+      description: 'with from: the end (a date includes that whole day); default now',
+    },
   },
 } as const;
 

@@ -5,6 +5,7 @@ import { prepareWhatsAppMessage, WHATSAPP_LIMITS, WHATSAPP_MEDIA_KINDS, type Wha
 import { createOutboundMessages } from '../messaging/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
+import { NOT_BLANK, TRIM_WHITESPACE } from '../platform/validation.js';
 import { loadGroup } from './group-row.js';
 import { awaitGroupChange, groupMessageRequest, requireActive, requireSendPermission, type MemberServiceDeps } from './members.js';
 
@@ -16,17 +17,46 @@ import { awaitGroupChange, groupMessageRequest, requireActive, requireSendPermis
 
 type OutboundDraft = Parameters<typeof createOutboundMessages>[2][number];
 
+// A template's components, in the outline the chat send checks (validateComponent): each has a
+// type and an array of parameters; a parameter has a type, and a text parameter its text.
+const templateComponents = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['type', 'parameters'],
+    properties: {
+      type: { type: 'string', pattern: NOT_BLANK },
+      parameters: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['type'],
+          properties: { type: { type: 'string', pattern: NOT_BLANK } },
+          if: { properties: { type: { const: 'text' } } },
+          then: { required: ['text'], properties: { text: { type: 'string', pattern: NOT_BLANK } } },
+        },
+      },
+    },
+  },
+} as const;
+
 const templateObject = {
   type: 'object',
   required: ['name'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateName },
+    name: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateName, pattern: NOT_BLANK },
     language: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateLanguage, description: 'default en' },
-    components: { type: 'array', items: { type: 'object' } },
+    components: templateComponents,
   },
 } as const;
 
-export const groupMessageBody = {
+/**
+ * An http(s) link as the chat send reads it (HTTP_URL after trimming): a host, then no whitespace.
+ * TRIM_WHITESPACE is what trim removes, written out (see NOT_BLANK); no NUL anywhere.
+ */
+const MEDIA_URL = `^[${TRIM_WHITESPACE}]*[hH][tT][tT][pP][sS]?://[^\\u0000${TRIM_WHITESPACE}/?#]+[^\\u0000${TRIM_WHITESPACE}]*[${TRIM_WHITESPACE}]*$`;
+
+const groupMessageFields = {
   type: 'object',
   properties: {
     message: { type: 'string', maxLength: GROUP_LIMITS.messageText, description: 'text (or the caption of media)' },
@@ -34,14 +64,60 @@ export const groupMessageBody = {
     media_url: { type: 'string', maxLength: WHATSAPP_LIMITS.mediaUrl, description: 'http(s) link of the media; needs media_type' },
     media_type: { enum: WHATSAPP_MEDIA_KINDS },
     template: {
-      oneOf: [{ type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateName }, templateObject],
+      oneOf: [{ type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateName, pattern: NOT_BLANK }, templateObject],
       description: 'an approved template: its name (language and components beside it) or {name, language, components}',
     },
     language: { type: 'string', minLength: 1, maxLength: WHATSAPP_LIMITS.templateLanguage, description: 'the template’s language' },
-    components: { type: 'array', items: { type: 'object' }, description: 'the template’s components' },
+    components: { ...templateComponents, description: 'the template’s components' },
   },
   additionalProperties: false,
+} as const;
+
+/**
+ * Exactly one kind of content, stated in the schema (it was only the send's rule, so a request the
+ * document admitted, a template beside media, was refused): text (a message that is not blank, or
+ * a body with no message), media (media_url with media_type; message as the caption), or a
+ * template (with its language and components, and nothing else). `false` marks a field the kind
+ * may not carry.
+ */
+export const groupMessageBody = {
+  ...groupMessageFields,
+  oneOf: [
+    {
+      required: ['message'],
+      properties: {
+        message: { pattern: NOT_BLANK },
+        media_url: false,
+        media_type: false,
+        template: false,
+        language: false,
+        components: false,
+      },
+    },
+    {
+      required: ['body'],
+      properties: {
+        message: false,
+        body: { pattern: NOT_BLANK },
+        media_url: false,
+        media_type: false,
+        template: false,
+        language: false,
+        components: false,
+      },
+    },
+    {
+      required: ['media_url', 'media_type'],
+      properties: { media_url: { pattern: MEDIA_URL }, template: false, language: false, components: false },
+    },
+    { required: ['template'], properties: { message: false, body: false, media_url: false, media_type: false } },
+  ],
   description: 'Exactly one kind: text (message or body), media (media_url with media_type, message as caption), or a template.',
+  'x-one-of-error': {
+    field: 'message',
+    message:
+      'Send one kind of content: a message (or body), media_url with media_type (message as the caption), or a template with its language and components.',
+  },
 } as const;
 
 export const pinBody = {
@@ -65,7 +141,7 @@ export const pinBody = {
   additionalProperties: false,
 } as const;
 
-export type GroupMessageInput = FromSchema<typeof groupMessageBody>;
+export type GroupMessageInput = FromSchema<typeof groupMessageFields>;
 export type PinInput = FromSchema<typeof pinBody>;
 
 /** The request in the chat send's words, exactly one kind of content. */

@@ -12,6 +12,7 @@ import { chatGroupChangeStarter, chatGroupStarter } from '../../workflows/groups
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, conflict, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { pageOf, pageQueryProperties, paginationOf } from '../platform/pagination.js';
+import { NOT_BLANK } from '../platform/validation.js';
 import { groupView, loadGroup, type GroupRow } from './group-row.js';
 import { markGroupDeleted, type GroupChange, type GroupChangeResult } from './lifecycle.js';
 
@@ -41,7 +42,7 @@ export const groupCreateBody = {
       maxLength: 64,
       description: 'a provider phone-number id of one of the account’s WhatsApp numbers; absent: the account’s first WhatsApp number',
     },
-    subject: { type: 'string', maxLength: GROUP_LIMITS.subject, description: 'required; trimmed; 1 to 128 characters' },
+    subject: { type: 'string', maxLength: GROUP_LIMITS.subject, pattern: NOT_BLANK, description: 'required; trimmed; 1 to 128 characters' },
     description: { type: 'string', maxLength: GROUP_LIMITS.description },
     join_approval_mode: { enum: JOIN_APPROVAL_MODES, default: 'auto_approve' },
     invite_template: {
@@ -78,9 +79,10 @@ export const groupListQuery = {
 export const groupUpdateBody = {
   type: 'object',
   properties: {
-    subject: { type: 'string', maxLength: GROUP_LIMITS.subject, description: 'trimmed; 1 to 128 characters' },
+    subject: { type: 'string', maxLength: GROUP_LIMITS.subject, pattern: NOT_BLANK, description: 'trimmed; 1 to 128 characters' },
     description: { type: 'string', maxLength: GROUP_LIMITS.description, description: 'an empty string clears it' },
   },
+  minProperties: 1,
   additionalProperties: false,
 } as const;
 

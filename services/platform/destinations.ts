@@ -124,6 +124,14 @@ const CLASS_WORDS: Record<Exclude<AddressClass, 'public'>, string> = {
   reserved: 'a reserved address',
 };
 
+/**
+ * The schema of a URL the service will call (webhook endpoints, automation subscriptions, product
+ * feeds): an absolute http(s) URI. The address policy (no loopback, private or metadata address,
+ * judged again when connecting) depends on DNS and cannot be a schema; its refusal is a 422 on the
+ * field (docs/security.md).
+ */
+export const destinationUrlSchema = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+
 /** Names that stand for loopback without any lookup (RFC 6761). */
 const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 

@@ -33,6 +33,9 @@ const queryAjv = makeAjv({ allErrors: true, strict: false, coerceTypes: 'array',
 
 function fieldOf(e: ErrorObject): string {
   const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  // A rule between fields (x-error) may name the field its refusal is filed under.
+  const named = (e.parentSchema as Record<string, unknown> | undefined)?.[X_ERROR_FIELD];
+  if (typeof named === 'string') return [base, named].filter(Boolean).join('.');
   if (e.keyword === 'required') return [base, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.');
   if (e.keyword === 'additionalProperties')
     return [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.');
@@ -44,6 +47,8 @@ function fieldOf(e: ErrorObject): string {
  * carry text."); otherwise the message is built from the keyword.
  */
 export const X_ERROR = 'x-error';
+/** Beside x-error: the field a rule between fields files its refusal under (default: where it failed). */
+export const X_ERROR_FIELD = 'x-error-field';
 
 // Messages in the style clients of the contract already parse (one sentence per field problem).
 function messageOf(field: string, e: ErrorObject): string {
@@ -81,11 +86,28 @@ function messageOf(field: string, e: ErrorObject): string {
   }
 }
 
+/** On a schema with a oneOf: the sentence its refusal is answered with, and the field it is filed under. */
+export const X_ONE_OF_ERROR = 'x-one-of-error';
+
+function oneOfWording(e: ErrorObject): { message: string; field?: string } | undefined {
+  const own = (e.parentSchema as Record<string, unknown> | undefined)?.[X_ONE_OF_ERROR];
+  return own !== null && typeof own === 'object' ? (own as { message: string; field?: string }) : undefined;
+}
+
 export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldErrors {
   // Field names come from the request: a field named __proto__ must be a key like any other, so the
   // messages gather in a Map and become an object through fromEntries (own keys, no prototype setter).
   const out = new Map<string, string[]>();
+  // A oneOf that words its own refusal (x-one-of-error: "send one kind of content") is answered by
+  // that sentence alone: the errors of each branch it tried would only list every field it names.
+  const worded = (errors ?? []).filter((e) => e.keyword === 'oneOf' && typeof oneOfWording(e)?.message === 'string');
   for (const e of errors ?? []) {
+    if (worded.includes(e)) {
+      const { message, field } = oneOfWording(e)!;
+      out.set(field ?? fieldOf(e), [message]);
+      continue;
+    }
+    if (worded.some((w) => e.schemaPath.startsWith(`${w.schemaPath}/`))) continue;
     if (e.keyword === 'if' || e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
     // Items that did not match a `contains` are not each wrong: the contains error itself says what is missing.
     if (e.schemaPath.includes('/contains/')) continue;
@@ -158,6 +180,8 @@ export function refuseUnstorableText(value: unknown, base = ''): void {
  */
 export const INT4_MAX = 2_147_483_647;
 const NO_NUL = '^[^\\u0000]*$';
+
+export { NOT_BLANK, TRIM_WHITESPACE } from '../../domain/platform/text-patterns.js';
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 export function withStorageBounds<S>(schema: S, root = true): S {
   if (Array.isArray(schema)) return schema.map((s: unknown) => withStorageBounds(s, false)) as S;

@@ -72,6 +72,10 @@ export const shopLinkBody = {
       description: "phone with country code first: the chat with the account's first WhatsApp number",
     },
   },
+  // One recipient at most: stated here so the document admits only what the link accepts.
+  dependentSchemas: {
+    to: { not: { required: ['conversation_id'] }, 'x-error': 'Send either conversation_id or to, not both.', 'x-error-field': 'to' },
+  },
   additionalProperties: false,
 } as const;
 

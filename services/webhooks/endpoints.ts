@@ -150,11 +150,14 @@ export async function updateEndpoint(
 export async function rotateSecret(oc: OperatorContext, accountId: number, id: number, overlapHours = 24) {
   await endpointRow(oc, accountId, id);
   const secret = newWebhookSecret();
+  // Typed casts: compared with the literal 0, an untyped parameter was read as an integer, and any
+  // fractional overlap (0.5 hours) was a 500.
+  const keepsOld = overlapHours > 0;
   const row = await one<EndpointRow>(
     oc.em,
-    `update webhook_endpoints set previous_secret = case when ? > 0 then secret else null end, previous_secret_expires_at = case when ? > 0 then now() + make_interval(secs => ?) else null end,
+    `update webhook_endpoints set previous_secret = case when ?::boolean then secret else null end, previous_secret_expires_at = case when ?::boolean then now() + make_interval(secs => ?::float8) else null end,
             secret = ?, updated_at = now() where id = ? and account_id = ? returning *`,
-    [overlapHours, overlapHours, overlapHours * 3600, secret, id, accountId],
+    [keepsOld, keepsOld, overlapHours * 3600, secret, id, accountId],
   );
   oc.log.info({ actor: 'operator', account: accountId, endpoint: id, overlap_hours: overlapHours }, 'webhook secret rotated');
   return { ...endpointView(row!), secret };

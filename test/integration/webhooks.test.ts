@@ -34,6 +34,13 @@ test('the operator creates, lists, updates, disables, re-enables, rotates and de
   assert.notEqual(rotated.body.data.secret, made.body.data.secret);
   const overlapEnds = Date.parse(rotated.body.data.previous_secret_expires_at) - Date.now();
   assert.ok(overlapEnds > 7_100_000 && overlapEnds <= 7_200_000, String(overlapEnds));
+  // A fractional overlap is a number of hours like any other (the fuzzer's 2.2250738585e-313 was a 500).
+  const halfHour = await admin('POST', `${base}/${id}/rotate-secret`, { overlap_hours: 0.5 });
+  assert.equal(halfHour.status, 200, JSON.stringify(halfHour.body));
+  const halfEnds = Date.parse(halfHour.body.data.previous_secret_expires_at) - Date.now();
+  assert.ok(halfEnds > 1_700_000 && halfEnds <= 1_800_000, String(halfEnds));
+  const tiny = await admin('POST', `${base}/${id}/rotate-secret`, { overlap_hours: 2.2250738585e-313 });
+  assert.equal(tiny.status, 200, JSON.stringify(tiny.body));
   assert.equal((await admin('DELETE', `${base}/${id}`)).status, 200);
   assert.equal((await admin('GET', `${base}/${id}`)).status, 404);
   assert.equal((await admin('DELETE', `${base}/${id}`)).status, 404);
