@@ -55,21 +55,33 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
       try {
         return await fn(req);
       } catch (err) {
-        if (!(err instanceof DomainError) || !STATUS_OF[err.kind]) throw err;
-        if (err.kind === 'not_found') return html(ctx, 404, noticePage('Basket not found', 'This link does not open a basket.'));
-        // A suspended account's shop: every page of it says so, and shows nothing of the basket.
-        if (err.kind === 'forbidden')
-          return html(ctx, 403, noticePage('Shop closed', 'This shop is closed and is not taking orders at the moment.'));
-        if (err.kind === 'rate_limited') {
-          ctx.set('Retry-After', String(err.detail.retryAfterSeconds ?? 60));
-          // A product page's basket was not opened: there is no basket page to show the refusal on.
-          if (req.params.ref === undefined) return html(ctx, 429, noticePage('Slow down', err.message));
-        }
-        const message = Object.values(err.detail.errors ?? {})[0]?.[0] ?? err.message;
-        const model = await pageModel(pageDeps, req.params.ref, req.params.key, {});
-        return html(ctx, STATUS_OF[err.kind]!, shopPage({ ...model, error: message }));
+        return refusalPage(req, err);
       }
     };
+  /** A refusal as a page with its status; the basket page it is shown on may itself be refused (an unknown basket). */
+  const refusalPage = async (req: RouteRequest, err: unknown): Promise<RouteResult> => {
+    const { ctx } = req;
+    if (!(err instanceof DomainError) || !STATUS_OF[err.kind]) throw err;
+    if (err.kind === 'not_found') return html(ctx, 404, noticePage('Basket not found', 'This link does not open a basket.'));
+    // A suspended account's shop: every page of it says so, and shows nothing of the basket.
+    if (err.kind === 'forbidden')
+      return html(ctx, 403, noticePage('Shop closed', 'This shop is closed and is not taking orders at the moment.'));
+    if (err.kind === 'rate_limited') {
+      ctx.set('Retry-After', String(err.detail.retryAfterSeconds ?? 60));
+      // A product page's basket was not opened: there is no basket page to show the refusal on.
+      if (req.params.ref === undefined) return html(ctx, 429, noticePage('Slow down', err.message));
+    }
+    const message = Object.values(err.detail.errors ?? {})[0]?.[0] ?? err.message;
+    let model;
+    try {
+      model = await pageModel(pageDeps, req.params.ref, req.params.key, {});
+    } catch (again) {
+      // A bad form posted to an address with no basket (or a closed shop): that refusal is the page.
+      if (again instanceof DomainError && again.kind !== err.kind) return refusalPage(req, again);
+      throw again;
+    }
+    return html(ctx, STATUS_OF[err.kind]!, shopPage({ ...model, error: message }));
+  };
   const back = (req: RouteRequest, anchor = '') => ({
     status: 303,
     body: '',

@@ -345,3 +345,16 @@ test('a date-time PostgreSQL would refuse (offset beyond ±15:59, year 0000) is 
     await client.close();
   }
 });
+
+test('a shop page form posted to an address with no basket answers the HTML 404 page, with or without a form', async () => {
+  // Found by Schemathesis: a form with no product on an unknown basket rendered the refusal on the
+  // basket page, which could not be read, and that second refusal left as a JSON 404.
+  for (const raw of [undefined, '', 'quantity=2']) {
+    const r = await http('POST', '/shop/0/0/items', {
+      ...(raw === undefined ? {} : { raw, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+    });
+    assert.equal(r.status, 404, r.text);
+    assert.match(r.headers.get('content-type') ?? '', /^text\/html/, String(raw));
+    assert.match(r.text, /Basket not found/);
+  }
+});
