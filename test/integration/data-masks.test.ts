@@ -1,8 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { API_URL, admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
+import { withMcpServer } from '../support/mcp.js';
 
 // Field masks against every read path of the records (issue 23, point 1). A caller for whom a
 // column is masked must learn nothing of its values: not from which rows a filter, a sort or q
@@ -246,19 +247,7 @@ test('a refused status move does not tell a masked caller the state the record i
   assert.equal(shown.body.error.details.from, 'junior');
 });
 
-async function mcp<T>(token: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'mask-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${API_URL}/mcp/v1/data`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    }),
-  );
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
-}
+const mcp = <T>(token: string, fn: (c: Client) => Promise<T>) => withMcpServer('data', token, fn);
 
 test('the list_data_records tool refuses the same filters and sorts for a masked caller, and serves a granted one', async () => {
   const credential = async (userId: number) => {

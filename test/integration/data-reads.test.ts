@@ -1,10 +1,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { openOrm } from '../../entities/orm.js';
 import { exec } from '../../entities/db.js';
-import { API_URL, admin, api, newTenant, type Tenant } from '../support/stack.js';
+import { admin, api, newTenant, type Tenant } from '../support/stack.js';
+import { withMcpServer } from '../support/mcp.js';
 import { customerOperations } from '../../api/operations.js';
 import { toolInputSchema } from '../../api/operation.js';
 import { FIELD_TYPES, TYPE_INFO } from '../../domain/data/vocabulary.js';
@@ -637,19 +638,7 @@ test('overview windows: named ranges, a JSON object, from and to; the bucket fol
 
 // ---- MCP: the data server ------------------------------------------------------------------------
 
-async function mcp<T>(token: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'data-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${API_URL}/mcp/v1/data`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    }),
-  );
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
-}
+const mcp = <T>(token: string, fn: (c: Client) => Promise<T>) => withMcpServer('data', token, fn);
 
 test('MCP /mcp/v1/data: every data operation is a tool with the same schemas; reads answer as REST does; errors carry the data envelope', async () => {
   const w = await setup();

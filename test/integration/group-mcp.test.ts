@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { API_URL, admin, api, newTenant } from '../support/stack.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { admin, api, newTenant } from '../support/stack.js';
+import { withMcpServer } from '../support/mcp.js';
 import { customerOperations } from '../../api/operations.js';
 import { toolInputSchema } from '../../api/operation.js';
 
@@ -24,19 +25,7 @@ const GROUP_OPS = [
   'pin_chat_group_message',
 ];
 
-async function mcp<T>(token: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'groups-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${API_URL}/mcp/v1/groups`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    }),
-  );
-  try {
-    return await fn(client);
-  } finally {
-    await client.close();
-  }
-}
+const mcp = <T>(token: string, fn: (c: Client) => Promise<T>) => withMcpServer('groups', token, fn);
 
 test('MCP /mcp/v1/groups: the thirteen group operations are its tools, with the REST schemas; a read answers as REST does', async () => {
   const groupOps = customerOperations.filter((op) => op.path.startsWith('/api/v3/whatsapp/groups'));
