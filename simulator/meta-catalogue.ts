@@ -663,6 +663,7 @@ function batchView(b: BatchRecord): Record<string, unknown> {
  * PATCH /catalogue/catalogs/:id/items/:retailerId  changes stored fields directly (drift), Batch API names
  * DELETE /catalogue/catalogs/:id/items/:retailerId removes one remotely
  * GET  /catalogue/batches?catalogId=               items_batch calls seen {count, batches}
+ * POST /catalogue/batches/:handle/finish           an in_progress handle finishes now (409 if hanging or finished)
  * GET  /catalogue/calls                            calls per endpoint, and requests carried by items_batch
  * GET|POST|DELETE /catalogue/faults                arm and clear faults (kinds: CATALOGUE_FAULT_KINDS)
  * GET|POST /catalogue/config                       {batchProcessingMs}
@@ -720,6 +721,19 @@ export function registerCatalogueSim(router: Router, state: SimState): void {
     const list = [...s.batches.values()].filter((b) => only === null || b.catalogId === only);
     for (const b of list) settleDue(s, b.catalogId);
     ctx.body = { count: list.length, batches: list.map(batchView) };
+  });
+
+  // A test that must see a handle in_progress holds it with a long batchProcessingMs and finishes it
+  // here, instead of racing a short processing time.
+  router.post('/catalogue/batches/:handle/finish', (ctx) => {
+    const b = s.batches.get(ctx.params.handle ?? '');
+    if (!b) return bad(ctx, `no batch ${ctx.params.handle}`, 404);
+    const now = Date.now();
+    settleDue(s, b.catalogId, now);
+    if (b.applied || b.finishAt === null) return bad(ctx, `the batch is ${b.applied ? 'finished' : 'hanging'}`, 409);
+    b.finishAt = now;
+    settleDue(s, b.catalogId, now);
+    ctx.body = batchView(b);
   });
 
   router.get('/catalogue/calls', (ctx) => {

@@ -166,6 +166,8 @@ export interface GroupsState {
   /** Current invite links only. */
   byLink: Map<string, string>;
   creations: Map<string, GroupCreation>;
+  /** Pending creations by request id, each with the call that ends its createDelayMs wait at once. */
+  completeNow: Map<string, () => void>;
   /** Phone-number ids marked not eligible (131215). */
   ineligible: Set<string>;
   /** Pause before the group_create webhook. */
@@ -180,6 +182,7 @@ export function createGroupsState(): GroupsState {
     groups: new Map(),
     byLink: new Map(),
     creations: new Map(),
+    completeNow: new Map(),
     ineligible: new Set(),
     createDelayMs: 200,
     webhookDelayMs: 20,
@@ -192,6 +195,7 @@ export function resetGroupsState(s: GroupsState): void {
   s.groups.clear();
   s.byLink.clear();
   s.creations.clear();
+  s.completeNow.clear();
   s.ineligible.clear();
 }
 
@@ -513,7 +517,12 @@ export function whatsappGroupsRouter(state: SimState): Router {
     if (fault?.kind === 'group_create_hang') return;
 
     state.life.spawn(`wa-group-create:${creation.requestId}`, async (gen) => {
-      if (!(await gen.sleep(s.createDelayMs))) return;
+      // A test that must see the creation pending holds it with a long createDelayMs and ends the wait
+      // with /creations/{request_id}/complete, instead of racing a short delay.
+      const completed = new Promise<boolean>((resolve) => s.completeNow.set(creation.requestId, () => resolve(true)));
+      const waited = await Promise.race([gen.sleep(s.createDelayMs), completed]);
+      s.completeNow.delete(creation.requestId);
+      if (!waited || gen.aborted) return;
       if (fault?.kind === 'group_create_fail') {
         const code = fault.code ?? 131000;
         creation.outcome = 'failed';
@@ -907,6 +916,7 @@ function startGroupTimeline(state: SimState, g: SimGroup, m: GroupMessageRecord,
 /**
  * GET  /                      groups {count, groups} (?phone_number_id=)
  * GET  /creations             creation requests {count, creations}: pending, created, failed, hanging
+ * POST /creations/:requestId/complete  a pending creation ends its createDelayMs wait now (409 unless pending)
  * GET|POST /config            {createDelayMs, webhookDelayMs}
  * POST /eligibility           {phone_number_id, eligible}: false makes every group call of it 131215
  * POST /join                  {invite_link | group_id, from, name?}: a user opens the invite link
@@ -986,6 +996,16 @@ export function groupsSimRouter(state: SimState): Router {
   r.get('/creations', (ctx) => {
     const list = [...s.creations.values()];
     ctx.body = { count: list.length, creations: list };
+  });
+
+  r.post('/creations/:requestId/complete', (ctx) => {
+    const creation = s.creations.get(ctx.params.requestId ?? '');
+    if (!creation) return bad(ctx, `no creation request ${ctx.params.requestId}`, 404);
+    const complete = s.completeNow.get(creation.requestId);
+    if (creation.outcome !== 'pending' || !complete) return bad(ctx, `the creation is ${creation.outcome}, not pending`, 409);
+    complete();
+    ctx.status = 202;
+    ctx.body = { requestId: creation.requestId, outcome: creation.outcome };
   });
 
   r.get('/config', (ctx) => {

@@ -15,6 +15,8 @@ export interface Received {
  */
 export async function startReceiver(answers: number[] = [200]) {
   const got: Received[] = [];
+  /** Called after each request is recorded: the pending `waitFor`s look again. */
+  const onRequest = new Set<() => void>();
   let plan = [...answers];
   let delayMs = 0;
   const server = http.createServer((req, res) => {
@@ -29,6 +31,7 @@ export async function startReceiver(answers: number[] = [200]) {
         json = null;
       }
       got.push({ at: Date.now(), headers: req.headers, body, json });
+      for (const look of [...onRequest]) look();
       const status = plan.length > 1 ? plan.shift()! : plan[0];
       setTimeout(() => {
         res.writeHead(status, { 'content-type': 'text/plain' });
@@ -47,6 +50,39 @@ export async function startReceiver(answers: number[] = [200]) {
     },
     slow(ms: number) {
       delayMs = ms;
+    },
+    /**
+     * Resolves with what `pick` finds in the requests got so far, as soon as it finds something (null or
+     * undefined: nothing yet): looked for at once and again on each request, never on a timer, so a
+     * loaded machine only makes it later. `timeoutMs` is a deadline for a request that never comes,
+     * not a pace: keep it generous.
+     */
+    waitFor<T>(pick: (got: Received[]) => T | null | undefined, what = 'a matching request', timeoutMs = 30_000): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const look = (): void => {
+          let found: T | null | undefined;
+          try {
+            found = pick(got);
+          } catch (err) {
+            done();
+            reject(err instanceof Error ? err : new Error(String(err)));
+            return;
+          }
+          if (found === null || found === undefined) return;
+          done();
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`the receiver got no ${what} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const done = (): void => {
+          clearTimeout(timer);
+          onRequest.delete(look);
+        };
+        onRequest.add(look);
+        look();
+      });
     },
     byEvent: (eventId: string) => got.filter((r) => r.headers['webhook-id'] === eventId || r.json?.id === eventId),
     close: () =>

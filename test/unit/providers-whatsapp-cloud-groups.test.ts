@@ -41,7 +41,6 @@ after(async () => {
 
 const number = () => `20650035224${String(++seq).padStart(4, '0')}`;
 const user = (n: number) => `2557100000${String(n).padStart(2, '0')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const control = async (path: string, body: unknown) => {
   const res = await fetch(`${running.url}/_sim${path}`, {
     method: 'POST',
@@ -63,18 +62,18 @@ function events(): WhatsAppGroupEvent[] {
     return parseWhatsAppGroupWebhook(asRequest(r));
   });
 }
-async function waitEvent<T extends WhatsAppGroupEvent['type']>(
+/** Waits for the event's webhook itself (the receiver looks again on each request), not for a number of polls. */
+function waitEvent<T extends WhatsAppGroupEvent['type']>(
   type: T,
   pred: (e: Extract<WhatsAppGroupEvent, { type: T }>) => boolean = () => true,
 ) {
-  for (let i = 0; i < 200; i++) {
-    const found = events().find(
-      (e): e is Extract<WhatsAppGroupEvent, { type: T }> => e.type === type && pred(e as Extract<WhatsAppGroupEvent, { type: T }>),
-    );
-    if (found) return found;
-    await sleep(10);
-  }
-  throw new Error(`no ${type} event`);
+  return receiver.waitFor(
+    () =>
+      events().find(
+        (e): e is Extract<WhatsAppGroupEvent, { type: T }> => e.type === type && pred(e as Extract<WhatsAppGroupEvent, { type: T }>),
+      ),
+    `${type} event`,
+  );
 }
 async function created(pn: string, joinApprovalMode?: 'auto_approve' | 'approval_required') {
   const r = await groups.createGroup(pn, { subject: 'Tea club', description: 'Weekly', joinApprovalMode });
@@ -314,17 +313,11 @@ test('sendMessage and pin go through the messages endpoint; group statuses parse
 
   // The read status of our group message reaches the ordinary status path, keyed by the wamid.
   const id = text.value.providerMessageId;
-  for (let i = 0; i < 200; i++) {
-    const statuses = receiver.got
-      .flatMap((r) => parseWhatsAppWebhook(asRequest(r)))
-      .filter((e) => e.type === 'status' && e.providerMessageId === id);
-    if (statuses.some((s) => s.type === 'status' && s.status === 'read')) {
-      assert.deepEqual([...new Set(statuses.map((s) => (s.type === 'status' ? s.status : '')))], ['sent', 'delivered', 'read']);
-      return;
-    }
-    await sleep(10);
-  }
-  assert.fail('no read status for the group message');
+  const statuses = await receiver.waitFor((got) => {
+    const found = got.flatMap((r) => parseWhatsAppWebhook(asRequest(r))).filter((e) => e.type === 'status' && e.providerMessageId === id);
+    return found.some((s) => s.type === 'status' && s.status === 'read') ? found : null;
+  }, 'read status for the group message');
+  assert.deepEqual([...new Set(statuses.map((s) => (s.type === 'status' ? s.status : '')))], ['sent', 'delivered', 'read']);
 });
 
 test('a participant’s group message parses into group_message and stays out of the 1:1 inbound path', async () => {

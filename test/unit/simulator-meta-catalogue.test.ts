@@ -8,13 +8,16 @@ import type { CatalogueProvider } from '../../activities/providers/types.js';
 // The simulator's Meta catalogue API, in process, through the real adapter: shapes, asynchronous
 // per-item validation, paging, faults and the test controls.
 const TOKEN = 'sim-wa-access-token';
+const BATCH_MS = 50;
+/** Longer than any run: a handle held this long stays in_progress until the test finishes it. */
+const HELD_MS = 10 * 60_000;
 let sim: Simulator;
 let running: RunningSimulator;
 let cat: CatalogueProvider;
 let base: string;
 
 before(async () => {
-  sim = createSimulator({ logger: pino({ level: 'silent' }), catalogueBatchMs: 50 });
+  sim = createSimulator({ logger: pino({ level: 'silent' }), catalogueBatchMs: BATCH_MS });
   running = await sim.listen(0);
   base = `${running.url}/whatsapp/v21.0`;
   cat = createWhatsAppCatalogue({
@@ -58,14 +61,16 @@ const item = (sku: string, extra: Record<string, unknown> = {}) => ({
     ...extra,
   },
 });
-const finished = async (catalogId: string, handle: string) => {
-  for (let i = 0; i < 100; i++) {
+/** Polls the handle as the adapter does, until it finishes; the deadline is for a handle that never does. */
+const finished = async (catalogId: string, handle: string, deadlineMs = 30_000) => {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
     const r = await cat.batchStatus(catalogId, handle);
     assert.ok(r.ok);
     if (r.value.finished) return r.value;
+    if (Date.now() > until) throw new Error(`batch ${handle} not finished after ${deadlineMs} ms`);
     await new Promise((res) => setTimeout(res, 20));
   }
-  throw new Error('batch never finished');
 };
 
 test('a catalogue is created under the business, read and deleted with Graph shapes', async () => {
@@ -87,21 +92,35 @@ test('items_batch is asynchronous: in_progress, then finished with per-item erro
   const c = await cat.createCatalogue({ name: 'Batch' });
   assert.ok(c.ok);
   const id = c.value.catalogueId;
-  const sent = await graph('POST', `/${id}/items_batch`, {
-    item_type: 'PRODUCT_ITEM',
-    allow_upsert: true,
-    requests: [
-      item('A'),
-      item('B', { image_link: undefined }),
-      item('C', { price: '12,50 dollars' }),
-      item('D'),
-      { method: 'DELETE', data: { id: 'Z' } },
-    ],
-  });
+  // in_progress is looked at while the handle is held, not within BATCH_MS of the answer: on a loaded
+  // machine the next request can come after that, and the handle would already have finished.
+  await control('POST', '/catalogue/config', { batchProcessingMs: HELD_MS });
+  let sent: Awaited<ReturnType<typeof graph>>;
+  try {
+    sent = await graph('POST', `/${id}/items_batch`, {
+      item_type: 'PRODUCT_ITEM',
+      allow_upsert: true,
+      requests: [
+        item('A'),
+        item('B', { image_link: undefined }),
+        item('C', { price: '12,50 dollars' }),
+        item('D'),
+        { method: 'DELETE', data: { id: 'Z' } },
+      ],
+    });
+  } finally {
+    await control('POST', '/catalogue/config', { batchProcessingMs: BATCH_MS });
+  }
   assert.equal(sent.status, 200);
   const [handle] = sent.body.handles;
   const early = await graph('GET', `/${id}/check_batch_request_status?handle=${encodeURIComponent(handle)}`);
   assert.equal(early.body.data[0].status, 'in_progress');
+  assert.deepEqual(early.body.data[0].errors, [], 'no per-item result before it finishes');
+  assert.equal((await control('GET', `/catalogue/catalogs/${id}/items`)).body.count, 0, 'nothing is stored before it finishes');
+  const finish = await control('POST', `/catalogue/batches/${encodeURIComponent(handle)}/finish`);
+  assert.deepEqual([finish.status, finish.body.status], [200, 'finished']);
+  assert.equal((await control('POST', `/catalogue/batches/${encodeURIComponent(handle)}/finish`)).status, 409, 'it finishes once');
+  assert.equal((await control('POST', '/catalogue/batches/nope/finish')).status, 404);
   const status = await finished(id, handle);
   assert.deepEqual(
     status.errors.map((e) => e.retailerId),

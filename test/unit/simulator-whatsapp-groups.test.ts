@@ -10,6 +10,8 @@ import { startReceiver, type Received } from '../support/receiver.js';
 const TOKEN = 'sim-wa-access-token';
 const APP_SECRET = 'sim-wa-app-secret';
 const CREATE_DELAY_MS = 60;
+/** Longer than any run: a creation held this long stays pending until the test completes it. */
+const HELD_MS = 10 * 60_000;
 let sim: Simulator;
 let running: RunningSimulator;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -65,13 +67,12 @@ function hooks(field: string, pred: (item: any, value: any) => boolean = () => t
   }
   return out;
 }
-async function waitHook(field: string, pred: (item: any, value: any) => boolean, count = 1) {
-  for (let i = 0; i < 200; i++) {
+/** Waits for the webhooks themselves (the receiver looks again on each request), not for a number of polls. */
+function waitHook(field: string, pred: (item: any, value: any) => boolean, count = 1) {
+  return receiver.waitFor(() => {
     const found = hooks(field, pred);
-    if (found.length >= count) return found;
-    await sleep(10);
-  }
-  throw new Error(`no ${field} webhook matched`);
+    return found.length >= count ? found : null;
+  }, `${field} webhook`);
 }
 const signedByMeta = (r: Received) =>
   r.headers['x-hub-signature-256'] === `sha256=${createHmac('sha256', APP_SECRET).update(r.body, 'utf8').digest('hex')}`;
@@ -91,6 +92,31 @@ async function join(groupId: string, n: number) {
 
 test('creation is asynchronous: a request id at once, then a signed group_create lifecycle webhook', async () => {
   const pn = number();
+  // Pending is looked at while the creation is held, not within CREATE_DELAY_MS of the answer: on a
+  // loaded machine the next request can come after the delay, and the group would already exist.
+  await control('POST', '/whatsapp/groups/config', { createDelayMs: HELD_MS });
+  let held: Awaited<ReturnType<typeof graph>>;
+  try {
+    held = await graph('POST', `/${pn}/groups`, { messaging_product: 'whatsapp', subject: 'Held' });
+  } finally {
+    await control('POST', '/whatsapp/groups/config', { createDelayMs: CREATE_DELAY_MS });
+  }
+  assert.equal(held.status, 200);
+  assert.deepEqual(Object.keys(held.body).sort(), ['messaging_product', 'request_id']);
+  const heldId = held.body.request_id as string;
+  const pending = (await control('GET', '/whatsapp/groups/creations')).body.creations;
+  assert.equal(pending.find((c: any) => c.requestId === heldId).outcome, 'pending');
+  assert.equal(hooks('group_lifecycle_update', (g) => g.request_id === heldId).length, 0, 'no webhook while pending');
+  assert.equal((await control('POST', `/whatsapp/groups/creations/${heldId}/complete`)).status, 202);
+  const [{ item: heldItem }] = await waitHook('group_lifecycle_update', (g) => g.request_id === heldId);
+  assert.equal(heldItem.type, 'group_create');
+  assert.equal(heldItem.subject, 'Held');
+  const done = (await control('GET', '/whatsapp/groups/creations')).body.creations;
+  assert.equal(done.find((c: any) => c.requestId === heldId).outcome, 'created');
+  assert.equal((await control('POST', `/whatsapp/groups/creations/${heldId}/complete`)).status, 409, 'only a pending creation completes');
+  assert.equal((await control('POST', '/whatsapp/groups/creations/nope/complete')).status, 404);
+
+  // Unheld, the webhook comes by itself once createDelayMs has passed.
   const started = Date.now();
   const res = await graph('POST', `/${pn}/groups`, {
     messaging_product: 'whatsapp',
@@ -101,8 +127,6 @@ test('creation is asynchronous: a request id at once, then a signed group_create
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(res.body).sort(), ['messaging_product', 'request_id']);
   assert.equal(res.body.messaging_product, 'whatsapp');
-  const creations = (await control('GET', '/whatsapp/groups/creations')).body.creations;
-  assert.equal(creations.find((c: any) => c.requestId === res.body.request_id).outcome, 'pending');
 
   const [{ item, value, raw }] = await waitHook('group_lifecycle_update', (g) => g.request_id === res.body.request_id);
   assert.ok(raw.at - started >= CREATE_DELAY_MS - 5, 'the webhook comes a moment after the answer');
