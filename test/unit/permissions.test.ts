@@ -54,11 +54,14 @@ test('both error envelopes', () => {
     errors: { name: ['The name field is required.'] },
   });
   assert.deepEqual(dataErrorBody(e), {
-    error: { code: 'validation_error', message: 'The name field is required.', retryable: false },
+    error: { code: 'validation_error', message: 'The name field is required.', retryable: false, field: 'name' },
     message: 'The name field is required.',
     code: 'validation_error',
     errors: { name: ['The name field is required.'] },
   });
+  // A refusal of several fields names none of them in error.field (errors lists each).
+  const two = dataErrorBody(new HttpError(422, 'The data is invalid.', { errors: { a: ['x'], b: ['y'] } }));
+  assert.equal('field' in two.error, false);
   const limited = dataErrorBody(new HttpError(429, 'Slow down.', { details: { retry_after_seconds: 30 } }));
   assert.equal(limited.error.code, 'rate_limited');
   assert.equal(limited.error.retryable, true);
