@@ -80,8 +80,8 @@ const columnFields = {
 
 // A stored type belongs to a column of type unknown only (domain/data/column-rules.ts says the same).
 const storedTypeOnlyForUnknown = {
-  if: { required: ['stored_type'], properties: { stored_type: { type: 'string' } } },
-  then: { properties: { type: { const: 'unknown', 'x-error': 'Only a column of type unknown has a stored type.' } } },
+  if: { required: ['type'], properties: { type: { not: { const: 'unknown' } } } },
+  then: { properties: { stored_type: { type: 'null', 'x-error': 'Only a column of type unknown has a stored type.' } } },
 } as const;
 
 const columnBody = {
