@@ -10,6 +10,7 @@ import { exec, one } from '../../entities/db.js';
 import type { ChatOrderMessage } from '../../activities/providers/index.js';
 import { createOrder, majorToHundredths, startOrderHoldAfterCommit, type CreatedOrder, type CreateOrderInput } from '../orders/index.js';
 import { DomainError, describeDomainError } from '../platform/errors.js';
+import { isShopClosed } from '../shop/index.js';
 import { receiveInbound } from './inbound.js';
 
 export interface ChatOrderDeps {
@@ -33,14 +34,16 @@ export function orderLines(e: ChatOrderMessage): CreateOrderInput['lines'] {
   }));
 }
 
-type Outcome = CreatedOrder | { skipped: 'unknown_catalogue' | 'no_items' | 'invalid'; problem?: string };
+type Outcome = CreatedOrder | { skipped: 'unknown_catalogue' | 'no_items' | 'invalid' | 'shop_closed'; problem?: string };
 
 /**
  * Stores the message and creates its order. The shop is the one of the receiving number's account
  * whose meta_catalogue_id the order names; a catalogue no shop of that account has (another
  * tenant's, or one deleted since) makes no order: the message is still stored, with the reason in
  * its metadata, and the service log says so. So does an order the order rules refuse (more lines
- * than an order may hold): a webhook answered with an error would only be redelivered for days. A
+ * than an order may hold), and so does an order to the shop of a suspended account (closed: no
+ * order, no unit held; the cart as sent stays in the message's metadata for the shop to read once
+ * reinstated): a webhook answered with an error would only be redelivered for days. A
  * redelivered webhook stores nothing and makes no second order (the message's provider id is
  * recorded once per account, and so is the order's).
  */
@@ -78,6 +81,12 @@ export async function receiveChatOrder(deps: ChatOrderDeps, e: ChatOrderMessage)
         lines,
       });
     } catch (err) {
+      // A suspended account's shop takes no order: the cart as sent stays on the message (metadata.order).
+      if (isShopClosed(err)) {
+        await exec(tx, 'rollback to savepoint chat_order');
+        await note({ order_status: 'not_created', order_reason: 'shop_closed' });
+        return { skipped: 'shop_closed' };
+      }
       if (!(err instanceof DomainError) || err.kind !== 'invalid') throw err;
       await exec(tx, 'rollback to savepoint chat_order');
       await note({ order_status: 'not_created', order_reason: 'invalid', order_problem: describeDomainError(err) });

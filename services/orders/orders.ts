@@ -18,6 +18,7 @@ import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
 import { numericId } from '../platform/ids.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
+import { requireShopOpen } from '../shop/index.js';
 import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
 
 // Order creation (Resources > Order; States > Order, "order creation"): runs inside the caller's
@@ -72,6 +73,7 @@ interface ShopStock {
   checkout_hold_minutes: number;
   allow_backorders: boolean;
   default_currency: string | null;
+  account_status: string;
 }
 
 interface ProductMatch {
@@ -113,18 +115,24 @@ function holdSeconds(shop: ShopStock, checkoutHold: boolean): number {
  * Records an order and holds its stock, in the caller's transaction. A providerMessageId already
  * recorded for the account answers that order (created false) and writes nothing. Refuses (422,
  * nothing written) a line with a quantity that is not a positive whole number; a missing or foreign
- * shop is 404. After the caller commits, hand the answer to startOrderHoldAfterCommit.
+ * shop is 404; the shop of a suspended account is closed (403 `shop_closed`, nothing written).
+ * After the caller commits, hand the answer to startOrderHoldAfterCommit.
  */
 export async function createOrder(tx: EntityManager, input: CreateOrderInput): Promise<CreatedOrder> {
   const problems = inputProblems(input);
   if (problems) throw validationFailed(problems);
   const shop = await one<ShopStock>(
     tx,
-    `select id, stock_policy, reservation_ttl_hours, checkout_hold_minutes, allow_backorders, default_currency
-       from catalogues where id = ? and account_id = ?`,
+    `select c.id, c.stock_policy, c.reservation_ttl_hours, c.checkout_hold_minutes, c.allow_backorders, c.default_currency,
+            a.status as account_status
+       from catalogues c join accounts a on a.id = c.account_id
+      where c.id = ? and c.account_id = ?`,
     [input.catalogueId, input.accountId],
   );
   if (!shop) throw notFound('Catalogue');
+  // Every door's orders come through here, so a suspended account's shop takes none from any of
+  // them (the shop page, a chat's order message): nothing is written and no unit is held.
+  requireShopOpen(shop.account_status);
 
   // The order row first, so a redelivery racing this one waits on the unique key and then finds it,
   // before either has held a unit. Lines, total and expiry are filled in below, in this transaction.

@@ -1,16 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
-import { forbidden, rateLimited } from '../platform/errors.js';
+import { DomainError, forbidden, rateLimited } from '../platform/errors.js';
 import { ADDRESS_WINDOW_SECONDS } from '../../domain/shop/cart.js';
 
 // What the public shop page checks before it takes anything from a visitor (docs/decisions.md,
 // "The storefront cannot be hoarded"): the account's shop is open, and the client address has room
 // in the shop's hourly limits. The page needs no credential, so these are the only gates it has.
 
-/** A suspended account's shop takes nothing: its pages answer that the shop is closed (403). */
+const SHOP_CLOSED = 'shop_closed';
+
+/**
+ * A suspended account's shop takes nothing: its pages answer that the shop is closed (403), and
+ * createOrder refuses every order of it the same way, whichever door it came through.
+ */
 export function requireShopOpen(accountStatus: string): void {
-  if (accountStatus !== 'active') throw forbidden('This shop is closed.', 'shop_closed');
+  if (accountStatus !== 'active') throw forbidden('This shop is closed.', SHOP_CLOSED);
 }
+
+/** The refusal requireShopOpen throws: a door that must not fail (a provider webhook) records it instead. */
+export const isShopClosed = (err: unknown): err is DomainError =>
+  err instanceof DomainError && err.kind === 'forbidden' && err.detail.reason === SHOP_CLOSED;
 
 /** What one address may do in a shop per hour: the shop setting that limits it and the basket columns that count it. */
 const COUNTED = {

@@ -223,6 +223,73 @@ test('an order the order rules refuse (over 100 lines) is undone; the message is
   assert.equal(tea!.reserved, 0, 'nothing held');
 });
 
+test("a suspended account's shop takes no chat order: the message is kept, no order, nothing held; reinstated it sells again", async () => {
+  const t = await waTenant();
+  const shop = await shopOf(t.accountId);
+  const customer = uniquePhone('2554');
+  const tea = async () =>
+    (await one<{ inventory: number; reserved: number }>(
+      db(),
+      `select inventory, reserved from products where catalogue_id = ? and sku = 'TEA-1'`,
+      [shop.id],
+    ))!;
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { status: 'suspended' })).status, 200);
+  // The shop's own door is shut by its keys: a shop link is refused before anything is written.
+  const link = await api('POST', '/api/v3/shop-links', t.token, { catalogue_id: shop.id, items: [{ sku: 'TEA-1', quantity: 1 }] });
+  assert.equal(link.status, 403, link.text);
+  assert.equal((await many(db(), 'select 1 from carts where account_id = ?', [t.accountId])).length, 0, 'no basket opened');
+
+  const sent = await orderMessage(t, customer, shop.metaCatalogueId, [
+    ['TEA-1', 3, 12.5],
+    ['CUP-1', 1, 7],
+  ]);
+  assert.equal(sent.status, 200, sent.text);
+  assert.equal(sent.body.delivered, true, 'the webhook is accepted');
+  const [msg] = await eventually(
+    () => inboundOf(t.accountId),
+    (l) => l.length === 1,
+  );
+  // The customer's message is data: stored as received, the cart as sent on it, and why no order was made.
+  assert.equal(msg.gateway_message_id, sent.body.wamid);
+  assert.equal(msg.sender, customer);
+  assert.equal(msg.metadata.order_status, 'not_created');
+  assert.equal(msg.metadata.order_reason, 'shop_closed');
+  assert.equal(msg.metadata.order_id, undefined);
+  assert.deepEqual(
+    msg.metadata.order.product_items.map((i: any) => [i.product_retailer_id, i.quantity]),
+    [
+      ['TEA-1', 3],
+      ['CUP-1', 1],
+    ],
+  );
+  assert.equal((await ordersOf(t.accountId)).length, 0, 'no order placed');
+  assert.deepEqual(await tea(), { inventory: 10, reserved: 0 }, 'no unit held');
+  assert.equal((await many(db(), 'select 1 from stock_holds where account_id = ?', [t.accountId])).length, 0);
+  assert.equal((await many(db(), `select 1 from events where account_id = ? and kind = 'order.received'`, [t.accountId])).length, 0);
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { status: 'active' })).status, 200);
+  // Reinstated, the shop reads what the customer asked for while it was closed.
+  const read = await api('GET', `/api/v3/whatsapp/${msg.uid}`, t.token);
+  assert.equal(read.status, 200, read.text);
+  assert.equal(read.body.data.metadata.order_reason, 'shop_closed');
+
+  const again = await orderMessage(t, customer, shop.metaCatalogueId, [['TEA-1', 2, 12.5]]);
+  assert.equal(again.body.delivered, true, JSON.stringify(again.body));
+  const [order] = await eventually(
+    () => ordersOf(t.accountId),
+    (l) => l.length === 1,
+  );
+  assert.equal(order.status, 'pending');
+  assert.equal(order.provider_message_id, again.body.wamid);
+  assert.deepEqual(
+    order.product_items.map((l) => [l.product_retailer_id, l.quantity, l.stock]),
+    [['TEA-1', 2, 'held']],
+  );
+  assert.deepEqual(await tea(), { inventory: 10, reserved: 2 });
+  assert.equal((await inboundOf(t.accountId)).length, 2);
+});
+
 test('the simulator refuses a malformed order control (nothing is delivered)', async () => {
   const t = await waTenant();
   const r = await sim('POST', '/_sim/whatsapp/inbound', {
