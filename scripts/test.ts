@@ -18,24 +18,24 @@ const files = only.length ? only : globSync('test/{unit,integration,replay}/**/*
 const relative = (f: string) => path.relative(projectRoot, path.resolve(projectRoot, f)).split(path.sep).join('/');
 const isUnit = (f: string) => relative(f).startsWith('test/unit/');
 const isWorkflowUnit = (f: string) => relative(f).startsWith('test/unit/workflows/');
-// Plain unit tests first (seconds), then the workflow unit tests (a time-skipping Temporal test server each).
+// Plain unit tests first (seconds, in one process), then the workflow unit tests (a time-skipping Temporal test server each).
 const unitPhases = [files.filter((f) => isUnit(f) && !isWorkflowUnit(f)), files.filter(isWorkflowUnit)];
 const withStack = files.filter((f) => !isUnit(f));
 
 /**
  * Runs test files with node:test; answers the exit status. Asynchronous on purpose: this process
  * owns the stack's child processes, and a blocked event loop would stop it reading their output.
+ * `oneProcess` loads every file into one process (`--test-isolation=none`): the plain unit files
+ * share most of their import graph, and loading it once per file (tsx compiling the same modules
+ * again in each process) was most of that phase's time (docs/benchmarks.md, "Unit phase").
  */
-function runTests(list: string[], env: NodeJS.ProcessEnv = {}, concurrency = 2): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...list],
-    {
-      cwd: projectRoot,
-      stdio: 'inherit',
-      env: { ...process.env, ...env },
-    },
-  );
+function runTests(list: string[], env: NodeJS.ProcessEnv = {}, concurrency = 2, oneProcess = false): Promise<number> {
+  const isolation = oneProcess ? ['--test-isolation=none'] : [`--test-concurrency=${concurrency}`];
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...isolation, '--test-timeout=180000', ...list], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 }
 
@@ -61,7 +61,7 @@ for (const [i, unit] of unitPhases.entries()) {
   if (i === 1 && !only.length) staticChecks();
   if (!unit.length) continue;
   step(`${i === 0 ? 'unit tests' : 'workflow unit tests (time-skipping server)'}: ${unit.length} files, no stack`);
-  const status = await runTests(unit);
+  const status = await runTests(unit, {}, 2, i === 0);
   if (status !== 0) process.exit(status);
 }
 if (!withStack.length) process.exit(0);

@@ -12,6 +12,8 @@ const waitRun = (token: string, id: string) =>
     () => api('GET', `/api/v3/operations/runs/${id}`, token),
     (r) => ['succeeded', 'failed'].includes(r.body.data?.status),
     30_000,
+    200,
+    `operation run ${id} succeeded or failed`,
   );
 
 test(

@@ -23,6 +23,7 @@ const finished = (t: Tenant, uid: string, base = '', timeoutMs = 30_000) =>
     (r) => ['completed', 'paused', 'cancelled'].includes(r.body.data?.status),
     timeoutMs,
     base ? 100 : 400,
+    `campaign ${uid} completed, paused or cancelled`,
   ); // 120 requests a minute per key on the shared stack
 
 async function allMessages(t: Tenant, base = '') {

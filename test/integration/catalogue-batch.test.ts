@@ -19,6 +19,7 @@ const finished = async (t: Tenant, shop: number, id: number, timeoutMs = 60_000)
     (x) => ['completed', 'failed'].includes(x.body?.data?.status),
     timeoutMs,
     400,
+    `sync ${id} of catalogue ${shop} completed or failed`,
   );
   assert.ok(['completed', 'failed'].includes(r.body?.data?.status), r.text);
   return r.body.data;

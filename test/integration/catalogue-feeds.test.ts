@@ -55,6 +55,7 @@ const finished = async (t: Tenant, shop: number, sync: number, apiBase = '', tim
     (x) => ['completed', 'failed'].includes(x.body?.data?.status),
     timeoutMs,
     300,
+    `sync ${sync} of catalogue ${shop} completed or failed`,
   );
   assert.ok(['completed', 'failed'].includes(r.body?.data?.status), r.text);
   // The run's report is settled a moment before the pull counts it on the feed (last_row_count, the

@@ -11,6 +11,7 @@ const finished = (t: Tenant, group: number, id: number, base = '', timeoutMs = 3
     (r) => ['completed', 'failed'].includes(r.body?.data?.status),
     timeoutMs,
     500,
+    `contact import ${id} completed or failed`,
   );
 const allContacts = async (t: Tenant, group: number, base = '') => {
   const out = [];

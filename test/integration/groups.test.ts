@@ -70,6 +70,7 @@ const until = (id: number, ok: (r: Row) => boolean, ms = 30_000) =>
     (r) => ok(r),
     ms,
     250,
+    `chat group ${id} where ${String(ok)}`,
   );
 const participants = (id: number) =>
   many<{ wa_id: string; status: string; invite_message_uid: string | null }>(

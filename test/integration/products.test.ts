@@ -27,6 +27,8 @@ const settled = (t: Tenant, shop: { id: number }, id: number) =>
     () => api('GET', `${C}/${shop.id}/products/${id}`, t.token),
     (r) => r.body.data.sync_status !== 'pending' && r.body.data.sync_status !== 'syncing',
     30_000,
+    200,
+    `product ${id} past pending and syncing`,
   );
 
 test('create in a shop on no platform: issued skus, defaults, derived availability, brand and category; synced with no listings', async () => {

@@ -1,4 +1,5 @@
 // Talks to the stack that `npm test` started (scripts/test.ts passes its addresses in the environment).
+import { inspect } from 'node:util';
 export const API_URL = process.env.API_URL ?? 'http://127.0.0.1:8080';
 export const SIM_URL = process.env.SIM_URL ?? 'http://127.0.0.1:4010';
 export const OPERATOR_TOKEN = process.env.OPERATOR_TOKEN ?? '';
@@ -103,21 +104,47 @@ export async function newTenant(opts: { permissions?: string[]; name?: string } 
 }
 
 /**
- * Calls `fn` until `ok` holds or `timeoutMs` passes. After 10 s it asks at most once a second: a
+ * Calls `fn` until `ok` holds and answers that value. After 10 s it asks at most once a second: a
  * poll of the API at 5 a second would spend a key's 120 requests a minute (the stack's rate limit)
  * in 24 s, and a slow wait would then end in a 429 instead of its own assertion.
+ * When `timeoutMs` passes first it fails with its own message (what was awaited, for how long, the
+ * last value seen): handing the last value back, as it once did, let a timed-out wait surface later
+ * as an unrelated assertion. `what` names the wait in that message; without it, `ok`'s source does.
  */
-export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000, everyMs = 200): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 20_000,
+  everyMs = 200,
+  what?: string,
+): Promise<T> {
+  const { last, held } = await poll(fn, ok, timeoutMs, everyMs);
+  if (held) return last;
+  throw new Error(`eventually: ${what ?? shortened(String(ok), 200)} did not hold within ${timeoutMs} ms; last value: ${shown(last)}`);
+}
+
+async function poll<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs: number,
+  everyMs: number,
+): Promise<{ last: T; held: boolean }> {
   const started = Date.now();
   const deadline = started + timeoutMs;
-  let last: T;
   for (;;) {
-    last = await fn();
-    if (ok(last)) return last;
-    if (Date.now() > deadline) return last;
+    const last = await fn();
+    if (ok(last)) return { last, held: true };
+    if (Date.now() > deadline) return { last, held: false };
     await new Promise((r) => setTimeout(r, Date.now() - started > 10_000 ? Math.max(everyMs, 1000) : everyMs));
   }
 }
+
+const shortened = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} characters)` : flat;
+};
+/** A last value as the failure message shows it: an API reply or a row list can be long, so it is cut. */
+const shown = (value: unknown) => shortened(inspect(value, { depth: 4, breakLength: Infinity }), 800);
 
 export const sim = <T = any>(method: string, path: string, body?: unknown) => http<T>(method, `${SIM_URL}${path}`, { body });
 

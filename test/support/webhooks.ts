@@ -19,6 +19,8 @@ export async function deliveredEvent(t: Tenant, recipient: string) {
     () => admin('GET', `/accounts/${t.accountId}/events?kind=message.delivered`),
     (r) => r.body.data.some((e: any) => e.uid === m.uid),
     30_000,
+    200,
+    `the message.delivered event of ${m.uid}`,
   );
   return { message: m, event: found.body.data.find((e: any) => e.uid === m.uid) };
 }

@@ -37,10 +37,13 @@ test('a reply carries status, headers read case-insensitively and the parsed bod
 });
 
 test('no answer, a stall mid-body and a refused connection are retryable failures', async () => {
-  for (const path of ['/stall-headers', '/stall-body']) {
-    const r = await httpRequest(`${base}${path}`, { method: 'GET', headers: {} }, 300);
+  // Side by side: undici runs these timers at about one second of resolution, so each stall costs
+  // a second whatever the timeout, and one after the other they were the unit phase's longest wait.
+  const stalls = ['/stall-headers', '/stall-body'];
+  const stalled = await Promise.all(stalls.map((path) => httpRequest(`${base}${path}`, { method: 'GET', headers: {} }, 300)));
+  for (const [i, r] of stalled.entries()) {
     assert.ok(!r.ok);
-    assert.deepEqual([r.failure.code, r.failure.permanent], ['timeout', false], path);
+    assert.deepEqual([r.failure.code, r.failure.permanent], ['timeout', false], stalls[i]);
   }
   const closed = http.createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
