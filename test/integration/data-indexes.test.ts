@@ -84,7 +84,9 @@ test('a column marked indexed is built concurrently: pending → building → re
     { key: 'code', type: 'text', indexed: true },
     { key: 'amount', type: 'number' },
   ]);
-  assert.equal(table.columns.find((c) => c.key === 'code')!.index_status, 'pending');
+  // The create answers once the build is asked for; its workflow may already have begun (building)
+  // by the time the answer reads the column back (seen once in a CI rehearsal), but never finished.
+  assert.ok(['pending', 'building'].includes(table.columns.find((c) => c.key === 'code')!.index_status!), 'the build is under way');
   await insertRecords(t, table.id, 4000, `jsonb_build_object('name', 'Name ' || g, 'code', 'C' || g, 'amount', g)`);
   // A second column marked indexed once the records are there: this build has rows to read.
   const patched = await admin('PATCH', `/accounts/${t.accountUid}/data/tables/${table.id}/columns/amount`, { indexed: true });
