@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { AppDeps } from '../http/app.js';
 import type { RouteDef, RouteRequest, RouteResult } from '../http/registry.js';
 import { FailureThrottle } from '../http/ratelimit.js';
+import { toHttpError } from '../http/errors.js';
 import { DomainError } from '../../services/platform/errors.js';
 import { PAGE_HEADERS, noticePage, productLandingPage, shopPage } from '../../services/shop/page.js';
 import { openStorefrontBasket, storefrontProduct } from '../../services/shop/storefront.js';
@@ -21,14 +22,8 @@ const html = (ctx: Koa.Context, status: number, body: string): RouteResult => {
   return { status, body, headers: PAGE_HEADERS };
 };
 
-const STATUS_OF: Partial<Record<DomainError['kind'], number>> = {
-  not_found: 404,
-  invalid: 422,
-  conflict: 409,
-  bad_request: 400,
-  forbidden: 403,
-  rate_limited: 429,
-};
+/** The refusals a page answers as a page; their status (and Retry-After) come from the one mapping every door uses (toHttpError). */
+const PAGE_REFUSALS = new Set<DomainError['kind']>(['not_found', 'invalid', 'conflict', 'bad_request', 'forbidden', 'rate_limited']);
 
 function formOf(req: RouteRequest): URLSearchParams {
   const raw = (req.ctx.state.rawBody as Buffer | undefined)?.toString('utf8') ?? '';
@@ -61,16 +56,15 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
   /** A refusal as a page with its status; the basket page it is shown on may itself be refused (an unknown basket). */
   const refusalPage = async (req: RouteRequest, err: unknown): Promise<RouteResult> => {
     const { ctx } = req;
-    if (!(err instanceof DomainError) || !STATUS_OF[err.kind]) throw err;
-    if (err.kind === 'not_found') return html(ctx, 404, noticePage('Basket not found', 'This link does not open a basket.'));
+    if (!(err instanceof DomainError) || !PAGE_REFUSALS.has(err.kind)) throw err;
+    const { status, extra } = toHttpError(err);
+    for (const [name, value] of Object.entries(extra.headers ?? {})) ctx.set(name, value);
+    if (err.kind === 'not_found') return html(ctx, status, noticePage('Basket not found', 'This link does not open a basket.'));
     // A suspended account's shop: every page of it says so, and shows nothing of the basket.
     if (err.kind === 'forbidden')
-      return html(ctx, 403, noticePage('Shop closed', 'This shop is closed and is not taking orders at the moment.'));
-    if (err.kind === 'rate_limited') {
-      ctx.set('Retry-After', String(err.detail.retryAfterSeconds ?? 60));
-      // A product page's basket was not opened: there is no basket page to show the refusal on.
-      if (req.params.ref === undefined) return html(ctx, 429, noticePage('Slow down', err.message));
-    }
+      return html(ctx, status, noticePage('Shop closed', 'This shop is closed and is not taking orders at the moment.'));
+    // A product page's basket was not opened: there is no basket page to show the refusal on.
+    if (err.kind === 'rate_limited' && req.params.ref === undefined) return html(ctx, status, noticePage('Slow down', err.message));
     const message = Object.values(err.detail.errors ?? {})[0]?.[0] ?? err.message;
     let model;
     try {
@@ -80,7 +74,7 @@ export function shopPageRoutes(deps: AppDeps): RouteDef[] {
       if (again instanceof DomainError && again.kind !== err.kind) return refusalPage(req, again);
       throw again;
     }
-    return html(ctx, STATUS_OF[err.kind]!, shopPage({ ...model, error: message }));
+    return html(ctx, status, shopPage({ ...model, error: message }));
   };
   const back = (req: RouteRequest, anchor = '') => ({
     status: 303,

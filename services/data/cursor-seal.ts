@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { loadConfig } from '../../config.js';
+import { decodeUtf8 } from '../../domain/platform/utf8.js';
 
 // The records cursor as a client holds it: its content (domain/data/cursor.ts, JSON text holding
 // the last row's sort value) encrypted and authenticated with AES-256-GCM under a key derived from
@@ -23,7 +24,7 @@ export const recordsCursorBinding = (accountId: number, tableId: string) => `dat
 let key: Buffer | null = null;
 
 function cursorKey(): Buffer {
-  // Read once per process through config.ts, as holds.ts reads its unit: listRecords carries no config.
+  // Read once per process through config.ts, as services/orders/ttl.ts reads its unit: listRecords carries no config.
   key ??= Buffer.from(crypto.hkdfSync('sha256', loadConfig().dataCursorSecret, '', 'data records cursor v2', 32));
   return key;
 }
@@ -46,8 +47,7 @@ export function openCursor(text: string | undefined | null, binding: string): st
     const decipher = crypto.createDecipheriv('aes-256-gcm', cursorKey(), raw.subarray(1, 1 + IV_BYTES));
     decipher.setAAD(Buffer.from(binding));
     decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-    const plain = Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
-    return new TextDecoder('utf-8', { fatal: true }).decode(plain);
+    return decodeUtf8(Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]));
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@ import { prepareWhatsAppMessage, WHATSAPP_LIMITS, WHATSAPP_MEDIA_KINDS, type Wha
 import { createOutboundMessages } from '../messaging/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
-import { NOT_BLANK, TRIM_WHITESPACE } from '../platform/validation.js';
+import { NOT_BLANK, TRIM_WHITESPACE } from '../../domain/platform/text-patterns.js';
 import { loadGroup } from './group-row.js';
 import { awaitGroupChange, groupMessageRequest, requireActive, requireSendPermission, type MemberServiceDeps } from './members.js';
 

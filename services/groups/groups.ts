@@ -12,7 +12,7 @@ import { chatGroupChangeStarter, chatGroupStarter } from '../../workflows/groups
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, conflict, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { pageOf, pageQueryProperties, paginationOf } from '../platform/pagination.js';
-import { NOT_BLANK } from '../platform/validation.js';
+import { NOT_BLANK } from '../../domain/platform/text-patterns.js';
 import { groupView, loadGroup, type GroupRow } from './group-row.js';
 import { markGroupDeleted, type GroupChange, type GroupChangeResult } from './lifecycle.js';
 

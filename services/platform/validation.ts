@@ -180,8 +180,6 @@ export function refuseUnstorableText(value: unknown, base = ''): void {
  */
 export const INT4_MAX = 2_147_483_647;
 const NO_NUL = '^[^\\u0000]*$';
-
-export { NOT_BLANK, TRIM_WHITESPACE } from '../../domain/platform/text-patterns.js';
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 export function withStorageBounds<S>(schema: S, root = true): S {
   if (Array.isArray(schema)) return schema.map((s: unknown) => withStorageBounds(s, false)) as S;
@@ -195,7 +193,7 @@ export function withStorageBounds<S>(schema: S, root = true): S {
     else out[k] = withStorageBounds(v, false);
   }
   const types = ([] as unknown[]).concat(out.type ?? []);
-  // The date-time format is narrowed to what PostgreSQL accepts (withFormats); the document says so.
+  // The date-time format is narrowed to what PostgreSQL accepts (makeAjv); the document says so.
   if (out.format === 'date-time' && out.pattern === undefined) out.pattern = DATE_TIME_PATTERN;
   // Text is refused with a NUL (refuseUnstorableText); the schema says so, for strings and keys.
   if (types.includes('string') && out.pattern === undefined) out.pattern = NO_NUL;
