@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createProviderRegistry } from './providers/index.js';
+import { createProviderRegistry } from '../providers/index.js';
 import { createMessageActivities } from './messaging/messages.js';
 import { createDispatchActivities, providerBudgetBucket, providerBudgets } from './messaging/dispatch.js';
 import { createWebhookActivities } from './webhooks/webhook-delivery.js';
@@ -17,7 +17,7 @@ import { createOrderHoldActivities } from './orders/order-hold.js';
 import { createCartTimerActivities } from './shop/cart-abandonment.js';
 import { createDataIndexActivities } from './data/indexes.js';
 import { createChatGroupActivities } from './groups/chat-group.js';
-import { WhatsAppGroupsClient } from './providers/whatsapp-cloud/index.js';
+import { WhatsAppGroupsClient } from '../providers/whatsapp-cloud/index.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import pg from 'pg';
 import { Agent } from 'undici';
 import { benchStack, numberArg } from './lib.js';
-import { signTwilio } from '../activities/providers/sms-gateway/signature.js';
+import { signTwilio } from '../providers/sms-gateway/signature.js';
 import { loadConfig } from '../config.js';
 
 const total = numberArg('receipts', 50_000);

@@ -61,7 +61,7 @@ export const AccountNotice = defineEntity({
   name: 'AccountNotice',
   tableName: 'account_notices',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     kind: p.string().length(64),
     message: p.text(),

@@ -9,7 +9,7 @@ export const BusinessEvent = defineEntity({
   tableName: 'business_events',
   properties: {
     id: p.uuid().primary(),
-    seq: p.bigint('number').autoincrement().unique(),
+    seq: p.bigint('string').autoincrement().unique(),
     accountId: p.integer(),
     type: p.string().length(100),
     data: p.json<Record<string, unknown>>(),

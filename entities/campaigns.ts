@@ -24,7 +24,7 @@ export const Campaign = defineEntity({
     status: p.enum(CAMPAIGN_STATUSES).default('draft'),
     scheduledAt: p.datetime().nullable(),
     totalRecipients: p.integer().default(0),
-    cursor: p.bigint('number').default(0),
+    cursor: p.bigint('string').default(0),
     ...timestamps(),
   },
   indexes: [{ properties: ['accountId', 'id'] }],

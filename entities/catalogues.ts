@@ -33,7 +33,7 @@ export const Catalogue = defineEntity({
     metaCatalogueId: p.string().length(64).nullable(),
     channels: p.json<PlatformKey[]>(),
     skuPrefix: p.string().length(16),
-    skuSeq: p.bigint('number').default(0),
+    skuSeq: p.bigint('string').default(0),
     stockPolicy: p.enum(STOCK_POLICIES).default('external'),
     sourceOfTruth: p.enum(SOURCES_OF_TRUTH).default('api'),
     reservationTtlHours: p.integer().default(48),
@@ -86,14 +86,14 @@ export const Product = defineEntity({
   name: 'Product',
   tableName: 'products',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     catalogue: p.manyToOne(Catalogue).deleteRule('cascade'),
     sku: p.string().length(100),
     name: p.string().length(100),
     description: p.text().nullable(),
-    price: p.bigint('number'),
-    salePrice: p.bigint('number').nullable(),
+    price: p.bigint('string'),
+    salePrice: p.bigint('string').nullable(),
     currency: p.string().length(3),
     imageUrl: p.string().length(2048).nullable(),
     availability: p.enum(AVAILABILITIES),
@@ -115,7 +115,7 @@ export const Product = defineEntity({
      * The sync run that last created, changed or retired the product: what that run pushes, and its
      * retired count. Not indexed, so a re-sync's updates stay HOT (read within one shop's rows).
      */
-    lastSyncId: p.bigint('number').nullable(),
+    lastSyncId: p.bigint('string').nullable(),
     ...timestamps(),
   },
   uniques: [{ properties: ['catalogue', 'sku'] }],
@@ -155,7 +155,7 @@ export const CatalogueSync = defineEntity({
   name: 'CatalogueSync',
   tableName: 'catalogue_syncs',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     catalogue: p.manyToOne(Catalogue).deleteRule('cascade'),
     kind: p.enum(SYNC_KINDS),
@@ -224,11 +224,11 @@ export const CatalogueFeed = defineEntity({
     format: p.string().length(8).nullable(),
     enabled: p.boolean().default(true),
     consecutiveFailures: p.integer().default(0),
-    lastSyncId: p.bigint('number').nullable(),
+    lastSyncId: p.bigint('string').nullable(),
     /** Rows of the last completed pull: a replace pull that shrinks sharply is refused against it. */
     lastRowCount: p.integer().nullable(),
     /** The last run whose outcome the failure count took in: a retried tally counts a run once. */
-    countedSyncId: p.bigint('number').nullable(),
+    countedSyncId: p.bigint('string').nullable(),
     ...timestamps(),
   },
   indexes: [{ properties: ['catalogue', 'id'] }],
@@ -240,7 +240,7 @@ export const StockMovement = defineEntity({
   name: 'StockMovement',
   tableName: 'stock_movements',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     product: p.manyToOne(Product).deleteRule('cascade'),
     kind: p.enum(MOVEMENT_KINDS),
@@ -262,7 +262,7 @@ export const ProductPushRequest = defineEntity({
   name: 'ProductPushRequest',
   tableName: 'product_push_requests',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     catalogue: p.manyToOne(Catalogue).deleteRule('cascade'),
     pushId: p.string().length(100).unique(),
@@ -280,11 +280,11 @@ const productOption = <N extends string>(name: N, tableName: string) =>
     name,
     tableName,
     properties: {
-      id: p.bigint('number').primary().autoincrement(),
+      id: p.bigint('string').primary().autoincrement(),
       product: p.manyToOne(Product).deleteRule('cascade'),
       name: p.string().length(100),
       /** Hundredths: a size's price replaces the product's, an add-on's is added to the line's. */
-      price: p.bigint('number'),
+      price: p.bigint('string'),
       position: p.integer().default(0),
       createdAt: createdAt(),
     },

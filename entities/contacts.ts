@@ -21,7 +21,7 @@ export const Contact = defineEntity({
   name: 'Contact',
   tableName: 'contacts',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     uid: p.string().length(40).unique(),
     accountId: p.integer(),
     group: p.manyToOne(ContactGroup).deleteRule('cascade'),
@@ -50,7 +50,7 @@ export const ContactImport = defineEntity({
   name: 'ContactImport',
   tableName: 'contact_imports',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     group: p.manyToOne(ContactGroup).deleteRule('cascade'),
     format: p.enum(['json', 'csv']),

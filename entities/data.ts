@@ -43,11 +43,11 @@ export const DataTable = defineEntity({
     quotas: p.json<TableQuotas>(),
     /** Live records and their serialized bytes, moved by every create and delete under a guard (quotas). */
     recordsCount: p.integer().default(0),
-    storageBytes: p.bigint('number').default(0),
+    storageBytes: p.bigint('string').default(0),
     /** The last auto_number issued in this table (one sequence per table, shared by its auto_number columns). */
-    autoNumberSeq: p.bigint('number').default(0),
+    autoNumberSeq: p.bigint('string').default(0),
     /** Bumped by the database on every definition change (Migration20261125000000): what a cached definition is checked against. */
-    definitionVersion: p.bigint('number').default(1),
+    definitionVersion: p.bigint('string').default(1),
     /** The trigram index over the first six searchable columns: its state and the columns it covers. */
     searchIndexStatus: p.enum(INDEX_STATUSES).nullable(),
     searchIndexColumns: p.json<string[]>().nullable(),
@@ -132,7 +132,7 @@ export const DataRecord = defineEntity({
   tableName: 'data_records',
   properties: {
     id: p.uuid().primary(),
-    seq: p.bigint('number').autoincrement().unique(),
+    seq: p.bigint('string').autoincrement().unique(),
     accountId: p.integer(),
     tableId: p.uuid(),
     data: p.json<Record<string, unknown>>(),
@@ -177,7 +177,7 @@ export const DataRecordHistory = defineEntity({
   name: 'DataRecordHistory',
   tableName: 'data_record_history',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     tableId: p.uuid(),
     recordId: p.uuid(),

@@ -9,7 +9,7 @@ export const ChatGroup = defineEntity({
   name: 'ChatGroup',
   tableName: 'chat_groups',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     /** The business number the group runs on: its provider phone-number id (sender_id) and channel. */
     senderPhoneNumberId: p.string().length(64),
@@ -40,7 +40,7 @@ export const ChatGroupParticipant = defineEntity({
   name: 'ChatGroupParticipant',
   tableName: 'chat_group_participants',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     group: p.manyToOne(ChatGroup).deleteRule('cascade'),
     /** The person's WhatsApp id (digits of the phone number). */
@@ -58,7 +58,7 @@ export const ChatGroupJoinRequest = defineEntity({
   name: 'ChatGroupJoinRequest',
   tableName: 'chat_group_join_requests',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     group: p.manyToOne(ChatGroup).deleteRule('cascade'),
     joinRequestId: p.string().length(128),

@@ -7,7 +7,7 @@ export const Message = defineEntity({
   name: 'Message',
   tableName: 'messages',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     uid: p.string().length(40).unique(),
     accountId: p.integer(),
     direction: p.enum(['inbound', 'outbound']),
@@ -33,9 +33,9 @@ export const Message = defineEntity({
     campaignId: p.integer().nullable(),
     // The campaign recipient (contact id): with campaign_id unique, so a campaign page inserted twice
     // (a retried activity) adds nothing the second time.
-    contactId: p.bigint('number').nullable(),
+    contactId: p.bigint('string').nullable(),
     /** A message sent into, or received from, one of the account's chat groups (local group id). */
-    chatGroupId: p.bigint('number').nullable(),
+    chatGroupId: p.bigint('string').nullable(),
     // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
     // dispatcher sends it with others (admission control under load, campaigns).
     dispatchMode: p.string().length(16).default('workflow'),
@@ -88,7 +88,7 @@ export const PendingReceipt = defineEntity({
   name: 'PendingReceipt',
   tableName: 'pending_receipts',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     providerMessageId: p.string().length(191).index(),
     status: p.string().length(32),
     errorMessage: p.text().nullable(),

@@ -25,7 +25,7 @@ export const Order = defineEntity({
   name: 'Order',
   tableName: 'orders',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     catalogue: p.manyToOne(Catalogue).deleteRule('cascade'),
     status: p.enum(ORDER_STATUSES).default('pending'),
@@ -34,10 +34,10 @@ export const Order = defineEntity({
     /** The provider message id the order arrived in (chat orders); unique per account, so a redelivered webhook makes no second order. */
     providerMessageId: p.string().length(128).nullable(),
     productItems: p.json<OrderLine[]>(),
-    totalAmount: p.bigint('number'),
+    totalAmount: p.bigint('string'),
     totalCurrency: p.string().length(3),
     needsAttention: p.boolean().default(false),
-    cartId: p.bigint('number').nullable(),
+    cartId: p.bigint('string').nullable(),
     note: p.text().nullable(),
     /** When a pending order's holds are released unless it moves on (created_at + the shop's reservation_ttl_hours). */
     holdExpiresAt: p.datetime().nullable(),
@@ -64,7 +64,7 @@ export const StockHold = defineEntity({
   name: 'StockHold',
   tableName: 'stock_holds',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     order: p.manyToOne(Order).deleteRule('cascade'),
     product: p.manyToOne(Product).deleteRule('cascade'),

@@ -9,7 +9,7 @@ export const Cart = defineEntity({
   name: 'Cart',
   tableName: 'carts',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     catalogue: p.manyToOne(Catalogue).deleteRule('cascade'),
     ref: p.string().length(5),
@@ -23,9 +23,9 @@ export const Cart = defineEntity({
     conversationId: p.string().length(191).nullable(),
     customerHandle: p.string().length(191).nullable(),
     note: p.text().nullable(),
-    subtotalMinor: p.bigint('number').default(0),
+    subtotalMinor: p.bigint('string').default(0),
     currency: p.string().length(3),
-    orderId: p.bigint('number').nullable(),
+    orderId: p.bigint('string').nullable(),
     /** What the link opens on: a category (id), a product, or the menu. */
     opens: p.json<Record<string, unknown>>(),
     lastActivityAt: p.datetime().onCreate(() => new Date()),
@@ -56,7 +56,7 @@ export const CartItem = defineEntity({
   name: 'CartItem',
   tableName: 'cart_items',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     cart: p.manyToOne(Cart).deleteRule('cascade'),
     product: p.manyToOne(Product).deleteRule('cascade'),
     variant: p.manyToOne(ProductVariant).nullable().deleteRule('set null'),
@@ -64,7 +64,7 @@ export const CartItem = defineEntity({
     quantity: p.integer(),
     note: p.text().nullable(),
     /** Hundredths: the size's price (else the product's) plus each add-on, computed by the service. */
-    unitPriceMinor: p.bigint('number'),
+    unitPriceMinor: p.bigint('string'),
     ...timestamps(),
   },
   indexes: [{ properties: ['cart', 'id'] }],

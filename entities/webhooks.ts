@@ -34,7 +34,7 @@ export const OutboxEvent = defineEntity({
   name: 'OutboxEvent',
   tableName: 'events',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     eventId: p.string().length(40).unique(),
     accountId: p.integer(),
     kind: p.string().length(64),
@@ -60,7 +60,7 @@ export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
   tableName: 'webhook_deliveries',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
+    id: p.bigint('string').primary().autoincrement(),
     accountId: p.integer(),
     workflowId: p.string().length(255).unique(),
     eventId: p.string().length(64).index(),
@@ -88,8 +88,8 @@ export const DeliveryAttempt = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    deliveryId: p.bigint('number'),
+    id: p.bigint('string').primary().autoincrement(),
+    deliveryId: p.bigint('string'),
     attempt: p.integer(),
     attemptedAt: p.datetime(),
     statusCode: p.integer().nullable(),

@@ -12,7 +12,7 @@ import type { Availability, Condition, FieldDrift, ListingState, PlatformKey, So
 import { emitEvent } from '../../services/webhooks/index.js';
 import { brandAndCategoryIds } from '../../services/catalogues/product-write.js';
 import type { Logger } from '../../logger.js';
-import type { CatalogueProvider, PlatformItem, ProviderFailure } from '../providers/types.js';
+import type { CatalogueProvider, PlatformItem, ProviderFailure } from '../../providers/types.js';
 
 export interface CatalogueDriftDeps {
   orm: MikroORM;

@@ -16,7 +16,7 @@ import {
   type SyncProblem,
 } from '../../domain/catalogues/vocabulary.js';
 import type { Logger } from '../../logger.js';
-import type { CatalogueItemRequest, CatalogueProvider, ProviderFailure } from '../providers/types.js';
+import type { CatalogueItemRequest, CatalogueProvider, ProviderFailure } from '../../providers/types.js';
 
 export interface PlatformPushDeps {
   orm: MikroORM;

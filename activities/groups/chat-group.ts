@@ -26,8 +26,8 @@ import {
   type ProviderItemFailure,
 } from '../../services/groups/members.js';
 import { waIdOf } from '../../services/groups/participants.js';
-import type { ProviderFailure, ProviderResult } from '../providers/index.js';
-import type { GroupItemResults, WhatsAppGroupsClient } from '../providers/whatsapp-cloud/index.js';
+import type { ProviderFailure, ProviderResult } from '../../providers/index.js';
+import type { GroupItemResults, WhatsAppGroupsClient } from '../../providers/whatsapp-cloud/index.js';
 
 export type { GroupChange, GroupChangeResult, GroupMemberChange, GroupMemberChangeResult };
 

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { many, one } from '../../entities/db.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
-import { UnknownProvider, type Provider, type ProviderRegistry, type ProviderResult, type SentMessage } from '../providers/index.js';
+import { UnknownProvider, type Provider, type ProviderRegistry, type ProviderResult, type SentMessage } from '../../providers/index.js';
 import type { Logger } from '../../logger.js';
 import { moveMessage } from '../../services/messaging/message-moves.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';

@@ -1,6 +1,6 @@
 // Validation for POST /api/v3/whatsapp/send (contract "Chat-channel messages"): the contract's rules,
 // which yield a provider-neutral prepared message; the provider's request body is built from it by the
-// chat adapter (activities/providers/whatsapp-cloud/payload.ts). Pure: no I/O, Node built-ins or clock.
+// chat adapter (providers/whatsapp-cloud/payload.ts). Pure: no I/O, Node built-ins or clock.
 // Recipients, sender_id and schedule_time are shared with the SMS send and are validated by the
 // endpoint, not here.
 

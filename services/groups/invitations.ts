@@ -2,7 +2,7 @@ import { exec, many, one } from '../../entities/db.js';
 import { GROUP_LIMITS } from '../../domain/groups/index.js';
 import { type PreparedWhatsAppMessage } from '../../domain/messaging/index.js';
 import { toE164 } from '../platform/phones.js';
-import { providerRegistry } from '../../activities/providers/index.js';
+import { providerRegistry } from '../../providers/index.js';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { createOutboundMessages } from '../messaging/index.js';

@@ -14,7 +14,7 @@ import { groupView, loadGroup, type GroupRow } from './group-row.js';
 import { inviteToGroup } from './invitations.js';
 import { moveParticipant, waIdOf } from './participants.js';
 import type { PreparedWhatsAppMessage } from '../../domain/messaging/index.js';
-import { groupMessagePayload, type GroupMessageContent } from '../../activities/providers/whatsapp-cloud/index.js';
+import { groupMessagePayload, type GroupMessageContent } from '../../providers/whatsapp-cloud/index.js';
 
 // Who may be in a group and how they get there (Endpoints > Chat-channel groups: invites,
 // invite-link reset, join requests, participants). People join only through the invite link

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import type { ParticipantStatus } from '../../domain/groups/index.js';
-import type { WhatsAppGroupEvent } from '../../activities/providers/whatsapp-cloud/index.js';
+import type { WhatsAppGroupEvent } from '../../providers/whatsapp-cloud/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import type { GroupRow } from './group-row.js';
 import { groupEventFields } from './lifecycle.js';

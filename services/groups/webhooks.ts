@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../../logger.js';
-import type { WebhookRequest } from '../../activities/providers/index.js';
-import { parseWhatsAppGroupWebhook, type WhatsAppGroupEvent } from '../../activities/providers/whatsapp-cloud/index.js';
+import type { WebhookRequest } from '../../providers/index.js';
+import { parseWhatsAppGroupWebhook, type WhatsAppGroupEvent } from '../../providers/whatsapp-cloud/index.js';
 import { applyGroupLifecycle, applyGroupSettingsNotice, applyGroupStatusNotice } from './lifecycle.js';
 import { applyGroupParticipantsEvent } from './participants.js';
 import { receiveGroupInbound } from './group-inbound.js';

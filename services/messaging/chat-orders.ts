@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { exec, one } from '../../entities/db.js';
-import type { ChatOrderMessage } from '../../activities/providers/index.js';
+import type { ChatOrderMessage } from '../../providers/index.js';
 import { createOrder, majorToHundredths, startOrderHoldAfterCommit, type CreatedOrder, type CreateOrderInput } from '../orders/index.js';
 import { DomainError, describeDomainError } from '../platform/errors.js';
 import { isShopClosed } from '../shop/index.js';

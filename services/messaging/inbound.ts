@@ -7,7 +7,7 @@ import { signalWorkflow } from '../../temporal/starters.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { newUid } from '../platform/ids.js';
 import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
-import type { InboundMessage as ProviderInboundMessage, StatusUpdate } from '../../activities/providers/index.js';
+import type { InboundMessage as ProviderInboundMessage, StatusUpdate } from '../../providers/index.js';
 
 interface IngressDeps {
   orm: MikroORM;

@@ -14,14 +14,14 @@ import {
   type WebhookAnswer,
   type WebhookEndpoint,
   type WebhookRequest,
-} from '../../activities/providers/index.js';
+} from '../../providers/index.js';
 import { badRequest, forbidden } from '../platform/errors.js';
 import { applyReceipt } from './receipts.js';
 import { applyParkableStatus, receiveInbound } from './inbound.js';
 import { receiveChatOrder } from './chat-orders.js';
 import { receiveGroupWebhook } from '../groups/index.js';
 
-export type { WebhookAnswer, WebhookRequest, ProviderKey } from '../../activities/providers/index.js';
+export type { WebhookAnswer, WebhookRequest, ProviderKey } from '../../providers/index.js';
 
 export interface IngressDeps {
   orm: MikroORM;

@@ -1,6 +1,6 @@
 import type { PreparedWhatsAppMessage } from '../../domain/messaging/whatsapp-message.js';
 import { toE164 } from '../platform/phones.js';
-import { providerRegistry } from '../../activities/providers/index.js';
+import { providerRegistry } from '../../providers/index.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { createOutboundMessages, type MessageServiceDeps } from './outbound.js';

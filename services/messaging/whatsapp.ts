@@ -1,7 +1,7 @@
 import { many } from '../../entities/db.js';
 import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { prepareWhatsAppMessage, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
-import { providerRegistry } from '../../activities/providers/index.js';
+import { providerRegistry } from '../../providers/index.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import nodeHttp from 'node:http';
 import assert from 'node:assert/strict';
 import { api, http, newTenant, eventually, sim, uniquePhone } from '../support/stack.js';
-import { signTwilio } from '../../activities/providers/sms-gateway/signature.js';
+import { signTwilio } from '../../providers/sms-gateway/signature.js';
 import { loadConfig } from '../../config.js';
 
 const num = () => uniquePhone('2554');

@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { SmsGatewayClient } from '../../activities/providers/sms-gateway/client.js';
-import { signTwilio, verifyTwilioSignature } from '../../activities/providers/sms-gateway/signature.js';
-import { WhatsAppCloudClient } from '../../activities/providers/whatsapp-cloud/client.js';
-import { verifyMetaSignature } from '../../activities/providers/whatsapp-cloud/signature.js';
+import { SmsGatewayClient } from '../../providers/sms-gateway/client.js';
+import { signTwilio, verifyTwilioSignature } from '../../providers/sms-gateway/signature.js';
+import { WhatsAppCloudClient } from '../../providers/whatsapp-cloud/client.js';
+import { verifyMetaSignature } from '../../providers/whatsapp-cloud/signature.js';
 import { createSimulator, type RunningSimulator, type Simulator } from '../../simulator/app.js';
 import { segmentInfo } from '../../simulator/segments.js';
 

@@ -4,7 +4,7 @@ import { openOrm, migrate } from '../../entities/orm.js';
 import { http, eventually, OPERATOR_TOKEN } from '../support/stack.js';
 import { privateStack } from '../support/private-stack.js';
 import { startReceiver } from '../support/receiver.js';
-import { signTwilio } from '../../activities/providers/sms-gateway/signature.js';
+import { signTwilio } from '../../providers/sms-gateway/signature.js';
 import { loadConfig } from '../../config.js';
 
 // The shared stack's worker would relay every event of a shared database, so this test gets a

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { validateMessage } from '../../simulator/whatsapp-validate.js';
 import { orderProblem } from '../../simulator/whatsapp-inbound.js';
-import { parseWhatsAppWebhook } from '../../activities/providers/whatsapp-cloud/webhook.js';
-import type { ChatOrderMessage } from '../../activities/providers/types.js';
+import { parseWhatsAppWebhook } from '../../providers/whatsapp-cloud/webhook.js';
+import type { ChatOrderMessage } from '../../providers/types.js';
 import { catalogueInteractive, productListInteractive, singleProductInteractive } from '../../domain/catalogues/product-messages.js';
 import { orderLines } from '../../services/messaging/chat-orders.js';
 

@@ -69,6 +69,17 @@ interface Rule {
 const local = (from: string, to: string, typeOnly = false): Edge => ({ from, to, local: true, typeOnly });
 const pkg = (from: string, to: string, typeOnly = false): Edge => ({ from, to, local: false, typeOnly });
 
+/** The provider layer's doors: the ports (types) and the registry that picks an adapter by name. */
+const PROVIDER_DOORS = ['providers/index.ts', 'providers/types.ts'];
+/** Files that still name an adapter until chat groups get their own port (issue 24, point 4); must end empty. */
+const PROVIDERS_PENDING = new Set<string>([
+  'services/groups/members.ts',
+  'services/groups/participants.ts',
+  'services/groups/webhooks.ts',
+  'activities/index.ts',
+  'activities/groups/chat-group.ts',
+]);
+
 export const RULES: Rule[] = [
   {
     name: 'workflows import only the workflow SDK, pure domain code, other workflows and activity types',
@@ -112,10 +123,22 @@ export const RULES: Rule[] = [
     failing: local('services/campaigns/campaigns.ts', 'workflows/campaigns/campaign.ts'),
   },
   {
-    name: 'the doors reach providers and activities only through services',
+    name: 'the doors reach activities and workflows only through services',
     check: (e) =>
       layerOf(e.from) === 'api' && e.local && ['activities', 'workflows'].includes(layerOf(e.to)) && !e.typeOnly ? e.to : null,
-    failing: local('api/messaging/providers.ts', 'activities/providers/sms-gateway/client.ts'),
+    failing: local('api/messaging/dispatch.ts', 'activities/messaging/dispatch.ts'),
+  },
+  {
+    name: 'a provider is named only inside providers/: everything else uses the ports and the registry (providers/index.ts)',
+    check: (e) =>
+      e.local &&
+      layerOf(e.to) === 'providers' &&
+      layerOf(e.from) !== 'providers' &&
+      !PROVIDER_DOORS.includes(e.to) &&
+      !PROVIDERS_PENDING.has(e.from)
+        ? e.to
+        : null,
+    failing: local('services/messaging/whatsapp.ts', 'providers/whatsapp-cloud/payload.ts'),
   },
   {
     name: 'the doors hold no SQL: entities/db.ts (the raw-statement door) is for services and activities',
@@ -171,7 +194,19 @@ export function importsOf(file: string, src: string): Edge[] {
   return edges;
 }
 
-const SCANNED = ['api', 'services', 'domain', 'entities', 'workflows', 'activities', 'worker', 'temporal', 'simulator', 'observability'];
+const SCANNED = [
+  'api',
+  'services',
+  'domain',
+  'entities',
+  'workflows',
+  'activities',
+  'providers',
+  'worker',
+  'temporal',
+  'simulator',
+  'observability',
+];
 function projectEdges(): Edge[] {
   const edges: Edge[] = [];
   for (const layer of SCANNED) {

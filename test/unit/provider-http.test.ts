@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpRequest } from '../../activities/providers/http.js';
+import { httpRequest } from '../../providers/http.js';
 
 // The provider transport on a local socket: every way a call goes wrong becomes a retryable failure.
 const server = http.createServer((req, res) => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../config.js';
-import { DEFAULT_PROVIDER, UnknownProvider, createProviderRegistry, providerRegistry } from '../../activities/providers/index.js';
+import { DEFAULT_PROVIDER, UnknownProvider, createProviderRegistry, providerRegistry } from '../../providers/index.js';
 
 // The registry: one adapter per stored `channels.provider`, each serving its own webhooks.
 const config = loadConfig();

@@ -2,11 +2,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSmsGateway } from '../../activities/providers/sms-gateway/index.js';
-import { signTwilio, verifyTwilioSignature } from '../../activities/providers/sms-gateway/signature.js';
-import { mapSmsGatewayStatus } from '../../activities/providers/sms-gateway/status.js';
-import { smsSendRequest, toE164, twilioMessageForm } from '../../activities/providers/sms-gateway/payload.js';
-import type { WebhookRequest } from '../../activities/providers/types.js';
+import { createSmsGateway } from '../../providers/sms-gateway/index.js';
+import { signTwilio, verifyTwilioSignature } from '../../providers/sms-gateway/signature.js';
+import { mapSmsGatewayStatus } from '../../providers/sms-gateway/status.js';
+import { smsSendRequest, toE164, twilioMessageForm } from '../../providers/sms-gateway/payload.js';
+import type { WebhookRequest } from '../../providers/types.js';
 
 // The SMS gateway adapter against Twilio's documented shapes: signatures, status callbacks, inbound
 // messages, the status vocabulary and the send request (spied on a local socket).

@@ -8,8 +8,8 @@ import {
   parseMetaPrice,
   platformItemOf,
   shopLink,
-} from '../../activities/providers/whatsapp-cloud/catalogue.js';
-import type { CatalogueItemSource } from '../../activities/providers/types.js';
+} from '../../providers/whatsapp-cloud/catalogue.js';
+import type { CatalogueItemSource } from '../../providers/types.js';
 
 // The Meta catalogue adapter against the Batch API's documented item shape and Graph's error codes.
 

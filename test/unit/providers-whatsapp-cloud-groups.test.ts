@@ -7,14 +7,14 @@ import {
   groupInviteComponents,
   groupMessagePayload,
   groupPinPayload,
-} from '../../activities/providers/whatsapp-cloud/groups.js';
+} from '../../providers/whatsapp-cloud/groups.js';
 import {
   parseWhatsAppGroupWebhook,
   parseWhatsAppWebhook,
   type WhatsAppGroupEvent,
-} from '../../activities/providers/whatsapp-cloud/webhook.js';
-import { signMeta, verifyMetaSignature } from '../../activities/providers/whatsapp-cloud/signature.js';
-import { MalformedWebhook, type WebhookRequest } from '../../activities/providers/types.js';
+} from '../../providers/whatsapp-cloud/webhook.js';
+import { signMeta, verifyMetaSignature } from '../../providers/whatsapp-cloud/signature.js';
+import { MalformedWebhook, type WebhookRequest } from '../../providers/types.js';
 import { startReceiver, type Received } from '../support/receiver.js';
 
 // The Groups API adapter against the in-process simulator (calls, per-item results, error mapping)

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createWhatsAppCloud } from '../../activities/providers/whatsapp-cloud/index.js';
-import { signMeta, verifyMetaSignature } from '../../activities/providers/whatsapp-cloud/signature.js';
-import { mapWhatsAppStatus } from '../../activities/providers/whatsapp-cloud/status.js';
-import { MalformedWebhook, type WebhookRequest } from '../../activities/providers/types.js';
+import { createWhatsAppCloud } from '../../providers/whatsapp-cloud/index.js';
+import { signMeta, verifyMetaSignature } from '../../providers/whatsapp-cloud/signature.js';
+import { mapWhatsAppStatus } from '../../providers/whatsapp-cloud/status.js';
+import { MalformedWebhook, type WebhookRequest } from '../../providers/types.js';
 import { prepareWhatsAppMessage } from '../../domain/messaging/whatsapp-message.js';
 
 // The WhatsApp Cloud API adapter against Meta's documented webhook shapes (webhooks/reference/messages).

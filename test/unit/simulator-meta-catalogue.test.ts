@@ -2,8 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { createSimulator, type RunningSimulator, type Simulator } from '../../simulator/app.js';
-import { createWhatsAppCatalogue } from '../../activities/providers/whatsapp-cloud/catalogue.js';
-import type { CatalogueProvider } from '../../activities/providers/types.js';
+import { createWhatsAppCatalogue } from '../../providers/whatsapp-cloud/catalogue.js';
+import type { CatalogueProvider } from '../../providers/types.js';
 
 // The simulator's Meta catalogue API, in process, through the real adapter: shapes, asynchronous
 // per-item validation, paging, faults and the test controls.

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { prepareWhatsAppMessage, type PreparedWhatsAppMessage, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
-import { buildCloudApiPayload } from '../../activities/providers/whatsapp-cloud/payload.js';
+import { buildCloudApiPayload } from '../../providers/whatsapp-cloud/payload.js';
 
 const s = (n: number, ch = 'a') => ch.repeat(n);
 const URL_IMG = 'https://cdn.example.com/a.jpg';

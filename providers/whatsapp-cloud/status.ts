@@ -1,5 +1,5 @@
 // WhatsApp message statuses (the `statuses[].status` of Meta's webhooks) in ours.
-import type { MessageStatus } from '../../../domain/messaging/message-status.js';
+import type { MessageStatus } from '../../domain/messaging/message-status.js';
 
 const STATUSES: Record<string, MessageStatus> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'failed' };
 

@@ -1,6 +1,6 @@
 // WhatsApp Cloud API request bodies (POST /{phone-number-id}/messages), built from a message the
 // contract's rules already accepted (domain/messaging/whatsapp-message.ts).
-import type { PreparedWhatsAppMessage, WhatsAppKind } from '../../../domain/messaging/whatsapp-message.js';
+import type { PreparedWhatsAppMessage, WhatsAppKind } from '../../domain/messaging/whatsapp-message.js';
 import { isRecord } from '../http.js';
 
 /** What a chat record stores until dispatch: the sending number's id and the Graph body. */

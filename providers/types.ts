@@ -1,13 +1,13 @@
 // What a provider adapter offers, one interface per provider kind (Novu's shape: one adapter per
 // provider implementing its channel's interface, one central status vocabulary). Everything that
 // is particular to a provider (its HTTP client, request payloads, webhook signatures, webhook
-// parsing and status words) lives in the adapter's folder, activities/providers/<provider>/; the
+// parsing and status words) lives in the adapter's folder, providers/<provider>/; the
 // rest of the application speaks only these types and our own MessageStatus. The registry
 // (./index.ts) picks the adapter by the value a channel stores in `channels.provider`.
-import type { MessageStatus } from '../../domain/messaging/message-status.js';
-import type { PreparedWhatsAppMessage } from '../../domain/messaging/whatsapp-message.js';
+import type { MessageStatus } from '../domain/messaging/message-status.js';
+import type { PreparedWhatsAppMessage } from '../domain/messaging/whatsapp-message.js';
 import type { ProviderResult } from './http.js';
-import type { Availability, Condition } from '../../domain/catalogues/vocabulary.js';
+import type { Availability, Condition } from '../domain/catalogues/vocabulary.js';
 
 export type { ProviderResult, ProviderFailure } from './http.js';
 

@@ -1,6 +1,6 @@
 // The provider registry: one adapter per value of `channels.provider`. Senders pick the adapter by
 // the channel's stored provider; the API's ingress serves every adapter's webhooks from this list.
-import type { Config } from '../../config.js';
+import type { Config } from '../config.js';
 import { createSmsGateway } from './sms-gateway/index.js';
 import { createWhatsAppCloud } from './whatsapp-cloud/index.js';
 import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';

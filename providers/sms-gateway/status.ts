@@ -1,5 +1,5 @@
 // The SMS gateway's message statuses (Twilio's vocabulary) in ours.
-import type { MessageStatus } from '../../../domain/messaging/message-status.js';
+import type { MessageStatus } from '../../domain/messaging/message-status.js';
 
 /** Twilio-style statuses to ours; interim ones (queued, sending, accepted, scheduled) change nothing. */
 export function mapSmsGatewayStatus(s: string): MessageStatus | null {

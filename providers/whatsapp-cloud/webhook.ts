@@ -2,7 +2,7 @@
 // {object, entry[{id, changes[{field, value}]}]} whose values carry `statuses` of our messages and
 // `messages` customers sent, plus the GET subscription handshake (hub.mode/hub.verify_token/hub.challenge).
 import { isRecord } from '../http.js';
-import { decodeUtf8 } from '../../../domain/platform/utf8.js';
+import { decodeUtf8 } from '../../domain/platform/utf8.js';
 import {
   MalformedWebhook,
   type ChatOrderItem,
