@@ -2,6 +2,7 @@ import type { AppDeps } from './http/app.js';
 import type { RouteDef } from './http/registry.js';
 import type { Operation } from './operation.js';
 import { restRoute } from './http/rest.js';
+import { byPrecedence } from './http/precedence.js';
 import { docsRoutes } from './http/docs.js';
 import { accountOperations } from './account/profile.js';
 import { accountSettingsOperations } from './account/settings.js';
@@ -34,7 +35,7 @@ import { chatGroupOperations } from './groups/groups.js';
 import { groupMemberOperations } from './groups/members.js';
 import { groupMessageOperations } from './groups/messages.js';
 
-/** Every account operation of the contract, in routing order (fixed paths before `{param}` ones). */
+/** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
   ...accountOperations,
   ...smsOperations,
@@ -64,7 +65,7 @@ export const customerOperations: readonly Operation[] = [
 ];
 
 /**
- * Every operator operation ("Settings", under /admin/v1, operator token), in routing order. Each is
+ * Every operator operation ("Settings", under /admin/v1, operator token). Each is
  * also an admin CLI command: scripts/admin.ts is generated from their `cli` entries.
  */
 export const operatorOperations: readonly Operation[] = [
@@ -75,27 +76,12 @@ export const operatorOperations: readonly Operation[] = [
   ...dataSettingsOperations,
 ];
 
-/** Every route of the service. The OpenAPI document is generated from this same list. */
+/** Every route of the service, in the order the router tries them (computed: api/http/precedence.ts). The OpenAPI documents are generated from this same list. */
 export function allRoutes(deps: AppDeps): RouteDef[] {
-  // Chat groups before the chat messages: /whatsapp/groups is not a message uid; under {id} the
-  // member and message paths are more specific than {id} itself.
-  const groupRoutes = [...groupMemberOperations, ...groupMessageOperations, ...chatGroupOperations];
-  const routes = [...accountOperations, ...smsOperations, ...groupRoutes, ...whatsappOperations].map((op) => restRoute(op, deps));
-  routes.push(...ingressRoutes(deps), ...operatorOperations.map((op) => restRoute(op, deps)));
-  routes.push(...automationOperations.map((op) => restRoute(op, deps)));
-  routes.push(
-    ...[...contactCompatOperations, ...contactOperations, ...contactGroupOperations, ...campaignOperations].map((op) =>
-      restRoute(op, deps),
-    ),
-  );
-  routes.push(...[...inventoryOperations, ...noticeOperations].map((op) => restRoute(op, deps)));
-  // Fixed paths under /api/v3/catalogues (orders, product sends) must be pushed before these, or
-  // {catalogue} would read them as a shop id.
-  routes.push(...orderOperations.map((op) => restRoute(op, deps)));
-  routes.push(...productSendOperations.map((op) => restRoute(op, deps)));
-  routes.push(...[...catalogueOperations, ...productOperations, ...catalogueSyncOperations].map((op) => restRoute(op, deps)));
-  routes.push(...catalogueFeedOperations.map((op) => restRoute(op, deps)));
-  routes.push(...[...shopLinkOperations, ...cartOperations].map((op) => restRoute(op, deps)), ...shopPageRoutes(deps));
-  routes.push(...[...tableOperations, ...recordListOperations, ...recordOperations, ...groupOperations].map((op) => restRoute(op, deps)));
+  const routes = byPrecedence([
+    ...[...customerOperations, ...operatorOperations].map((op) => restRoute(op, deps)),
+    ...ingressRoutes(deps),
+    ...shopPageRoutes(deps),
+  ]);
   return [...routes, ...docsRoutes(routes)];
 }

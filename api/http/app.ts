@@ -11,6 +11,7 @@ import { validateBody, validateQuery, unstorableTextAt } from './validation.js';
 import { admittedInStatement, authenticateOperator, authorizeIssuer, callerOf, readAsCaller } from './auth.js';
 import type { RequestContext } from './context.js';
 import { allRoutes } from '../operations.js';
+import { shadows } from './precedence.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { mountMcp } from '../mcp/routes.js';
 import { metricsHandler, observeRequests } from './observability.js';
@@ -172,13 +173,4 @@ async function answer(deps: AppDeps, def: RouteDef, ctx: Koa.Context, rc: Reques
     query: query as Record<string, unknown>,
     params: ctx.params as Record<string, string>,
   });
-}
-
-const isParam = (segment: string) => segment.startsWith('{');
-/** Whether `path` is a more specific reading of `other`: same shape, and a literal where `other` has a parameter. */
-function shadows(path: string, other: string): boolean {
-  const a = path.split('/');
-  const b = other.split('/');
-  if (path === other || a.length !== b.length) return false;
-  return a.every((s, i) => s === b[i] || isParam(b[i])) && a.some((s, i) => !isParam(s) && isParam(b[i]));
 }
