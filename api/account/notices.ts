@@ -1,6 +1,6 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { numericId } from '../../services/platform/ids.js';
-import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import { listAccountNotices, listNotices, noticeSchema } from '../../services/account/notices.js';
 
 // Account notices: what the service told the account (low stock, a feed switched off). Read with any
@@ -14,11 +14,7 @@ const noticeQuery = {
   },
 } as const;
 
-const noticePage = {
-  type: 'object',
-  required: ['notices', 'pagination'],
-  properties: { notices: { type: 'array', items: noticeSchema }, pagination: paginationSchema },
-} as const;
+const noticePage = pageSchema('notices', noticeSchema);
 
 export const noticeOperations = [
   defineOperation({

@@ -1,5 +1,5 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import {
   catalogueCreateBody,
   catalogueListQuery,
@@ -40,11 +40,7 @@ export const catalogueOperations = [
       kind: 'list',
       status: 200,
       description: 'A page of shops',
-      schema: {
-        type: 'object',
-        required: ['catalogues', 'pagination'],
-        properties: { catalogues: { type: 'array', items: catalogueSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('catalogues', catalogueSchema),
     },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc }, query) => listCatalogues(rc, query),

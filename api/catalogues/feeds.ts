@@ -1,5 +1,5 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import { catalogueListQuery } from '../../services/catalogues/catalogues.js';
 import { syncReportSchema } from '../../services/catalogues/syncs.js';
 import {
@@ -66,11 +66,7 @@ const updateBody = {
   },
 } as const;
 
-const feedList = {
-  type: 'object',
-  required: ['feeds', 'pagination'],
-  properties: { feeds: { type: 'array', items: feedSchema }, pagination: paginationSchema },
-} as const;
+const feedList = pageSchema('feeds', feedSchema);
 const deletedSchema = {
   type: 'object',
   required: ['id', 'deleted'],

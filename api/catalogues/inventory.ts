@@ -1,7 +1,7 @@
 import { shopTools } from './catalogues.js';
 import { HINTS, defineOperation } from '../operation.js';
 import { CATALOGUE_LIMITS as L } from '../../domain/catalogues/vocabulary.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { paginationSchema, pageSchema } from '../../services/platform/pagination.js';
 import { derivedRowSchema, listInventory, pushInventory } from '../../services/catalogues/inventory.js';
 import { listMovements, movementSchema } from '../../services/catalogues/stock-ledger.js';
 
@@ -104,11 +104,7 @@ export const inventoryOperations = [
       kind: 'list',
       status: 200,
       description: 'A page of inventory rows',
-      schema: {
-        type: 'object',
-        required: ['inventory', 'pagination'],
-        properties: { inventory: { type: 'array', items: derivedRowSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('inventory', derivedRowSchema),
     },
     mcp: { ...mcpShop, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, ...query }) => listInventory(rc, catalogue, query),

@@ -1,5 +1,5 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import { productBySkuBody, productCreateBody, productSchema, productUpdateBody } from '../../services/catalogues/product-schemas.js';
 import {
   createProduct,
@@ -58,11 +58,7 @@ export const productOperations = [
       kind: 'list',
       status: 200,
       description: 'A page of products',
-      schema: {
-        type: 'object',
-        required: ['products', 'pagination'],
-        properties: { products: { type: 'array', items: productSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('products', productSchema),
     },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, ...query }) => listProducts(rc, catalogue, query),

@@ -1,5 +1,5 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import { storableValue } from '../../services/platform/storable.js';
 import { productRowSchema } from '../../services/catalogues/product-schemas.js';
 import { catalogueListQuery } from '../../services/catalogues/catalogues.js';
@@ -50,11 +50,7 @@ const batchBody = {
   },
 } as const;
 
-const syncListSchema = {
-  type: 'object',
-  required: ['syncs', 'pagination'],
-  properties: { syncs: { type: 'array', items: syncReportSchema }, pagination: paginationSchema },
-} as const;
+const syncListSchema = pageSchema('syncs', syncReportSchema);
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const base = { tag: 'Catalogue', auth: 'rest', issuerRequired: true } as const;

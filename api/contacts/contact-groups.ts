@@ -1,6 +1,6 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { groupSchema, importSchema } from '../../services/contacts/contact-view.js';
-import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contacts/contact-groups.js';
 import { createImport, getImport } from '../../services/contacts/contact-imports.js';
 import { MAX_IMPORT_ROWS } from '../../domain/contacts/contact-import.js';
@@ -47,11 +47,7 @@ export const contactGroupOperations = [
       kind: 'list',
       status: 200,
       description: 'A page of groups',
-      schema: {
-        type: 'object',
-        required: ['groups', 'pagination'],
-        properties: { groups: { type: 'array', items: groupSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('groups', groupSchema),
     },
     mcp: { ...mcpContacts, annotations: HINTS.read },
     handler: async ({ rc }, query) => listGroups(rc, query),

@@ -1,6 +1,6 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { contactSchema } from '../../services/contacts/contact-view.js';
-import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import {
   createContact,
   getContact,
@@ -92,11 +92,7 @@ export const contactListQuery = {
 
 const anyBody = noInput;
 const one = contactSchema;
-export const contactList = {
-  type: 'object',
-  required: ['contacts', 'pagination'],
-  properties: { contacts: { type: 'array', items: contactSchema }, pagination: paginationSchema },
-} as const;
+export const contactList = pageSchema('contacts', contactSchema);
 export const deleted = {
   type: 'object',
   required: ['id', 'uid', 'deleted'],

@@ -1,5 +1,5 @@
 import { HINTS, defineOperation, type Operation } from '../operation.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import { groupSchema } from '../../services/groups/group-row.js';
 import {
   createGroup,
@@ -56,11 +56,7 @@ export const chatGroupOperations: Operation[] = [
       kind: 'list',
       status: 200,
       description: 'A page of groups',
-      schema: {
-        type: 'object',
-        required: ['groups', 'pagination'],
-        properties: { groups: { type: 'array', items: groupSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('groups', groupSchema),
     },
     mcp: { ...groupTools, annotations: HINTS.read },
     handler: async ({ rc }, query) => listGroups(rc, query),

@@ -2,7 +2,7 @@ import { HINTS, defineOperation } from '../operation.js';
 import { messageSchema } from '../../services/messaging/message-view.js';
 import { sendSms, getMessage, listMessages, smsSendBody } from '../../services/messaging/messages.js';
 import { listSmsSenders } from '../../services/messaging/senders.js';
-import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import { noInput } from '../../services/platform/storable.js';
 
 export const sendResponse = {
@@ -96,11 +96,7 @@ export const listMessagesOperation = defineOperation({
     kind: 'list',
     status: 200,
     description: 'A page of messages',
-    schema: {
-      type: 'object',
-      required: ['messages', 'pagination'],
-      properties: { messages: { type: 'array', items: messageSchema }, pagination: paginationSchema },
-    },
+    schema: pageSchema('messages', messageSchema),
   },
   mcp: { servers: ['messaging', 'inbox'], scope: 'mcp:messaging', annotations: HINTS.read },
   handler: async ({ rc }, input) => listMessages(rc, input),

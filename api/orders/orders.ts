@@ -1,7 +1,7 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { ORDER_PLATFORMS, ORDER_STATUSES } from '../../domain/catalogues/index.js';
 import { ORDER_LIMITS } from '../../domain/orders/lines.js';
-import { paginationSchema } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import { getOrder, listOrders } from '../../services/orders/orders.js';
 import { setOrderStatus } from '../../services/orders/holds.js';
 
@@ -131,11 +131,7 @@ export const orderOperations = [
       kind: 'list',
       status: 200,
       description: 'A page of orders',
-      schema: {
-        type: 'object',
-        required: ['orders', 'pagination'],
-        properties: { orders: { type: 'array', items: orderSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('orders', orderSchema),
     },
     mcp: { ...ordersTools, annotations: HINTS.read },
     handler: async ({ rc }, query) => listOrders(rc, query),

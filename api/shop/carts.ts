@@ -1,5 +1,5 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { paginationSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import { cartSchema, getCart } from '../../services/shop/carts.js';
 import { listCartsOfChat } from '../../services/shop/links.js';
 import { CART_STATUSES } from '../../domain/catalogues/index.js';
@@ -31,11 +31,7 @@ export const cartOperations = [
       kind: 'list',
       status: 200,
       description: 'A page of baskets',
-      schema: {
-        type: 'object',
-        required: ['carts', 'pagination'],
-        properties: { carts: { type: 'array', items: cartSchema }, pagination: paginationSchema },
-      },
+      schema: pageSchema('carts', cartSchema),
     },
     mcp: { ...shopTools, annotations: HINTS.read },
     handler: async ({ rc, deps }, query) => listCartsOfChat(rc, deps.config.publicBaseUrl, query),

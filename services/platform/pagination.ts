@@ -33,3 +33,24 @@ export function paginationOf(page: number, perPage: number, total: number) {
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   return { current_page: page, per_page: perPage, last_page: lastPage, total, has_more_pages: page < lastPage };
 }
+
+/**
+ * The answer schema of a page-number list: the resources under their contract key, and the one
+ * pagination object. Literal types are kept, so the answer's type follows from the schema.
+ */
+export function pageSchema<const K extends string, const S>(key: K, items: S) {
+  return {
+    type: 'object',
+    required: [key, 'pagination'],
+    properties: { [key]: { type: 'array', items }, pagination: paginationSchema } as { [P in K]: { type: 'array'; items: S } } & {
+      pagination: typeof paginationSchema;
+    },
+  } as const;
+}
+
+/** The answer of a page-number list: the resources under their contract key and the pagination object. */
+export function pageAnswer<const K extends string, T>(key: K, items: T[], page: { page: number; perPage: number }, total: number) {
+  return { [key]: items, pagination: paginationOf(page.page, page.perPage, total) } as { [P in K]: T[] } & {
+    pagination: ReturnType<typeof paginationOf>;
+  };
+}
