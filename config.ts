@@ -115,6 +115,12 @@ export interface Config {
    * back a remote change a test made on purpose). An existing schedule keeps its own state.
    */
   catalogueDriftPaused: boolean;
+  /**
+   * CHECK_ANSWERS=true (the test suite): every REST answer is checked against its operation's output
+   * schema, and one that does not match is answered 500 naming the operation and the mismatch, so the
+   * test that made the request fails. Off in a deployment (it costs a validation per answer).
+   */
+  checkAnswers: boolean;
   /** A product feed pull: the whole download's time limit (connect, headers and body), in seconds. */
   feedTimeoutSeconds: number;
   /** A product feed larger than this many bytes is a failed run (docs/decisions.md, "Feeds"). */
@@ -210,6 +216,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     trustedProxyHops: optionalCount('TRUSTED_PROXY_HOPS', 0) ?? 0,
     allowLoopbackDestinations: env('ALLOW_LOOPBACK_DESTINATIONS', 'false') === 'true',
     catalogueDriftPaused: env('CATALOGUE_DRIFT_PAUSED', 'false') === 'true',
+    checkAnswers: env('CHECK_ANSWERS', 'false') === 'true',
     feedTimeoutSeconds: Number(env('FEED_TIMEOUT_SECONDS', '300')),
     feedMaxBytes: Number(env('FEED_MAX_BYTES', String(100 * 1024 * 1024))),
     cartQuietSeconds: Number(env('CART_QUIET_SECONDS', String(24 * 3600))),

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { OperatorContext, RequestContext } from '../services/platform/context.js';
 import { withQueryBooleans, withStorageBounds } from '../services/platform/validation.js';
+import type { DomainError } from '../services/platform/errors.js';
 
 /**
  * One operation of the contract, defined once. The REST route, the OpenAPI operation, the MCP tool
@@ -111,8 +112,23 @@ export interface CliExposure {
  *   list, one record per recipient of a send).
  * - `outcome`: what an action did or a report that is no single resource (per-item results, a
  *   send's provider id, a deletion's acknowledgement, an overview).
+ * - `page`: an HTML page for a browser, or a redirect to one (the page door: api/http/page-door.ts).
  */
-export type OutputKind = 'resource' | 'list' | 'outcome';
+export type OutputKind = 'resource' | 'list' | 'outcome' | 'page';
+
+/** What a page operation answers: a page, or a 303 to one (post/redirect/get). */
+export type PageAnswer = { html: string } | { redirect: string };
+
+/**
+ * The page door of an operation (a form of the shop page, a page it reads): answered in HTML. A
+ * refusal's status and headers come from the one domain-error mapping every door uses; the
+ * operation says only which page shows it.
+ */
+export interface PageDoor {
+  /** Headers of every answer (the page's content security policy, no caching). */
+  headers: Record<string, string>;
+  refusal: (call: PublicCall, input: Record<string, string>, err: DomainError) => Promise<string>;
+}
 
 export interface OperationOutput {
   status: number;
@@ -174,6 +190,8 @@ export interface OperatorCall {
 }
 export interface PublicCall {
   deps: OperationDeps;
+  /** The client's address as the door reads it (behind declared proxies only): page limits per address. */
+  client?: { address: string };
 }
 export type CallOf<A extends Auth> = A extends 'rest' ? AccountCall : A extends 'operator' ? OperatorCall : PublicCall;
 
@@ -219,6 +237,8 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
    * (RequestContext.admission): the REST door then lets it (api/http/auth.ts admittedInStatement).
    */
   admitsInStatement?: boolean;
+  /** Served by the page door (HTML) instead of the REST door; public operations only. */
+  page?: PageDoor;
   // NoInfer: the input type is computed from the schemas, never inferred back from the handler.
   handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<O>;
 }
@@ -245,6 +265,7 @@ export interface Operation {
   cli?: readonly CliExposure[];
   secretInAnswer?: boolean;
   admitsInStatement?: boolean;
+  page?: PageDoor;
   /** Names of the path parameters, in order. */
   params: string[];
   handler: (call: AccountCall | OperatorCall | PublicCall, input: Record<string, unknown>) => Promise<unknown>;

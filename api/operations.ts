@@ -23,7 +23,8 @@ import { catalogueFeedOperations } from './catalogues/feeds.js';
 import { noticeOperations, noticeSettingsOperations } from './account/notices.js';
 import { shopLinkOperations } from './shop/links.js';
 import { cartOperations } from './shop/carts.js';
-import { shopPageRoutes } from './shop/page.js';
+import { shopPageOperations } from './shop/page.js';
+import { pageRoutes } from './http/page-door.js';
 import { orderOperations } from './orders/orders.js';
 import { productSendOperations } from './catalogues/product-sends.js';
 import { tableOperations } from './data/tables.js';
@@ -76,12 +77,15 @@ export const operatorOperations: readonly Operation[] = [
   ...dataSettingsOperations,
 ];
 
+/** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */
+export const pageOperations: readonly Operation[] = [...shopPageOperations];
+
 /** Every route of the service, in the order the router tries them (computed: api/http/precedence.ts). The OpenAPI documents are generated from this same list. */
 export function allRoutes(deps: AppDeps): RouteDef[] {
   const routes = byPrecedence([
     ...[...customerOperations, ...operatorOperations].map((op) => restRoute(op, deps)),
     ...ingressRoutes(deps),
-    ...shopPageRoutes(deps),
+    ...pageRoutes(pageOperations, deps),
   ]);
   return [...routes, ...docsRoutes(routes)];
 }

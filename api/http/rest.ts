@@ -1,6 +1,7 @@
 import type { Operation, OperationDeps } from '../operation.js';
 import type { OperatorContext } from '../../services/platform/context.js';
 import { successOf, type RouteDef } from './registry.js';
+import { answerCheck } from './answer-check.js';
 
 /**
  * The REST door of an operation: the route reads the path, the query or the body (validated by the
@@ -9,6 +10,7 @@ import { successOf, type RouteDef } from './registry.js';
  * operator operations (the operator token was checked by the door) act as the operator.
  */
 export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
+  const checkAnswer = deps.config?.checkAnswers ? answerCheck(op.name, op.output.schema) : undefined;
   return {
     method: op.method,
     path: op.path,
@@ -40,6 +42,7 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
       for (const [header, field] of Object.entries(op.headers ?? {})) if (ctx.get(header) !== '') input[field] = ctx.get(header);
       const call = op.auth === 'operator' ? { oc: operatorContext(deps, op), deps } : op.auth === 'rest' ? { rc, deps } : { deps };
       const data = await op.handler(call, input);
+      checkAnswer?.(data);
       return {
         status: op.output.status,
         body: op.envelope === 'data' ? data : { status: 'success', data },

@@ -299,7 +299,10 @@ test("a product's address in the shop: the page shows it, its form opens a baske
   assert.equal(basketPage.status, 200);
   assert.match(basketPage.text, /Mug &lt;i&gt;/);
   for (const path of [`/shop/${shop.id}/p/NOPE`, `/shop/999999999/p/MUG-1`, '/shop/abc/p/MUG-1']) {
-    assert.equal((await http('GET', path)).status, 404, path);
+    const missing = await http('GET', path);
+    assert.equal(missing.status, 404, path);
+    // A product's page says so (it once said "Basket not found": the basket pages' refusal was shared).
+    assert.match(missing.text, /Product not found/, path);
   }
   const hidden = (await api('POST', C, t.token, { name: 'Chat only', default_currency: 'USD', channels: [] })).body.data;
   await api('POST', `${C}/${hidden.id}/products`, t.token, { sku: 'MUG-1', name: 'Mug', price: 1200 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Router from '@koa/router';
-import { allRoutes, customerOperations, operatorOperations } from '../../api/operations.js';
+import { allRoutes, customerOperations, operatorOperations, pageOperations } from '../../api/operations.js';
 import type { AppDeps } from '../../api/http/app.js';
 import { koaPath, type RouteDef } from '../../api/http/registry.js';
 import { byPrecedence } from '../../api/http/precedence.js';
@@ -29,9 +29,9 @@ function misrouted(list: readonly Pick<RouteDef, 'method' | 'path'>[]): string[]
   return wrong;
 }
 
-test('every registered operation, customer and operator, is routed once', () => {
+test('every registered operation, customer, operator and page, is routed once', () => {
   const routed = routes.map((r) => `${r.method} ${r.path}`);
-  const registered = [...customerOperations, ...operatorOperations].map((op) => `${op.method} ${op.path}`);
+  const registered = [...customerOperations, ...operatorOperations, ...pageOperations].map((op) => `${op.method} ${op.path}`);
   assert.deepEqual(
     registered.filter((k) => !routed.includes(k)),
     [],
