@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { DispatchActivities } from '../../../activities/messaging/dispatch.js';
 import {
   dispatcherStateQuery,
@@ -28,7 +28,12 @@ after(async () => {
   await env?.teardown();
 });
 
-type StreamAnswer = Awaited<ReturnType<DispatchActivities['dispatchQueuedMessages']>>;
+type StreamResult = Awaited<ReturnType<DispatchActivities['dispatchQueuedMessages']>>;
+/**
+ * What the streaming activity answers. Its inferred type says `lastError` is always null (it is
+ * assigned in a closure, which TypeScript does not follow); it is the last transient error's text.
+ */
+type StreamAnswer = Omit<StreamResult, 'lastError'> & { lastError: string | null };
 type BatchAnswer = Awaited<ReturnType<DispatchActivities['sendMessageBatch']>>;
 /** An answer, or what the activity throws. */
 type Step<T> = T | (() => never);
@@ -64,11 +69,11 @@ function dispatchDoubles(o: { streams: Array<Step<StreamAnswer>>; batches?: Arra
       await note('dispatchQueuedMessages', args);
       const n = named('dispatchQueuedMessages').length;
       if (n > o.streams.length) throw ApplicationFailure.nonRetryable('the test script ran out', SCRIPT_DONE);
-      return answer(o.streams[n - 1]);
+      return answer(o.streams[n - 1]) as StreamResult;
     },
     async sendMessageBatch(args) {
       // The workflow is blocked on this activity: its state is what it shows while it retries.
-      const { workflowId } = Context.current().info.workflowExecution;
+      const { workflowId } = Context.current().info.workflowExecution!;
       const state = await env.client.workflow.getHandle(workflowId).query(dispatcherStateQuery);
       await note('sendMessageBatch', args, { state });
       const batches = o.batches ?? [{ sent: args.ids.length, retry: [], lastError: null }];
@@ -115,7 +120,7 @@ const input = (over: Partial<DispatcherInput> = {}): DispatcherInput => ({
 });
 
 interface Ran {
-  handle: WorkflowHandle<typeof outboundDispatcherWorkflow>;
+  handle: WorkflowHandleWithFirstExecutionRunId<typeof outboundDispatcherWorkflow>;
   workflowId: string;
   providerQueue: string;
   /** Why the run ended (the dispatcher itself never ends). */
