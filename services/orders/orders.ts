@@ -32,8 +32,6 @@ import { requireShopOpen, shopAccountStatus } from '../shop/index.js';
 import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
 import { fillOrder, insertHolds, insertOrder, orderOfProviderMessage, orderPage, readOrderRow, type OrderRow } from './store.js';
 
-export { readOrderRow };
-
 // Order creation (Resources > Order; States > Order, "order creation"): runs inside the caller's
 // transaction (a chat order with its inbound message, a basket with its submission), so the order,
 // its holds, their movements and order.received commit or vanish together. Every unit is held by a
