@@ -4,3 +4,38 @@ export { productViews, productEventFields, type ProductView } from './product-vi
 export { recordMovements, noticeLowStock, type MovementInput, type LowStockRow } from './stock-ledger.js';
 export { requestPush, startPushAfterCommit, startUnstartedPushes, type PushRequest } from './push-requests.js';
 export { followAvailableStock } from './inventory.js';
+// What orders and the shop read and move of a catalogue (services/catalogues/store/storefront.ts).
+export {
+  shopForOrder,
+  shopStockPolicy,
+  shopName,
+  shopBasketCaps,
+  shopAddressLimit,
+  shopIdsOf,
+  productsForLines,
+  optionPrices,
+  productForLine,
+  productsForLinesById,
+  productForLineBySku,
+  productsForLinesBySku,
+  productOptions,
+  productLabels,
+  variantsById,
+  addonsById,
+  storefrontProductRow,
+  menuProducts,
+  shopCategories,
+  categoryOf,
+  hasCategoryWithoutSlug,
+  lockCategories,
+  setCategorySlug,
+  reserveStock,
+  releaseReservedStock,
+  takeStock,
+  type OrderShop,
+  type ProductMatch,
+  type ProductForLine,
+  type ProductOption,
+  type MenuProductRow,
+  type CategoryRow,
+} from './store/storefront.js';

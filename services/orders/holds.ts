@@ -1,15 +1,34 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { exec, many, one } from '../../entities/db.js';
 import { loadConfig, type Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { holdEffect } from '../../domain/orders/lines.js';
 import type { OrderStatus } from '../../domain/catalogues/index.js';
 import { signalWorkflow, startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { orderHoldStarter, orderHoldWorkflowId } from '../../workflows/orders/order-hold.starter.js';
-import { followAvailableStock, noticeLowStock, recordMovements, type MovementInput } from '../catalogues/index.js';
+import {
+  followAvailableStock,
+  noticeLowStock,
+  recordMovements,
+  releaseReservedStock,
+  shopStockPolicy,
+  takeStock,
+  type MovementInput,
+} from '../catalogues/index.js';
 import { iso } from '../platform/time.js';
-import { orderView, readOrderRow, type CreatedOrder } from './orders.js';
+import { orderView, type CreatedOrder } from './orders.js';
+import {
+  commitLapsedHold,
+  holdsOf,
+  lockOrder,
+  lockOrderHoldExpiry,
+  markHoldWorkflowStarted,
+  markNeedsAttention,
+  moveHeldHold,
+  ordersOwingHoldStart,
+  readOrderRow,
+  setStatus,
+} from './store.js';
 import { actorLabel, type RequestContext } from '../platform/context.js';
 import { notFound } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
@@ -21,10 +40,7 @@ import { numericId } from '../platform/ids.js';
 // records when it was started, the start happens after the caller's commit, and the reconciler
 // starts any owed start that was lost (the pattern of services/catalogues/push-requests.ts).
 
-interface HoldRow {
-  product_id: string;
-  quantity: number;
-}
+/** A hold moved, with its product's figures after. */
 interface MovedRow {
   product_id: string;
   quantity: number;
@@ -41,22 +57,14 @@ export interface MovedHolds {
 }
 export type ExpiredHolds = MovedHolds;
 
-/** The order's holds in `statuses`, in ascending product id (the order products are locked in). */
-async function holdsOf(tx: EntityManager, orderId: number, statuses: readonly string[]): Promise<HoldRow[]> {
-  return many<HoldRow>(
-    tx,
-    'select product_id, quantity from stock_holds where order_id = ? and status = any(?::text[]) order by product_id',
-    [orderId, statuses],
-  );
-}
+const productIdsOf = (rows: readonly MovedRow[]) => rows.map((r) => Number(r.product_id));
 
 /**
  * Moves the order's `held` holds to `to`, giving their units back to the product (release, expiry)
- * or taking them out of its inventory too (commit under stock_policy=svc). One statement per hold,
- * ascending product id; a hold another transaction already moved matches nothing.
+ * or taking them out of its inventory too (commit under stock_policy=svc). Per hold, ascending
+ * product id: the guarded hold move, then (when it moved) the product's figures, in this
+ * transaction; a hold another transaction already moved matches nothing and the product is left.
  */
-const productIdsOf = (rows: readonly MovedRow[]) => rows.map((r) => Number(r.product_id));
-
 async function moveHeld(
   tx: EntityManager,
   accountId: number,
@@ -66,17 +74,10 @@ async function moveHeld(
 ): Promise<MovedRow[]> {
   const moved: MovedRow[] = [];
   for (const h of await holdsOf(tx, orderId, ['held'])) {
-    const row = await one<MovedRow>(
-      tx,
-      `with h as (update stock_holds set status = ?, resolved_at = now()
-                   where order_id = ? and product_id = ? and status = 'held' returning product_id, quantity)
-       update products p set reserved = p.reserved - h.quantity,
-                             inventory = case when ?::boolean then p.inventory - h.quantity else p.inventory end
-         from h where p.id = h.product_id and p.account_id = ?
-       returning p.id as product_id, h.quantity, p.inventory, p.reserved`,
-      [to, orderId, h.product_id, decrement, accountId],
-    );
-    if (row) moved.push(row);
+    const hold = await moveHeldHold(tx, orderId, h.product_id, to);
+    if (!hold) continue;
+    const stock = await releaseReservedStock(tx, accountId, hold.product_id, hold.quantity, decrement);
+    if (stock) moved.push({ ...hold, ...stock });
   }
   return moved;
 }
@@ -91,17 +92,9 @@ async function recommitLapsed(tx: EntityManager, accountId: number, orderId: num
   const moved: MovedRow[] = [];
   let short = 0;
   for (const h of await holdsOf(tx, orderId, ['expired', 'released'])) {
-    const row = await one<MovedRow>(
-      tx,
-      `with p as (update products set inventory = inventory - ?
-                   where id = ? and account_id = ? and inventory is not null and (?::boolean or inventory - reserved >= ?)
-                  returning id, inventory, reserved)
-       update stock_holds h set status = 'committed', resolved_at = now()
-         from p where h.order_id = ? and h.product_id = p.id and h.status in ('expired', 'released')
-       returning h.product_id, h.quantity, p.inventory, p.reserved`,
-      [h.quantity, h.product_id, accountId, allowBackorders, h.quantity, orderId],
-    );
-    if (row) moved.push(row);
+    const stock = await takeStock(tx, accountId, h.product_id, h.quantity, allowBackorders);
+    const hold = stock && (await commitLapsedHold(tx, orderId, stock.id));
+    if (stock && hold) moved.push({ ...hold, inventory: stock.inventory, reserved: stock.reserved });
     else short++;
   }
   return { moved, short };
@@ -149,7 +142,7 @@ export async function applyStatusToHolds(
     const again = await recommitLapsed(tx, accountId, orderId, shop.allow_backorders);
     rows.push(...again.moved);
     short = again.short;
-    if (short) await exec(tx, 'update orders set needs_attention = true where id = ?', [orderId]);
+    if (short) await markNeedsAttention(tx, orderId);
   }
   await recordMovements(
     tx,
@@ -175,11 +168,7 @@ export async function applyStatusToHolds(
  */
 export async function expireOrderHolds(em: EntityManager, accountId: number, orderId: number): Promise<ExpiredHolds> {
   return em.transactional(async (tx) => {
-    const order = await one<{ hold_expires_at: Date | null }>(
-      tx,
-      'select hold_expires_at from orders where id = ? and account_id = ? for update',
-      [orderId, accountId],
-    );
+    const order = await lockOrderHoldExpiry(tx, accountId, orderId);
     if (!order) return { holds: 0, units: 0 };
     const rows = await moveHeld(tx, accountId, orderId, 'expired', false);
     const cause = { actor: 'system:order-hold', kind: 'ttl', order_id: orderId, hold_expires_at: iso(order.hold_expires_at) };
@@ -197,7 +186,7 @@ async function startOrderHold(em: EntityManager, deps: StarterDeps<'taskQueue'>,
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await exec(em, 'update orders set hold_workflow_started_at = now() where id = ? and hold_workflow_started_at is null', [orderId]);
+  await markHoldWorkflowStarted(em, orderId);
 }
 
 /**
@@ -232,18 +221,10 @@ export async function startOrderHoldAfterCommit(
  * marked.
  */
 export async function startOwedOrderHolds(em: EntityManager, deps: StarterDeps<'taskQueue'>, olderThanSeconds = 30, limit = 500) {
-  const rows = await many<{ id: string; account_id: number; hold_expires_at: Date; holding: boolean }>(
-    em,
-    `select o.id, o.account_id, o.hold_expires_at,
-            exists (select 1 from stock_holds h where h.order_id = o.id and h.status = 'held') as holding
-       from orders o
-      where o.hold_expires_at is not null and o.hold_workflow_started_at is null and o.created_at < now() - make_interval(secs => ?)
-      order by o.created_at limit ?`,
-    [olderThanSeconds, limit],
-  );
+  const rows = await ordersOwingHoldStart(em, olderThanSeconds, limit);
   for (const r of rows) {
-    if (r.holding) await startOrderHold(em, deps, r.account_id, Number(r.id), new Date(r.hold_expires_at));
-    else await exec(em, 'update orders set hold_workflow_started_at = now() where id = ? and hold_workflow_started_at is null', [r.id]);
+    if (r.holding) await startOrderHold(em, deps, r.account_id, Number(r.id), new Date(r.hold_expires_at!));
+    else await markHoldWorkflowStarted(em, r.id);
   }
   return rows.length;
 }
@@ -272,18 +253,10 @@ export async function signalOrderMovedOn(deps: { temporal: Client; log: Logger }
 export async function setOrderStatus(rc: RequestContext, deps: { temporal: Client }, ref: string, status: OrderStatus) {
   const orderId = numericId(ref, 'Order');
   const { view, moved } = await rc.em.transactional(async (tx) => {
-    const order = await one<{ id: string; catalogue_id: number }>(
-      tx,
-      'select id, catalogue_id from orders where id = ? and account_id = ? for update',
-      [orderId, rc.account.id],
-    );
+    const order = await lockOrder(tx, rc.account.id, orderId);
     if (!order) throw notFound('Order');
-    const shop = (await one<{ stock_policy: 'svc' | 'external'; allow_backorders: boolean }>(
-      tx,
-      'select stock_policy, allow_backorders from catalogues where id = ?',
-      [order.catalogue_id],
-    ))!;
-    await exec(tx, 'update orders set status = ?, updated_at = now() where id = ?', [status, orderId]);
+    const shop = (await shopStockPolicy(tx, order.catalogue_id))!;
+    await setStatus(tx, orderId, status);
     const moved = await applyStatusToHolds(tx, rc.account.id, orderId, status, shop, actorLabel(rc.actor));
     return { view: orderView((await readOrderRow(tx, rc.account.id, orderId))!), moved };
   });

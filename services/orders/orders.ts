@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import type { OrderLine } from '../../entities/orders.js';
 import type { OrderPlatform, OrderStatus } from '../../domain/catalogues/index.js';
 import {
@@ -11,15 +10,27 @@ import {
   quantityProblem,
   type MatchedLine,
 } from '../../domain/orders/lines.js';
-import { followAvailableStock, noticeLowStock, recordMovements, type MovementInput } from '../catalogues/index.js';
+import {
+  followAvailableStock,
+  noticeLowStock,
+  optionPrices,
+  productsForLines,
+  recordMovements,
+  reserveStock,
+  shopForOrder,
+  type MovementInput,
+  type OrderShop,
+  type ProductMatch,
+} from '../catalogues/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
 import { numericId } from '../platform/ids.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
-import { requireShopOpen } from '../shop/index.js';
+import { requireShopOpen, shopAccountStatus } from '../shop/index.js';
 import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
+import { fillOrder, insertHolds, insertOrder, orderOfProviderMessage, orderPage, readOrderRow, type OrderRow } from './store.js';
 
 // Order creation (Resources > Order; States > Order, "order creation"): runs inside the caller's
 // transaction (a chat order with its inbound message, a basket with its submission), so the order,
@@ -66,26 +77,6 @@ export interface CreatedOrder {
   needsAttention: boolean;
 }
 
-interface ShopStock {
-  id: number;
-  stock_policy: 'svc' | 'external';
-  reservation_ttl_hours: number;
-  checkout_hold_minutes: number;
-  allow_backorders: boolean;
-  default_currency: string | null;
-  account_status: string;
-}
-
-interface ProductMatch {
-  id: string;
-  sku: string;
-  name: string;
-  price: string;
-  sale_price: string | null;
-  currency: string;
-  inventory: number | null;
-}
-
 /** The input's problems by field (`lines.2.quantity`), or null. */
 function inputProblems(input: CreateOrderInput): FieldErrors | null {
   const errors: FieldErrors = {};
@@ -106,7 +97,7 @@ function inputProblems(input: CreateOrderInput): FieldErrors | null {
 }
 
 /** How long a new order's holds last: the reservation TTL, or the checkout window when that is shorter and applies. */
-function holdSeconds(shop: ShopStock, checkoutHold: boolean): number {
+function holdSeconds(shop: OrderShop, checkoutHold: boolean): number {
   const ttl = shop.reservation_ttl_hours * holdTtlUnitSeconds();
   return checkoutHold ? Math.min(ttl, shop.checkout_hold_minutes * checkoutHoldUnitSeconds()) : ttl;
 }
@@ -121,46 +112,28 @@ function holdSeconds(shop: ShopStock, checkoutHold: boolean): number {
 export async function createOrder(tx: EntityManager, input: CreateOrderInput): Promise<CreatedOrder> {
   const problems = inputProblems(input);
   if (problems) throw validationFailed(problems);
-  const shop = await one<ShopStock>(
-    tx,
-    `select c.id, c.stock_policy, c.reservation_ttl_hours, c.checkout_hold_minutes, c.allow_backorders, c.default_currency,
-            a.status as account_status
-       from catalogues c join accounts a on a.id = c.account_id
-      where c.id = ? and c.account_id = ?`,
-    [input.catalogueId, input.accountId],
-  );
-  if (!shop) throw notFound('Catalogue');
+  const shop = await shopForOrder(tx, input.accountId, input.catalogueId);
+  const accountStatus = shop && (await shopAccountStatus(tx, shop.account_id));
+  if (!shop || !accountStatus) throw notFound('Catalogue');
   // Every door's orders come through here, so a suspended account's shop takes none from any of
   // them (the shop page, a chat's order message): nothing is written and no unit is held.
-  requireShopOpen(shop.account_status);
+  requireShopOpen(accountStatus);
 
   // The order row first, so a redelivery racing this one waits on the unique key and then finds it,
   // before either has held a unit. Lines, total and expiry are filled in below, in this transaction.
-  const inserted = await one<{ id: string; hold_expires_at: Date }>(
-    tx,
-    `insert into orders (account_id, catalogue_id, status, platform, customer_handle, provider_message_id, product_items,
-                         total_amount, total_currency, needs_attention, cart_id, note, hold_expires_at, created_at, updated_at)
-     values (?, ?, 'pending', ?, ?, ?, '[]'::jsonb, 0, ?, false, ?, ?, now() + make_interval(secs => ?), now(), now())
-     on conflict (account_id, provider_message_id) do nothing
-     returning id, hold_expires_at`,
-    [
-      input.accountId,
-      shop.id,
-      input.platform,
-      input.customerHandle,
-      input.providerMessageId ?? null,
-      input.currency ?? shop.default_currency ?? 'USD',
-      input.cartId ?? null,
-      input.note ?? null,
-      holdSeconds(shop, input.checkoutHold === true),
-    ],
-  );
+  const inserted = await insertOrder(tx, {
+    accountId: input.accountId,
+    catalogueId: shop.id,
+    platform: input.platform,
+    customerHandle: input.customerHandle,
+    providerMessageId: input.providerMessageId ?? null,
+    currency: input.currency ?? shop.default_currency ?? 'USD',
+    cartId: input.cartId ?? null,
+    note: input.note ?? null,
+    holdSeconds: holdSeconds(shop, input.checkoutHold === true),
+  });
   if (!inserted) {
-    const existing = await one<{ id: string; hold_expires_at: Date | null; needs_attention: boolean }>(
-      tx,
-      'select id, hold_expires_at, needs_attention from orders where account_id = ? and provider_message_id = ?',
-      [input.accountId, input.providerMessageId],
-    );
+    const existing = await orderOfProviderMessage(tx, input.accountId, input.providerMessageId);
     return {
       orderId: Number(existing!.id),
       created: false,
@@ -170,7 +143,7 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
     };
   }
   const orderId = Number(inserted.id);
-  const expiresAt = new Date(inserted.hold_expires_at);
+  const expiresAt = new Date(inserted.hold_expires_at!);
 
   const matched = await matchProducts(tx, input, shop.id);
   const matchedLines: MatchedLine[] = input.lines.map((l) => {
@@ -182,13 +155,7 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
   // and changes nothing; an `inventory is null` row (untracked since it was read) matches none either.
   const held = new Map<number, { quantity: number; inventory: number; reserved: number }>();
   for (const want of quantitiesPerProduct(matchedLines)) {
-    const row = await one<{ inventory: number; reserved: number }>(
-      tx,
-      `update products set reserved = reserved + ?
-        where id = ? and account_id = ? and inventory is not null and (?::boolean or inventory - reserved >= ?)
-       returning inventory, reserved`,
-      [want.quantity, want.productId, input.accountId, shop.allow_backorders, want.quantity],
-    );
+    const row = await reserveStock(tx, input.accountId, want.productId, want.quantity, shop.allow_backorders);
     if (row) held.set(want.productId, { quantity: want.quantity, ...row });
   }
   const heldIds = new Set(held.keys());
@@ -213,21 +180,10 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
   const total = orderTotal(lines);
   if (!Number.isSafeInteger(total)) throw validationFailed({ lines: ['The order total is too large.'] });
 
-  await exec(
-    tx,
-    `update orders set product_items = ?::jsonb, total_amount = ?, total_currency = ?, needs_attention = ?, hold_expires_at = ?
-      where id = ?`,
-    [JSON.stringify(lines), total, currency, attention, held.size ? expiresAt : null, orderId],
-  );
+  await fillOrder(tx, orderId, { lines, total, currency, needsAttention: attention, holdExpiresAt: held.size ? expiresAt : null });
   if (held.size) {
     const holds = [...held.entries()].map(([productId, h]) => ({ product_id: productId, quantity: h.quantity }));
-    await exec(
-      tx,
-      `insert into stock_holds (account_id, order_id, product_id, quantity, status, expires_at, created_at)
-       select ?, ?, h.product_id, h.quantity, 'held', ?, now() from jsonb_to_recordset(?::jsonb) as h(product_id bigint, quantity int)
-        order by h.product_id`,
-      [input.accountId, orderId, expiresAt, JSON.stringify(holds)],
-    );
+    await insertHolds(tx, input.accountId, orderId, expiresAt, holds);
     const cause = {
       actor: `order:${orderId}`,
       kind: 'order',
@@ -273,12 +229,7 @@ export function resolvePrice(p: {
 /** The live products of the shop the lines name, by code. */
 async function matchProducts(tx: EntityManager, input: CreateOrderInput, catalogueId: number): Promise<Map<string, ProductMatch>> {
   const codes = [...new Set(input.lines.map((l) => l.retailerId))];
-  const rows = await many<ProductMatch>(
-    tx,
-    `select p.id, p.sku, p.name, p.price, p.sale_price, p.currency, p.inventory
-       from products p where p.catalogue_id = ? and p.account_id = ? and p.sku = any(?::text[]) and p.retired_at is null`,
-    [catalogueId, input.accountId, codes],
-  );
+  const rows = await productsForLines(tx, input.accountId, catalogueId, codes);
   return new Map(rows.map((r) => [r.sku, r]));
 }
 
@@ -292,48 +243,14 @@ async function linePrices(tx: EntityManager, input: CreateOrderInput, matched: M
     else if (l.variantId == null && !l.addonIds?.length) out.push(resolvePrice(p));
     else {
       // Only ids of this product count: another product's size or add-on prices nothing.
-      const extra = await one<{ variant_price: string | null; addons_price: string | null }>(
-        tx,
-        `select (select v.price from product_variants v where v.id = ? and v.product_id = ?) as variant_price,
-                (select sum(a.price) from product_addons a where a.id = any(?::bigint[]) and a.product_id = ?) as addons_price`,
-        [l.variantId ?? null, p.id, l.addonIds ?? [], p.id],
-      );
-      out.push(resolvePrice({ ...p, ...extra! }));
+      const extra = await optionPrices(tx, p.id, l.variantId ?? null, l.addonIds ?? []);
+      out.push(resolvePrice({ ...p, ...extra }));
     }
   }
   return out;
 }
 
 // ---- reading -----------------------------------------------------------------------------------
-
-export interface OrderRow {
-  id: string;
-  account_id: number;
-  catalogue_id: number;
-  status: OrderStatus;
-  platform: OrderPlatform;
-  customer_handle: string | null;
-  provider_message_id: string | null;
-  product_items: OrderLine[];
-  total_amount: string;
-  total_currency: string;
-  needs_attention: boolean;
-  cart_id: string | null;
-  note: string | null;
-  hold_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export const ORDER_COLUMNS = `id, account_id, catalogue_id, status, platform, customer_handle, provider_message_id, product_items,
-  total_amount, total_currency, needs_attention, cart_id, note, hold_expires_at, created_at, updated_at`;
-
-export async function readOrderRow(em: EntityManager, accountId: number, orderId: number, forUpdate = false): Promise<OrderRow | null> {
-  return one<OrderRow>(em, `select ${ORDER_COLUMNS} from orders where id = ? and account_id = ?${forUpdate ? ' for update' : ''}`, [
-    orderId,
-    accountId,
-  ]);
-}
 
 /** The contract's order (Resources > Order): the API answer and the flat order.received payload. */
 export function orderView(o: OrderRow) {
@@ -371,22 +288,12 @@ export interface OrderQuery {
 /** The account's orders, most recently changed first (default 25 a page, at most 100; limit wins over per_page). */
 export async function listOrders(rc: RequestContext, q: OrderQuery) {
   const { page, perPage, offset } = pageOf({ ...q, limit: q.limit ?? q.per_page ?? ORDER_LIMITS.pageDefault });
-  const where = ['account_id = ?'];
-  const params: unknown[] = [rc.account.id];
-  const filter = (sql: string, value: unknown) => {
-    where.push(sql);
-    params.push(value);
-  };
-  if (q.status) filter('status = ?', q.status);
-  if (q.platform) filter('platform = ?', q.platform);
-  if (q.catalogue_id !== undefined) filter('catalogue_id = ?', q.catalogue_id);
-  if (q.updated_since) filter('updated_at >= ?::timestamptz', q.updated_since);
-  const cond = where.join(' and ');
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from orders where ${cond}`, params))!.n);
-  const rows = await many<OrderRow>(
+  const { total, rows } = await orderPage(
     rc.em,
-    `select ${ORDER_COLUMNS} from orders where ${cond} order by updated_at desc, id desc limit ? offset ?`,
-    [...params, perPage, offset],
+    rc.account.id,
+    { status: q.status, platform: q.platform, catalogueId: q.catalogue_id, updatedSince: q.updated_since },
+    perPage,
+    offset,
   );
   return { orders: rows.map(orderView), pagination: paginationOf(page, perPage, total) };
 }

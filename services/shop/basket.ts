@@ -1,9 +1,10 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
-import { exec, many, one } from '../../entities/db.js';
 import { createOrder, startOrderHoldAfterCommit } from '../orders/index.js';
 import { CART_LIMITS, basketCapProblems, normalizeRef } from '../../domain/shop/cart.js';
-import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
+import { addressKey, requireAddressRoom, requireShopOpen, shopAccountStatus } from './guards.js';
+import { productForLine, productsForLinesById, shopName, variantsById } from '../catalogues/index.js';
+import { cartOfPage, deleteItem, itemsToSubmit, markOrdered, repriceItem, setCartNote } from './store.js';
 import {
   addLines,
   basketCaps,
@@ -14,7 +15,6 @@ import {
   refreshSubtotal,
   requireEditable,
   type CartRow,
-  type ProductForLine,
 } from './carts.js';
 import { emitEvent } from '../webhooks/index.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
@@ -35,17 +35,9 @@ export interface PageDeps extends TimerDeps {
  */
 export async function cartByPageKey(em: EntityManager, ref: string, key: string, forUpdate = false): Promise<CartRow> {
   const r = normalizeRef(ref);
-  const row =
-    r && /^[A-Za-z0-9_-]{16,32}$/.test(key)
-      ? await one<CartRow & { account_status: string }>(
-          em,
-          `select c.*, a.status as account_status from carts c join accounts a on a.id = c.account_id
-            where c.ref = ? and c.page_key = ?${forUpdate ? ' for update of c' : ''}`,
-          [r, key],
-        )
-      : null;
-  if (!row) throw notFound('Basket');
-  const { account_status: status, ...cart } = row;
+  const cart = r && /^[A-Za-z0-9_-]{16,32}$/.test(key) ? await cartOfPage(em, r, key, forUpdate) : null;
+  const status = cart && (await shopAccountStatus(em, cart.account_id));
+  if (!cart || !status) throw notFound('Basket');
   requireShopOpen(status);
   return cart;
 }
@@ -61,8 +53,6 @@ export interface AddFromPage {
   note: string | null;
 }
 
-const PRODUCT_COLUMNS = 'id, sku, name, price, sale_price, currency, availability, visibility, retired_at';
-
 export async function addFromPage(deps: PageDeps, ref: string, key: string, a: AddFromPage): Promise<void> {
   if (!Number.isSafeInteger(a.quantity) || a.quantity < 1 || a.quantity > CART_LIMITS.quantityMax)
     throw validationFailed({ quantity: [`The quantity must be a whole number from 1 to ${CART_LIMITS.quantityMax}.`] });
@@ -73,10 +63,7 @@ export async function addFromPage(deps: PageDeps, ref: string, key: string, a: A
   const cart = await em.transactional(async (tx) => {
     const c = await cartByPageKey(tx, ref, key, true);
     requireEditable(c);
-    const p = await one<ProductForLine>(tx, `select ${PRODUCT_COLUMNS} from products where id = ? and catalogue_id = ?`, [
-      a.productId,
-      c.catalogue_id,
-    ]);
+    const p = await productForLine(tx, c.catalogue_id, a.productId);
     if (!p || !orderable(p) || p.currency.toUpperCase() !== c.currency)
       throw validationFailed({ product_id: ['This product cannot be ordered from this basket.'] });
     const lines = await priceLines(
@@ -95,7 +82,7 @@ export async function removeFromPage(deps: PageDeps, ref: string, key: string, i
   const cart = await em.transactional(async (tx) => {
     const c = await cartByPageKey(tx, ref, key, true);
     requireEditable(c);
-    if (!(await exec(tx, 'delete from cart_items where id = ? and cart_id = ?', [itemId, c.id]))) throw notFound('Basket line');
+    if (!(await deleteItem(tx, c.id, itemId))) throw notFound('Basket line');
     await refreshSubtotal(tx, c.id);
     return c;
   });
@@ -109,20 +96,11 @@ export async function noteFromPage(deps: PageDeps, ref: string, key: string, not
   const cart = await em.transactional(async (tx) => {
     const c = await cartByPageKey(tx, ref, key, true);
     requireEditable(c);
-    await exec(tx, 'update carts set note = ? where id = ?', [note.trim() || null, c.id]);
+    await setCartNote(tx, c.id, note.trim() || null);
     await refreshSubtotal(tx, c.id);
     return c;
   });
   await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'activity');
-}
-
-interface SubmitItem {
-  id: string;
-  product_id: string;
-  variant_id: string | null;
-  addon_ids: number[];
-  quantity: number;
-  note: string | null;
 }
 
 /**
@@ -144,11 +122,7 @@ export async function submitFromPage(
   const { created, cart } = await em.transactional(async (tx) => {
     const c = await cartByPageKey(tx, ref, key, true);
     requireEditable(c);
-    const items = await many<SubmitItem>(
-      tx,
-      'select id, product_id, variant_id, addon_ids, quantity, note from cart_items where cart_id = ? order by id',
-      [c.id],
-    );
+    const items = await itemsToSubmit(tx, c.id);
     if (!items.length) throw validationFailed({ items: ['The basket is empty.'] });
     // The caps again, as the shop sets them now: a basket filled before the shop lowered them is refused whole.
     const over = basketCapProblems(
@@ -162,10 +136,11 @@ export async function submitFromPage(
     await requireAddressRoom(tx, 'orders', c.catalogue_id, clientAddress);
     const products = new Map(
       (
-        await many<ProductForLine>(tx, `select ${PRODUCT_COLUMNS} from products where id = any(?::bigint[]) and catalogue_id = ?`, [
-          items.map((i) => Number(i.product_id)),
+        await productsForLinesById(
+          tx,
           c.catalogue_id,
-        ])
+          items.map((i) => Number(i.product_id)),
+        )
       ).map((p) => [Number(p.id), p]),
     );
     const gone = items.map((i) => products.get(Number(i.product_id))).find((p) => !p || !orderable(p));
@@ -185,17 +160,13 @@ export async function submitFromPage(
     );
     const sizeNames = new Map(
       (
-        await many<{ id: string; name: string }>(tx, 'select id, name from product_variants where id = any(?::bigint[])', [
+        await variantsById(
+          tx,
           lines.flatMap((l) => (l.variantId === null ? [] : [l.variantId])),
-        ])
+        )
       ).map((v) => [Number(v.id), v.name]),
     );
-    for (const [n, l] of lines.entries())
-      await exec(tx, 'update cart_items set unit_price_minor = ?, variant_id = ?, updated_at = now() where id = ?', [
-        l.unitPriceMinor,
-        l.variantId,
-        items[n].id,
-      ]);
+    for (const [n, l] of lines.entries()) await repriceItem(tx, items[n].id, l.unitPriceMinor, l.variantId);
     const made = await createOrder(tx, {
       accountId: c.account_id,
       catalogueId: c.catalogue_id,
@@ -221,13 +192,9 @@ export async function submitFromPage(
       }),
     });
     await refreshSubtotal(tx, c.id);
-    const row = await one<CartRow>(
-      tx,
-      `update carts set status = 'ordered', order_id = ?, submitted_from = ?, submitted_at = now(), updated_at = now() where id = ? returning *`,
-      [made.orderId, addressKey(clientAddress), c.id],
-    );
-    await emitEvent(tx, c.account_id, 'cart.submitted', cartEventFields(await cartView(tx, deps.config.publicBaseUrl, row!)));
-    return { created: made, cart: row! };
+    const row = await markOrdered(tx, c.id, made.orderId, addressKey(clientAddress));
+    await emitEvent(tx, c.account_id, 'cart.submitted', cartEventFields(await cartView(tx, deps.config.publicBaseUrl, row)));
+    return { created: made, cart: row };
   });
   await startOrderHoldAfterCommit({ temporal: deps.temporal, config: deps.config, orm: deps.orm, log: deps.log }, created);
   await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'closed');
@@ -243,7 +210,7 @@ export async function pageModel(
 ): Promise<Omit<ShopPageModel, 'error'>> {
   const em = deps.orm.em.fork();
   const cart = await cartByPageKey(em, ref, key);
-  const shop = await one<{ name: string }>(em, 'select name from catalogues where id = ?', [cart.catalogue_id]);
+  const name = await shopName(em, cart.catalogue_id);
   const { categories, products } = await loadMenu(em, cart.catalogue_id);
   let categoryId: number | null = null;
   let productId: number | null = null;
@@ -253,7 +220,7 @@ export async function pageModel(
   else if (!ask.menu && cart.opens.kind === 'product') productId = cart.opens.product_id;
   else if (!ask.menu && cart.opens.kind === 'category') categoryId = cart.opens.category_id;
   return {
-    shopName: shop?.name ?? 'Shop',
+    shopName: name ?? 'Shop',
     base: `/shop/${cart.ref}/${cart.page_key}`,
     cart: await cartView(em, deps.config.publicBaseUrl, cart),
     categories,

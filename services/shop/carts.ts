@@ -2,9 +2,28 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
-import { exec, many, one } from '../../entities/db.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 import { CART_STATUSES, type CartStatus } from '../../domain/catalogues/index.js';
+import {
+  addonsById,
+  productLabels,
+  productOptions,
+  shopBasketCaps,
+  variantsById,
+  type ProductForLine,
+  type ProductOption,
+} from '../catalogues/index.js';
+import {
+  basketCount,
+  cartOfAccount,
+  cartPage,
+  insertCartRow,
+  insertItems,
+  itemsOf,
+  refreshSubtotal,
+  type CartRow,
+  type Opens,
+} from './store.js';
 import {
   CART_LIMITS,
   basketCapProblems,
@@ -18,43 +37,7 @@ import {
 // Baskets: the one cart shape every door answers with (REST, MCP, webhooks), reads, and the writes
 // the link and the page share (lines priced by the service, the subtotal kept with them).
 
-export interface CartRow {
-  id: string | number;
-  account_id: number;
-  catalogue_id: number;
-  ref: string;
-  page_key: string;
-  status: CartStatus;
-  conversation_id: string | null;
-  customer_handle: string | null;
-  note: string | null;
-  subtotal_minor: string | number;
-  currency: string;
-  order_id: string | number | null;
-  opens: Opens;
-  last_activity_at: Date | string;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-/** What the link opens on: the menu, one category, or one product. */
-export type Opens =
-  { kind: 'menu' } | { kind: 'category'; category_id: number; slug: string | null } | { kind: 'product'; product_id: number; sku: string };
-
-interface ItemRow {
-  id: string | number;
-  cart_id: string | number;
-  product_id: string | number;
-  sku: string;
-  product_name: string;
-  variant_id: string | number | null;
-  variant_name: string | null;
-  variant_price: string | number | null;
-  addon_ids: number[];
-  quantity: number;
-  note: string | null;
-  unit_price_minor: string | number;
-}
+export { refreshSubtotal, type CartRow, type Opens, type ProductForLine };
 
 /** Statuses a basket can still be changed or submitted in. */
 export const EDITABLE: readonly CartStatus[] = ['open', 'sent', 'abandoned'];
@@ -119,25 +102,23 @@ export type CartView = Awaited<ReturnType<typeof cartViews>>[number];
 /** The answers of these baskets, in the order given (the caller scoped them to its account). */
 export async function cartViews(em: EntityManager, baseUrl: string, carts: readonly CartRow[]) {
   const ids = carts.map((c) => Number(c.id));
-  const items = ids.length
-    ? await many<ItemRow>(
-        em,
-        `select i.*, p.sku, p.name as product_name, v.name as variant_name, v.price as variant_price
-           from cart_items i join products p on p.id = i.product_id left join product_variants v on v.id = i.variant_id
-          where i.cart_id = any(?::bigint[]) order by i.cart_id, i.id`,
-        [ids],
-      )
-    : [];
+  const lines = ids.length ? await itemsOf(em, ids) : [];
+  // The product and size each line shows are the catalogue's; a line whose product is gone shows not.
+  const productIds = [...new Set(lines.map((i) => Number(i.product_id)))];
+  const products = new Map((productIds.length ? await productLabels(em, productIds) : []).map((p) => [Number(p.id), p]));
+  const variantIds = [...new Set(lines.flatMap((i) => (i.variant_id === null ? [] : [Number(i.variant_id)])))];
+  const variants = new Map((variantIds.length ? await variantsById(em, variantIds) : []).map((v) => [Number(v.id), v]));
+  const items = lines.flatMap((i) => {
+    const p = products.get(Number(i.product_id));
+    const v = i.variant_id === null ? undefined : variants.get(Number(i.variant_id));
+    return p ? [{ ...i, sku: p.sku, product_name: p.name, variant_name: v?.name ?? null, variant_price: v?.price ?? null }] : [];
+  });
   const addonIds = [...new Set(items.flatMap((i) => i.addon_ids.map(Number)))];
   const addons = new Map(
-    (addonIds.length
-      ? await many<{ id: string; name: string; price: string }>(
-          em,
-          'select id, name, price from product_addons where id = any(?::bigint[])',
-          [addonIds],
-        )
-      : []
-    ).map((a) => [Number(a.id), { id: Number(a.id), name: a.name, price_minor: Number(a.price) }]),
+    (addonIds.length ? await addonsById(em, addonIds) : []).map((a) => [
+      Number(a.id),
+      { id: Number(a.id), name: a.name, price_minor: Number(a.price) },
+    ]),
   );
   return carts.map((c) => ({
     id: Number(c.id),
@@ -193,34 +174,14 @@ export interface CartListQuery {
 /** The account's baskets, newest first. conversation_id matches the stored form (resolved by the caller). */
 export async function listCarts(rc: RequestContext, baseUrl: string, q: CartListQuery, conversationId?: string | null) {
   const { page, perPage, offset } = pageOf(q);
-  const where = ['account_id = ?'];
-  const params: unknown[] = [rc.account.id];
-  if (q.status) {
-    where.push('status = ?');
-    params.push(q.status);
-  }
-  if (conversationId !== undefined) {
-    where.push('conversation_id = ?');
-    params.push(conversationId);
-  }
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from carts where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<CartRow>(rc.em, `select * from carts where ${where.join(' and ')} order by id desc limit ? offset ?`, [
-    ...params,
-    perPage,
-    offset,
-  ]);
+  const { total, rows } = await cartPage(rc.em, rc.account.id, { status: q.status, conversationId }, perPage, offset);
   return { carts: await cartViews(rc.em, baseUrl, rows), pagination: paginationOf(page, perPage, total) };
 }
 
 /** A basket of the caller's account by its 5-character ref (any case) or its id; anything else is 404. */
 export async function requireCart(em: EntityManager, accountId: number, key: string, forUpdate = false): Promise<CartRow> {
   const k = cartKeyOf(key);
-  const lock = forUpdate ? ' for update' : '';
-  const row = !k
-    ? null
-    : 'id' in k
-      ? await one<CartRow>(em, `select * from carts where id = ? and account_id = ?${lock}`, [k.id, accountId])
-      : await one<CartRow>(em, `select * from carts where ref = ? and account_id = ?${lock}`, [k.ref, accountId]);
+  const row = k ? await cartOfAccount(em, accountId, k, forUpdate) : null;
   if (!row) throw notFound('Cart');
   return row;
 }
@@ -250,25 +211,18 @@ export async function insertCart(
   for (let attempt = 0; attempt < 20; attempt++) {
     const ref = refFromBytes(randomBytes(5));
     if (!ref) continue;
-    const row = await one<CartRow>(
-      tx,
-      `insert into carts (account_id, catalogue_id, ref, page_key, status, conversation_id, customer_handle, subtotal_minor, currency, opens,
-                          opened_from, last_activity_at, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?::jsonb, ?, now(), now(), now())
-       on conflict (account_id, ref) do nothing returning *`,
-      [
-        c.accountId,
-        c.catalogueId,
-        ref,
-        randomBytes(16).toString('base64url'),
-        c.status,
-        c.conversationId,
-        c.customerHandle,
-        c.currency,
-        JSON.stringify(c.opens),
-        c.openedFrom ?? null,
-      ],
-    );
+    const row = await insertCartRow(tx, {
+      accountId: c.accountId,
+      catalogueId: c.catalogueId,
+      ref,
+      pageKey: randomBytes(16).toString('base64url'),
+      status: c.status,
+      currency: c.currency,
+      conversationId: c.conversationId,
+      customerHandle: c.customerHandle,
+      opens: c.opens,
+      openedFrom: c.openedFrom ?? null,
+    });
     if (row) return row;
   }
   throw new DomainError('conflict', 'No free basket ref could be drawn; try again.');
@@ -276,18 +230,6 @@ export async function insertCart(
 
 // ---------------------------------------------------------------------------------------------
 // Lines
-
-export interface ProductForLine {
-  id: string | number;
-  sku: string;
-  name: string;
-  price: string | number;
-  sale_price: string | number | null;
-  currency: string;
-  availability: string;
-  visibility: string;
-  retired_at: Date | string | null;
-}
 
 /** A line asked for: the product found, the size and add-ons as sent (ids or names). */
 export interface LineAsk {
@@ -311,13 +253,6 @@ export interface PricedLine {
 export const orderable = (p: ProductForLine) =>
   p.retired_at === null && p.visibility === 'published' && p.availability !== 'discontinued' && p.availability !== 'out of stock';
 
-interface OptionRow {
-  id: string;
-  product_id: string;
-  name: string;
-  price: string;
-}
-
 /**
  * Prices the lines asked for: sizes and add-ons matched by id or by name (any case) among the
  * product's own; one that is not the product's is a 422 naming the line, and nothing is written.
@@ -325,15 +260,8 @@ interface OptionRow {
  */
 export async function priceLines(em: EntityManager, asks: readonly LineAsk[], field = 'items'): Promise<PricedLine[]> {
   const productIds = [...new Set(asks.map((a) => Number(a.product.id)))];
-  const options = (table: 'product_variants' | 'product_addons') =>
-    productIds.length
-      ? many<OptionRow>(em, `select id, product_id, name, price from ${table} where product_id = any(?::bigint[]) order by position, id`, [
-          productIds,
-        ])
-      : Promise.resolve([]);
-  const variants = await options('product_variants');
-  const addons = await options('product_addons');
-  const find = (rows: OptionRow[], productId: number, want: number | string) =>
+  const { variants, addons } = await productOptions(em, productIds);
+  const find = (rows: ProductOption[], productId: number, want: number | string) =>
     rows.find(
       (r) =>
         Number(r.product_id) === productId &&
@@ -343,7 +271,7 @@ export async function priceLines(em: EntityManager, asks: readonly LineAsk[], fi
   const out: PricedLine[] = [];
   asks.forEach((a, i) => {
     const pid = Number(a.product.id);
-    let size: OptionRow | undefined;
+    let size: ProductOption | undefined;
     if (a.variant !== undefined && a.variant !== null && a.variant !== '') {
       size = find(variants, pid, a.variant);
       if (!size) errors[`${field}.${i}.variant`] = [`The size ${JSON.stringify(a.variant)} is not one of ${a.product.sku}'s sizes.`];
@@ -351,7 +279,7 @@ export async function priceLines(em: EntityManager, asks: readonly LineAsk[], fi
       // A product sold in sizes has no price of its own on the page: the first size is the default.
       size = variants.find((v) => Number(v.product_id) === pid);
     }
-    const chosen: OptionRow[] = [];
+    const chosen: ProductOption[] = [];
     for (const want of a.addons ?? []) {
       const addon = find(addons, pid, want);
       if (!addon)
@@ -384,11 +312,7 @@ const LINK_KEYS: CapKeys = { line: (i) => `items.${i}.quantity`, basket: 'items'
 
 /** The shop's quantity caps of a basket (shop settings max_line_quantity and max_basket_quantity). */
 export async function basketCaps(em: EntityManager, catalogueId: number): Promise<BasketCaps> {
-  const row = await one<{ max_line_quantity: number; max_basket_quantity: number }>(
-    em,
-    'select max_line_quantity, max_basket_quantity from catalogues where id = ?',
-    [catalogueId],
-  );
+  const row = await shopBasketCaps(em, catalogueId);
   return { maxLineQuantity: row!.max_line_quantity, maxBasketQuantity: row!.max_basket_quantity };
 }
 
@@ -399,56 +323,20 @@ export async function basketCaps(em: EntityManager, catalogueId: number): Promis
  */
 export async function addLines(tx: EntityManager, cart: CartRow, lines: readonly PricedLine[], keys: CapKeys = LINK_KEYS): Promise<void> {
   if (!lines.length) return;
-  const inBasket = (await one<{ n: string; units: string }>(
-    tx,
-    'select count(*) as n, coalesce(sum(quantity), 0) as units from cart_items where cart_id = ?',
-    [cart.id],
-  ))!;
-  const held = Number(inBasket.n);
+  const inBasket = await basketCount(tx, cart.id);
+  const held = inBasket.lines;
   if (held + lines.length > CART_LIMITS.cartLines)
     throw validationFailed({ items: [`A basket holds at most ${CART_LIMITS.cartLines} lines.`] });
   const over = basketCapProblems(
-    Number(inBasket.units),
+    inBasket.units,
     lines.map((l) => l.quantity),
     await basketCaps(tx, cart.catalogue_id),
     keys.line,
     keys.basket,
   );
   if (over) throw validationFailed(over);
-  await exec(
-    tx,
-    `insert into cart_items (cart_id, product_id, variant_id, addon_ids, quantity, note, unit_price_minor, created_at, updated_at)
-     select ?, l.product_id, l.variant_id, l.addon_ids, l.quantity, l.note, l.unit_price_minor, now(), now()
-       from jsonb_to_recordset(?::jsonb) as l(ord int, product_id bigint, variant_id bigint, addon_ids jsonb, quantity int, note text,
-            unit_price_minor bigint)
-      order by l.ord`,
-    [
-      cart.id,
-      JSON.stringify(
-        lines.map((l, ord) => ({
-          ord,
-          product_id: l.productId,
-          variant_id: l.variantId,
-          addon_ids: l.addonIds,
-          quantity: l.quantity,
-          note: l.note,
-          unit_price_minor: l.unitPriceMinor,
-        })),
-      ),
-    ],
-  );
+  await insertItems(tx, cart.id, lines);
   await refreshSubtotal(tx, cart.id);
-}
-
-/** Subtotal from the lines; activity moves an abandoned basket back to open. */
-export async function refreshSubtotal(tx: EntityManager, cartId: string | number): Promise<void> {
-  await exec(
-    tx,
-    `update carts set subtotal_minor = coalesce((select sum(unit_price_minor * quantity) from cart_items where cart_id = carts.id), 0),
-            status = case when status = 'abandoned' then 'open' else status end, last_activity_at = now(), updated_at = now()
-      where id = ?`,
-    [cartId],
-  );
 }
 
 /** A basket that can still change: ordered and expired ones are final (409). */

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { one } from '../../entities/db.js';
 import { DomainError, forbidden, rateLimited } from '../platform/errors.js';
 import { ADDRESS_WINDOW_SECONDS } from '../../domain/shop/cart.js';
+import { shopAddressLimit } from '../catalogues/index.js';
+import { addressWait } from './store.js';
 
 // What the public shop page checks before it takes anything from a visitor (docs/decisions.md,
 // "The storefront cannot be hoarded"): the account's shop is open, and the client address has room
@@ -17,14 +19,22 @@ export function requireShopOpen(accountStatus: string): void {
   if (accountStatus !== 'active') throw forbidden('This shop is closed.', SHOP_CLOSED);
 }
 
+/**
+ * The status of a shop's account (what requireShopOpen judges); null for no such account. The one
+ * statement of the shop family on the account family's table, until that family offers it.
+ */
+export async function shopAccountStatus(em: EntityManager, accountId: number): Promise<string | null> {
+  return (await one<{ status: string }>(em, 'select status from accounts where id = ?', [accountId]))?.status ?? null;
+}
+
 /** The refusal requireShopOpen throws: a door that must not fail (a provider webhook) records it instead. */
 export const isShopClosed = (err: unknown): err is DomainError =>
   err instanceof DomainError && err.kind === 'forbidden' && err.detail.reason === SHOP_CLOSED;
 
-/** What one address may do in a shop per hour: the shop setting that limits it and the basket columns that count it. */
+/** What one address may do in a shop per hour (the shop setting address_<kind>_per_hour limits it). */
 const COUNTED = {
-  baskets: { limit: 'address_baskets_per_hour', address: 'opened_from', at: 'created_at', what: 'baskets opened' },
-  orders: { limit: 'address_orders_per_hour', address: 'submitted_from', at: 'submitted_at', what: 'orders sent' },
+  baskets: { what: 'baskets opened' },
+  orders: { what: 'orders sent' },
 } as const;
 export type AddressCounted = keyof typeof COUNTED;
 
@@ -43,22 +53,15 @@ export async function requireAddressRoom(tx: EntityManager, kind: AddressCounted
   const c = COUNTED[kind];
   const key = addressKey(address);
   await one(tx, 'select pg_advisory_xact_lock(?::int, hashtext(?))', [ADDRESS_LOCK_CLASS, `${kind}:${catalogueId}:${key}`]);
+  const perHour = await shopAddressLimit(tx, catalogueId, kind);
+  if (perHour === null) return;
   // The limit-th newest one inside the window: when it exists the address is at the limit, and one
   // more fits once it leaves the window.
-  const row = await one<{ per_hour: number; wait: string | null }>(
-    tx,
-    `select s.${c.limit} as per_hour,
-            (select extract(epoch from k.${c.at} + make_interval(secs => ?) - now())
-               from carts k
-              where k.catalogue_id = s.id and k.${c.address} = ? and k.${c.at} > now() - make_interval(secs => ?)
-              order by k.${c.at} desc offset s.${c.limit} - 1 limit 1) as wait
-       from catalogues s where s.id = ?`,
-    [ADDRESS_WINDOW_SECONDS, key, ADDRESS_WINDOW_SECONDS, catalogueId],
-  );
-  if (row?.wait != null)
+  const wait = await addressWait(tx, kind, catalogueId, key, perHour, ADDRESS_WINDOW_SECONDS);
+  if (wait !== null)
     throw rateLimited(
-      `Too many ${c.what} from your network in this shop: at most ${row.per_hour} an hour. Try again later.`,
-      Number(row.wait),
+      `Too many ${c.what} from your network in this shop: at most ${perHour} an hour. Try again later.`,
+      wait,
       'address_limit',
     );
 }

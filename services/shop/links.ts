@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, forbidden, validationFailed } from '../platform/errors.js';
-import { exec, many, one } from '../../entities/db.js';
-import { requireShop, type ShopRow } from '../catalogues/index.js';
+import { many, one } from '../../entities/db.js';
+import { productForLineBySku, productsForLinesBySku, requireShop, shopIdsOf, type ShopRow } from '../catalogues/index.js';
 import { sendChatInteractive } from '../messaging/index.js';
 import { hasPermission } from '../../domain/account/index.js';
 import { toE164 } from '../platform/phones.js';
@@ -20,8 +20,8 @@ import {
   priceLines,
   type LineAsk,
   type Opens,
-  type ProductForLine,
 } from './carts.js';
+import { cartById, deleteCart } from './store.js';
 import { categoryByIdOrSlug } from './menu.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
 
@@ -198,15 +198,13 @@ function actorHolds(rc: RequestContext, permission: string): boolean {
 
 async function shopOf(rc: RequestContext, catalogueId: number | undefined): Promise<ShopRow> {
   if (catalogueId !== undefined) return requireShop(rc, catalogueId);
-  const shops = await many<{ id: number }>(rc.em, 'select id from catalogues where account_id = ? order by id limit 2', [rc.account.id]);
+  const shops = await shopIdsOf(rc.em, rc.account.id, 2);
   if (shops.length !== 1)
     throw validationFailed({
       catalogue_id: [shops.length ? 'The account has several shops: name one with catalogue_id.' : 'The account has no shop yet.'],
     });
-  return requireShop(rc, shops[0].id);
+  return requireShop(rc, shops[0]);
 }
-
-const PRODUCT_LINE_COLUMNS = 'id, sku, name, price, sale_price, currency, availability, visibility, retired_at';
 
 export async function createShopLink(rc: RequestContext, deps: LinkDeps, body: ShopLinkInput) {
   const recipient = body.conversation_id !== undefined || body.to !== undefined;
@@ -220,10 +218,7 @@ export async function createShopLink(rc: RequestContext, deps: LinkDeps, body: S
 
   let opens: Opens = { kind: 'menu' };
   if (body.sku !== undefined) {
-    const p = await one<ProductForLine>(rc.em, `select ${PRODUCT_LINE_COLUMNS} from products where catalogue_id = ? and sku = ?`, [
-      shop.id,
-      body.sku,
-    ]);
+    const p = await productForLineBySku(rc.em, shop.id, body.sku);
     if (!p || p.retired_at !== null || p.visibility !== 'published')
       throw validationFailed({ sku: ['The shop offers no product with this sku.'] });
     opens = { kind: 'product', product_id: Number(p.id), sku: p.sku };
@@ -236,15 +231,7 @@ export async function createShopLink(rc: RequestContext, deps: LinkDeps, body: S
   // Lines: unknown or unoffered skus are problems; sizes and add-ons that are not the product's are 422.
   const items = body.items ?? [];
   const skus = [...new Set(items.map((i) => i.sku))];
-  const found = new Map(
-    (skus.length
-      ? await many<ProductForLine>(rc.em, `select ${PRODUCT_LINE_COLUMNS} from products where catalogue_id = ? and sku = any(?::text[])`, [
-          shop.id,
-          skus,
-        ])
-      : []
-    ).map((p) => [p.sku, p]),
-  );
+  const found = new Map((skus.length ? await productsForLinesBySku(rc.em, shop.id, skus) : []).map((p) => [p.sku, p]));
   const problems: LinkProblem[] = [];
   const asks: LineAsk[] = [];
   const askIndex: number[] = [];
@@ -305,12 +292,12 @@ export async function createShopLink(rc: RequestContext, deps: LinkDeps, body: S
       messageUid = await sendLinkButton(rc, deps, chat, shop, link);
     } catch (err) {
       // Refused before anything was sent (the wallet, a bad request): the basket goes with it.
-      await exec(rc.em, 'delete from carts where id = ?', [cart.id]);
+      await deleteCart(rc.em, cart.id);
       throw err;
     }
   }
   await nudgeCartTimer(deps, rc.account.id, Number(cart.id), 'activity');
-  const fresh = (await one<typeof cart>(rc.em, 'select * from carts where id = ?', [cart.id]))!;
+  const fresh = (await cartById(rc.em, cart.id))!;
   return { link, sent: chat !== null, message_uid: messageUid, problems, cart: await cartView(rc.em, deps.config.publicBaseUrl, fresh) };
 }
 

@@ -1,16 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import { slugify, withSuffix } from '../../domain/shop/cart.js';
-import { orderable, type ProductForLine } from './carts.js';
+import {
+  categoryOf,
+  hasCategoryWithoutSlug,
+  lockCategories,
+  menuProducts,
+  productOptions,
+  setCategorySlug,
+  shopCategories,
+  type CategoryRow,
+  type MenuProductRow,
+} from '../catalogues/index.js';
+import { orderable } from './carts.js';
 
 // What a shop offers on its page and to links: categories (addressed by id or slug) and their
 // products with sizes and add-ons.
 
-export interface CategoryRow {
-  id: number;
-  name: string;
-  slug: string | null;
-}
+export type { CategoryRow };
 
 /**
  * Gives every category of the shop without a slug one made from its name (unique per shop: a taken
@@ -18,14 +24,9 @@ export interface CategoryRow {
  * them. The rows are locked, so two first uses agree on one slug.
  */
 export async function ensureCategorySlugs(em: EntityManager, catalogueId: number): Promise<void> {
-  const missing = await one(em, 'select 1 from product_categories where catalogue_id = ? and slug is null limit 1', [catalogueId]);
-  if (!missing) return;
+  if (!(await hasCategoryWithoutSlug(em, catalogueId))) return;
   await em.transactional(async (tx) => {
-    const rows = await many<CategoryRow>(
-      tx,
-      'select id, name, slug from product_categories where catalogue_id = ? order by id for update',
-      [catalogueId],
-    );
+    const rows = await lockCategories(tx, catalogueId);
     const taken = new Set(rows.flatMap((r) => (r.slug ? [r.slug] : [])));
     for (const r of rows) {
       if (r.slug) continue;
@@ -34,7 +35,7 @@ export async function ensureCategorySlugs(em: EntityManager, catalogueId: number
       while (taken.has(withSuffix(base, n))) n++;
       const slug = withSuffix(base, n);
       taken.add(slug);
-      await exec(tx, 'update product_categories set slug = ? where id = ? and slug is null', [slug, r.id]);
+      await setCategorySlug(tx, r.id, slug);
     }
   });
 }
@@ -43,16 +44,10 @@ export async function ensureCategorySlugs(em: EntityManager, catalogueId: number
 export async function categoryByIdOrSlug(em: EntityManager, catalogueId: number, ref: string): Promise<CategoryRow | null> {
   await ensureCategorySlugs(em, catalogueId);
   if (/^\d{1,10}$/.test(ref)) {
-    const byId = await one<CategoryRow>(em, 'select id, name, slug from product_categories where catalogue_id = ? and id = ?', [
-      catalogueId,
-      Number(ref),
-    ]);
+    const byId = await categoryOf(em, catalogueId, { id: Number(ref) });
     if (byId) return byId;
   }
-  return one<CategoryRow>(em, 'select id, name, slug from product_categories where catalogue_id = ? and slug = ?', [
-    catalogueId,
-    ref.trim().toLowerCase(),
-  ]);
+  return categoryOf(em, catalogueId, { slug: ref.trim().toLowerCase() });
 }
 
 export interface MenuOption {
@@ -60,10 +55,7 @@ export interface MenuOption {
   name: string;
   price: number;
 }
-export interface MenuProduct extends ProductForLine {
-  description: string | null;
-  image_url: string | null;
-  category_id: number | null;
+export interface MenuProduct extends MenuProductRow {
   variants: MenuOption[];
   addons: MenuOption[];
   orderable: boolean;
@@ -72,34 +64,20 @@ export interface MenuProduct extends ProductForLine {
 /** The shop's menu: its categories (those with products) and its published, live products with their options. */
 export async function loadMenu(em: EntityManager, catalogueId: number): Promise<{ categories: CategoryRow[]; products: MenuProduct[] }> {
   await ensureCategorySlugs(em, catalogueId);
-  const products = await many<MenuProduct>(
+  const rows = await menuProducts(em, catalogueId);
+  const { variants, addons } = await productOptions(
     em,
-    `select id, sku, name, description, image_url, price, sale_price, currency, availability, visibility, retired_at, category_id
-       from products where catalogue_id = ? and retired_at is null and visibility = 'published' and availability <> 'discontinued'
-      order by name, id limit 1000`,
-    [catalogueId],
+    rows.map((p) => Number(p.id)),
   );
-  const ids = products.map((p) => Number(p.id));
-  const options = async (table: 'product_variants' | 'product_addons') =>
-    ids.length
-      ? many<{ id: string; product_id: string; name: string; price: string }>(
-          em,
-          `select id, product_id, name, price from ${table} where product_id = any(?::bigint[]) order by position, id`,
-          [ids],
-        )
-      : [];
-  const variants = await options('product_variants');
-  const addons = await options('product_addons');
-  const of = (rows: typeof variants, pid: number) =>
-    rows.filter((r) => Number(r.product_id) === pid).map((r) => ({ id: Number(r.id), name: r.name, price: Number(r.price) }));
-  for (const p of products) {
-    p.variants = of(variants, Number(p.id));
-    p.addons = of(addons, Number(p.id));
-    p.orderable = orderable(p);
-  }
+  const of = (options: typeof variants, pid: number) =>
+    options.filter((r) => Number(r.product_id) === pid).map((r) => ({ id: Number(r.id), name: r.name, price: Number(r.price) }));
+  const products: MenuProduct[] = rows.map((p) => ({
+    ...p,
+    variants: of(variants, Number(p.id)),
+    addons: of(addons, Number(p.id)),
+    orderable: orderable(p),
+  }));
   const used = new Set(products.map((p) => p.category_id).filter((c) => c !== null));
-  const categories = (
-    await many<CategoryRow>(em, 'select id, name, slug from product_categories where catalogue_id = ? order by name, id', [catalogueId])
-  ).filter((c) => used.has(c.id));
+  const categories = (await shopCategories(em, catalogueId)).filter((c) => used.has(c.id));
   return { categories, products };
 }

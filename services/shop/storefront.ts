@@ -1,25 +1,17 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
 import { notFound } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
-import { cartLink, insertCart, orderable, type ProductForLine } from './carts.js';
+import { cartLink, insertCart, orderable } from './carts.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
-import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
+import { addressKey, requireAddressRoom, requireShopOpen, shopAccountStatus } from './guards.js';
+import { storefrontProductRow } from '../catalogues/index.js';
 
 // A product's address in the shop (`/shop/<shop id>/p/<sku>`): what the chat catalogue's items link
 // to and what a product send answers for the storefront platform. The page shows the product; its
 // form opens a fresh basket on it (a POST, so crawlers that follow the link, Meta's included, never
 // create baskets).
 
-export interface StorefrontProduct extends ProductForLine {
-  description: string | null;
-  image_url: string | null;
-  account_id: number;
-  catalogue_id: number;
-  shop_name: string;
-  shop_currency: string | null;
-  account_status: string;
-}
+export type StorefrontProduct = NonNullable<Awaited<ReturnType<typeof storefrontProductRow>>> & { account_status: string };
 
 /**
  * The product at this address: a shop on the storefront platform, the product orderable there; else
@@ -27,19 +19,12 @@ export interface StorefrontProduct extends ProductForLine {
  */
 export async function storefrontProduct(em: EntityManager, shopRef: string, sku: string): Promise<StorefrontProduct> {
   const shopId = numericId(shopRef, 'Product');
-  const row = await one<StorefrontProduct>(
-    em,
-    `select p.id, p.sku, p.name, p.price, p.sale_price, p.currency, p.availability, p.visibility, p.retired_at, p.description,
-            p.image_url, p.account_id, p.catalogue_id, c.name as shop_name, c.default_currency as shop_currency,
-            a.status as account_status
-       from products p join catalogues c on c.id = p.catalogue_id join accounts a on a.id = c.account_id
-      where c.id = ? and p.sku = ? and c.channels @> '["storefront"]'::jsonb`,
-    [shopId, sku],
-  );
-  if (!row) throw notFound('Product');
-  requireShopOpen(row.account_status);
-  if (!orderable(row)) throw notFound('Product');
-  return row;
+  const product = await storefrontProductRow(em, shopId, sku);
+  const status = product && (await shopAccountStatus(em, product.shop_account_id));
+  if (!product || !status) throw notFound('Product');
+  requireShopOpen(status);
+  if (!orderable(product)) throw notFound('Product');
+  return { ...product, account_status: status };
 }
 
 /**

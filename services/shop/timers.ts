@@ -2,11 +2,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { one } from '../../entities/db.js';
 import { startOptions } from '../../temporal/starters.js';
 import { cartAbandonmentStarter } from '../../workflows/shop/cart-abandonment.starter.js';
 import { emitEvent } from '../webhooks/index.js';
-import { cartEventFields, cartView, type CartRow } from './carts.js';
+import { cartEventFields, cartView } from './carts.js';
+import { abandonCart, cartToJudge, expireCart } from './store.js';
 
 // The basket's quiet-period timer as the service drives it (start, activity, closed), and the
 // judgement its workflow asks for when a period runs out.
@@ -59,24 +59,19 @@ export async function judgeQuietCart(
   input: { accountId: number; cartId: number; phase: 'quiet' | 'expiry'; quietSeconds: number; expireSeconds: number },
 ): Promise<QuietVerdict> {
   return em.transactional(async (tx) => {
-    const cart = await one<CartRow & { idle: string; items: string }>(
-      tx,
-      `select c.*, extract(epoch from now() - c.last_activity_at) as idle, (select count(*) from cart_items i where i.cart_id = c.id) as items
-         from carts c where c.id = ? and c.account_id = ? for update`,
-      [input.cartId, input.accountId],
-    );
+    const cart = await cartToJudge(tx, input.accountId, input.cartId);
     if (!cart) return { kind: 'final', outcome: 'gone' };
     if (cart.status === 'ordered' || cart.status === 'expired') return { kind: 'final', outcome: cart.status };
     const idle = Number(cart.idle);
     const period = input.phase === 'quiet' ? input.quietSeconds : input.expireSeconds;
     if (idle < period) return { kind: 'wait', seconds: Math.ceil(period - idle) };
     if (input.phase === 'expiry') {
-      await one(tx, `update carts set status = 'expired', updated_at = now() where id = ?`, [cart.id]);
+      await expireCart(tx, cart.id);
       return { kind: 'final', outcome: 'expired' };
     }
     if (cart.conversation_id !== null && Number(cart.items) > 0 && (cart.status === 'open' || cart.status === 'sent')) {
-      const row = await one<CartRow>(tx, `update carts set status = 'abandoned', updated_at = now() where id = ? returning *`, [cart.id]);
-      await emitEvent(tx, input.accountId, 'cart.abandoned', cartEventFields(await cartView(tx, baseUrl, row!)));
+      const row = await abandonCart(tx, cart.id);
+      await emitEvent(tx, input.accountId, 'cart.abandoned', cartEventFields(await cartView(tx, baseUrl, row)));
     }
     return { kind: 'checked' };
   });
