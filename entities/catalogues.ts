@@ -275,7 +275,7 @@ export const ProductPushRequest = defineEntity({
 });
 
 /** A named, priced option of a product: sizes and add-ons have the same shape and differ in how the price counts. */
-const productOption = <N extends string>(name: N, tableName: string) =>
+const productOption = <N extends string, T extends string>(name: N, tableName: T) =>
   defineEntity({
     name,
     tableName,
