@@ -8,7 +8,7 @@ import { checkSettings } from '../../domain/data/table-rules.js';
 import type { TableRow } from './tables.js';
 import { backfillUniqueGuard, dropUniqueGuard } from './unique.js';
 import { accountFacts, checkQuotas, nameField } from './definition-rules.js';
-import { accountOf, columnOf, columnRows, insertColumn, tableOf, type ColumnRow, type TableView } from './definition-rows.js';
+import { accountOf, columnOf, columnRows, insertColumn, tableOf, type DefinitionColumn, type TableView } from './definition-rows.js';
 import { askDrops, requestIndexes, type DefinitionDeps } from './definition-indexes.js';
 import { readTable } from './table-definitions.js';
 import { deleteColumnRow, dropRecordValues, setColumnPosition, updateColumnDefinition } from './store/definitions.js';
@@ -30,7 +30,7 @@ export interface ColumnPatch {
 }
 
 /** Moves one column to `to` (clamped) and numbers every column 0..n-1 in the resulting order. */
-async function renumber(em: EntityManager, columns: ColumnRow[], moved: ColumnRow | null, to: number) {
+async function renumber(em: EntityManager, columns: DefinitionColumn[], moved: DefinitionColumn | null, to: number) {
   const rest = columns.filter((c) => c !== moved);
   if (moved) rest.splice(Math.max(0, Math.min(to, rest.length)), 0, moved);
   for (const [i, c] of rest.entries())

@@ -10,8 +10,7 @@ import { definitionColumns, insertColumn, tableForDefinition, type DefinitionCol
 // operator API reads them (with the index name the index workflow keeps), a new column's row, and
 // the views the operator API answers with.
 
-/** A column as the operator API reads it: with the index name the index workflow keeps. */
-export type ColumnRow = DefinitionColumn;
+export type { DefinitionColumn };
 
 export { insertColumn };
 
@@ -32,7 +31,7 @@ export async function tableOf(em: EntityManager, accountId: number, ref: string,
 
 export const columnRows = (em: EntityManager, tableId: string) => definitionColumns(em, tableId);
 
-export function columnOf(columns: ColumnRow[], ref: string): ColumnRow {
+export function columnOf(columns: DefinitionColumn[], ref: string): DefinitionColumn {
   const c = columns.find((x) => (isUuid(ref) ? x.id === ref.toLowerCase() : x.key === ref));
   if (!c) throw new DomainError('not_found', 'Column not found.', { code: 'not_found' });
   return c;

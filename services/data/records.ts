@@ -19,6 +19,7 @@ import {
   releaseRecordQuota,
   softDeleteRecord,
   tableCounters,
+  uncountedCreate,
   updateRecordData,
   type NewRecord,
   type StoredRecord,
@@ -174,7 +175,7 @@ async function createIn(rc: RequestContext, t: LoadedTable, input: Record<string
   } catch (err) {
     // The history entry's table id is the counted table row's: null when the guarded UPDATE matched nothing.
     const uncounted = pgError(err, '23502');
-    if (uncounted && uncounted.table === 'data_record_history' && uncounted.column === 'table_id') return createRefusal(rc.em, t, row);
+    if (uncounted && uncountedCreate(uncounted)) return createRefusal(rc.em, t, row);
     const unique = pgError(err, '23505');
     // A deadlock needs a create that takes the table row first (auto numbers) and a write that took a guard value first.
     if ((unique && unique.constraint === GUARD_CONSTRAINT) || (guarded && pgError(err, '40P01')))

@@ -18,7 +18,7 @@ import {
 } from './store/definitions.js';
 import { backfillUniqueGuard, dropUniqueGuard } from './unique.js';
 import { accountFacts, checkQuotas, freeSlug, nameField, slugTaken, throwIfAny } from './definition-rules.js';
-import { accountOf, columnRows, insertColumn, tableOf, tableView, type ColumnRow, type TableView } from './definition-rows.js';
+import { accountOf, columnRows, insertColumn, tableOf, tableView, type DefinitionColumn, type TableView } from './definition-rows.js';
 import { askDrops, requestIndexes, type DefinitionDeps } from './definition-indexes.js';
 
 // What an operator defines (docs/data-tables.md, Operator API): tables (this file), their columns
@@ -69,7 +69,7 @@ export async function createTable(oc: OperatorContext, deps: DefinitionDeps, acc
       quotas: settings.quotas,
     });
     if (!inserted) throw slugTaken('table', slug);
-    const rows: ColumnRow[] = [];
+    const rows: DefinitionColumn[] = [];
     for (const [position, c] of columns.entries()) rows.push(await insertColumn(tx, accountId, id, c, position));
     return { tableId: id, created: rows };
   });

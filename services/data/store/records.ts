@@ -80,6 +80,12 @@ export async function quotaUse(em: EntityManager, tableId: string) {
   ))!;
 }
 
+/**
+ * Whether a create's statement failed on its history entry's table id (a not-null violation): the
+ * id comes from the table row's guarded UPDATE, so that UPDATE matched no row (quota, definition, table gone).
+ */
+export const uncountedCreate = (e: { table?: string; column?: string }) => e.table === 'data_record_history' && e.column === 'table_id';
+
 /** The table's last auto number and definition version, as text (null when the table is gone). */
 export function tableCounters(em: EntityManager, accountId: number, tableId: string) {
   return one<{ n: string; v: string }>(
