@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { exec, many, one } from '../../../entities/db.js';
 import { tablesOf, type Row } from '../../../entities/database.js';
 import type { ColumnDef } from '../../../domain/data/index.js';
@@ -191,9 +192,14 @@ export async function slugsLike(em: EntityManager, of: 'tables' | 'groups', acco
 
 /** Whether another table of the account has the slug. */
 export async function tableSlugTaken(em: EntityManager, accountId: number, slug: string, tableId: string): Promise<boolean> {
-  return (
-    (await one(em, 'select id from data_tables where account_id = ? and slug = ? and id <> ?::uuid', [accountId, slug, tableId])) !== null
-  );
+  const other = await tablesOf(em, 'data')
+    .selectFrom('data_tables')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('slug', '=', slug)
+    .where('id', '<>', tableId)
+    .executeTakeFirst();
+  return other !== undefined;
 }
 
 // ---- Writes --------------------------------------------------------------------------------------
@@ -296,7 +302,11 @@ export async function insertColumn(
 }
 
 export async function setColumnPosition(em: EntityManager, columnId: string, position: number): Promise<void> {
-  await exec(em, 'update data_columns set position = ?, updated_at = now() where id = ?::uuid', [position, columnId]);
+  await tablesOf(em, 'data')
+    .updateTable('data_columns')
+    .set({ position, updated_at: sql<string>`now()` })
+    .where('id', '=', columnId)
+    .execute();
 }
 
 export interface ColumnWrite {
@@ -321,7 +331,7 @@ export async function updateColumnDefinition(em: EntityManager, columnId: string
 }
 
 export async function deleteColumnRow(em: EntityManager, columnId: string): Promise<void> {
-  await exec(em, 'delete from data_columns where id = ?::uuid', [columnId]);
+  await tablesOf(em, 'data').deleteFrom('data_columns').where('id', '=', columnId).execute();
 }
 
 /** A deleted column's values go with it, so a later column of the same key starts empty. */
@@ -331,5 +341,6 @@ export async function dropRecordValues(em: EntityManager, tableId: string, key: 
 
 /** Ids of the account's tables (what a relation column or a group may name). */
 export async function accountTableIds(em: EntityManager, accountId: number): Promise<string[]> {
-  return (await many<{ id: string }>(em, 'select id from data_tables where account_id = ?', [accountId])).map((t) => t.id);
+  const rows = await tablesOf(em, 'data').selectFrom('data_tables').select('id').where('account_id', '=', accountId).execute();
+  return rows.map((t) => t.id);
 }

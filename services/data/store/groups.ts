@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../../entities/db.js';
+import { many, one } from '../../../entities/db.js';
 import { tablesOf, type Row } from '../../../entities/database.js';
 import type { ReportDefinition } from '../../../domain/data/index.js';
 
@@ -52,9 +52,14 @@ export function groupsWithTable(em: EntityManager, accountId: number, tableId: s
 
 /** Whether another group of the account has the slug. */
 export async function groupSlugTaken(em: EntityManager, accountId: number, slug: string, groupId: string): Promise<boolean> {
-  return (
-    (await one(em, 'select id from data_groups where account_id = ? and slug = ? and id <> ?::uuid', [accountId, slug, groupId])) !== null
-  );
+  const other = await tablesOf(em, 'data')
+    .selectFrom('data_groups')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('slug', '=', slug)
+    .where('id', '<>', groupId)
+    .executeTakeFirst();
+  return other !== undefined;
 }
 
 export interface GroupWrite {
@@ -87,5 +92,5 @@ export async function updateGroupRow(em: EntityManager, groupId: string, g: Grou
 }
 
 export async function deleteGroupRow(em: EntityManager, groupId: string): Promise<void> {
-  await exec(em, 'delete from data_groups where id = ?::uuid', [groupId]);
+  await tablesOf(em, 'data').deleteFrom('data_groups').where('id', '=', groupId).execute();
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many, one } from '../../../entities/db.js';
-import type { Row } from '../../../entities/database.js';
+import { tablesOf, type Row } from '../../../entities/database.js';
 import {
   columnIndexName,
   columnStatisticsName,
@@ -94,11 +94,13 @@ export async function statisticsFilled(em: EntityManager, name: string): Promise
 
 /** What a column index build needs of the column (null when the column is gone). */
 export function indexedColumn(em: EntityManager, accountId: number, tableId: string, columnId: string) {
-  return one<Pick<Row<'data', 'data_columns'>, 'key' | 'type' | 'indexed' | 'index_status'>>(
-    em,
-    'select key, type, indexed, index_status from data_columns where id = ? and table_id = ? and account_id = ?',
-    [columnId, tableId, accountId],
-  );
+  return tablesOf(em, 'data')
+    .selectFrom('data_columns')
+    .select(['key', 'type', 'indexed', 'index_status'])
+    .where('id', '=', columnId)
+    .where('table_id', '=', tableId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** Marks the columns' indexes dropping (the index activity drops only an index its row says is dropping, or whose row is gone). */
@@ -193,11 +195,7 @@ export function searchIndexState(em: EntityManager, accountId: number, tableId: 
 
 /** Key, type and position of the table's columns (which of them `q` searches). */
 export function searchableColumns(em: EntityManager, tableId: string) {
-  return many<Pick<Row<'data', 'data_columns'>, 'key' | 'type' | 'position'>>(
-    em,
-    'select key, type, position from data_columns where table_id = ?',
-    [tableId],
-  );
+  return tablesOf(em, 'data').selectFrom('data_columns').select(['key', 'type', 'position']).where('table_id', '=', tableId).execute();
 }
 
 /** Asks for the search index: pending (columns to cover) or dropping (none left). */
