@@ -3,20 +3,37 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { exec, many, one } from '../../entities/db.js';
+import { one } from '../../entities/db.js';
 import {
-  columnIndexDdl,
   columnIndexName,
-  columnStatisticsDdl,
   columnStatisticsName,
-  dropStatisticsDdl,
   searchColumns,
-  searchIndexDdl,
   searchIndexName,
-  searchStatisticsDdl,
   searchStatisticsName,
 } from '../../domain/data/expressions.js';
-import type { FieldType } from '../../domain/data/vocabulary.js';
+import {
+  ANALYZE_RECORDS,
+  columnIndexDdl,
+  columnIndexDropped,
+  columnIndexFailed,
+  columnIndexProgress,
+  columnIndexReady,
+  columnStatisticsDdl,
+  dropStatisticsDdl,
+  indexValidity,
+  indexedColumn,
+  searchIndexBuilding,
+  searchIndexDdl,
+  searchIndexDropped,
+  searchIndexDropping,
+  searchIndexFailed,
+  searchIndexReady,
+  searchIndexState,
+  searchStatisticsDdl,
+  searchableColumns,
+  startColumnIndexBuild,
+  statisticsFilled,
+} from '../../services/data/store/indexes.js';
 
 // The index activities of data tables (notes/commerce-and-data-tables.md §4.7). A build runs
 // CREATE INDEX CONCURRENTLY on a connection of its own, outside any transaction (CIC refuses to run
@@ -29,7 +46,7 @@ import type { FieldType } from '../../domain/data/vocabulary.js';
 // text and the half-built (invalid) index is dropped; connection loss and lock waits are retried.
 //
 // Beside each index, before it is called ready, a statistics object on its expression
-// (domain/data/expressions.ts: a partial expression index gives the planner none, and without them
+// (services/data/store/indexes.ts: a partial expression index gives the planner none, and without them
 // it sorts every match of a filter instead of walking the sort index), then ANALYZE data_records.
 // ANALYZE reads a fixed sample (300 × default_statistics_target rows, 30,000 by default) whatever
 // the table's size, so its cost is bounded: about 0.6 s measured at 2M records with three objects;
@@ -110,13 +127,8 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
 
   /** The index's state in the catalog: absent, valid (built and usable) or invalid (a failed or unfinished CIC). */
   async function catalogState(indexName: string): Promise<'absent' | 'valid' | 'invalid'> {
-    const row = await one<{ valid: boolean }>(
-      em(),
-      `select (i.indisvalid and i.indisready) as valid from pg_index i join pg_class c on c.oid = i.indexrelid
-        where c.relname = ? and c.relnamespace = (select relnamespace from pg_class where oid = 'data_records'::regclass)`,
-      [indexName],
-    );
-    return !row ? 'absent' : row.valid ? 'valid' : 'invalid';
+    const valid = await indexValidity(em(), indexName);
+    return valid === null ? 'absent' : valid ? 'valid' : 'invalid';
   }
 
   /**
@@ -192,14 +204,8 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
 
   /** absent; made but never analyzed (empty); analyzed (filled). pg_stats_ext lists analyzed objects only. */
   async function statisticsState(name: string): Promise<'absent' | 'empty' | 'filled'> {
-    const row = await one<{ filled: boolean }>(
-      em(),
-      `select exists (select 1 from pg_stats_ext e where e.statistics_name = s.stxname and e.statistics_schemaname = n.nspname) as filled
-         from pg_statistic_ext s join pg_namespace n on n.oid = s.stxnamespace
-        where s.stxname = ? and s.stxrelid = 'data_records'::regclass`,
-      [name],
-    );
-    return !row ? 'absent' : row.filled ? 'filled' : 'empty';
+    const filled = await statisticsFilled(em(), name);
+    return filled === null ? 'absent' : filled ? 'filled' : 'empty';
   }
 
   /**
@@ -217,7 +223,7 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
       // deadlock detector then ends one of the two; ours is asked again a few times.
       for (let attempt = 1; ; attempt++) {
         try {
-          await runStatement(name, 'ANALYZE data_records');
+          await runStatement(name, ANALYZE_RECORDS);
           break;
         } catch (err) {
           const code = (err as { code?: unknown }).code;
@@ -280,21 +286,10 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
     columnId: string;
   }
 
-  async function columnRow(c: ColumnRef) {
-    return one<{ key: string; type: FieldType; indexed: boolean; index_status: string | null }>(
-      em(),
-      'select key, type, indexed, index_status from data_columns where id = ? and table_id = ? and account_id = ?',
-      [c.columnId, c.tableId, c.accountId],
-    );
-  }
+  const columnRow = (c: ColumnRef) => indexedColumn(em(), c.accountId, c.tableId, c.columnId);
 
   async function failColumn(c: ColumnRef, error: string): Promise<IndexOutcome> {
-    await exec(
-      em(),
-      `update data_columns set index_status = 'failed', index_error = ?, index_progress = null, index_name = null, updated_at = now()
-        where id = ? and index_status in ('pending', 'building')`,
-      [error, c.columnId],
-    );
+    await columnIndexFailed(em(), c.columnId, error);
     return { outcome: 'failed', error };
   }
 
@@ -314,28 +309,15 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
       } else if (row.index_status !== 'pending' && row.index_status !== 'building') {
         return { outcome: 'skipped' }; // failed (until asked again), dropping or never asked
       }
-      const moved = await exec(
-        em(),
-        `update data_columns set index_status = 'building', index_name = ?, index_error = null, index_progress = null, updated_at = now()
-          where id = ? and indexed and index_status in ('pending', 'building', 'ready')`,
-        [indexName, c.columnId],
-      );
+      const moved = await startColumnIndexBuild(em(), c.columnId, indexName);
       if (!moved) return { outcome: 'skipped' };
       const out = await build(indexName, columnIndexDdl(c.tableId, c.columnId, row.key, row.type), async (p) => {
-        await exec(em(), `update data_columns set index_progress = ?::jsonb where id = ? and index_status = 'building'`, [
-          p ? JSON.stringify(p) : null,
-          c.columnId,
-        ]);
+        await columnIndexProgress(em(), c.columnId, p);
       });
       if (out.outcome === 'failed') return failColumn(c, out.error!);
       // Before ready, so that the first list that may use the index is planned with them.
       await statistics();
-      const ready = await exec(
-        em(),
-        `update data_columns set index_status = 'ready', index_error = null, index_progress = null, updated_at = now()
-          where id = ? and index_status = 'building'`,
-        [c.columnId],
-      );
+      const ready = await columnIndexReady(em(), c.columnId);
       if (ready) deps.log.info({ ...c, indexName }, 'column index ready');
       return ready ? { outcome: 'ready' } : { outcome: 'superseded' };
     },
@@ -349,12 +331,7 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
       const indexName = columnIndexName(c.columnId);
       await runStatement(indexName, dropStatement(indexName));
       await dropStatistics(columnStatisticsName(c.columnId));
-      await exec(
-        em(),
-        `update data_columns set index_status = null, indexed = false, index_name = null, index_progress = null, index_error = null, updated_at = now()
-          where id = ? and index_status = 'dropping'`,
-        [c.columnId],
-      );
+      await columnIndexDropped(em(), c.columnId);
       return { outcome: 'dropped' };
     },
 
@@ -375,36 +352,21 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
     async syncSearchIndex(t: { accountId: number; tableId: string }): Promise<IndexOutcome> {
       const indexName = searchIndexName(t.tableId);
       const statsName = searchStatisticsName(t.tableId);
-      const table = await one<{ search_index_status: string | null; search_index_columns: string[] | null }>(
-        em(),
-        'select search_index_status, search_index_columns from data_tables where id = ? and account_id = ?',
-        [t.tableId, t.accountId],
-      );
+      const table = await searchIndexState(em(), t.accountId, t.tableId);
       if (!table) {
         await runStatement(indexName, dropStatement(indexName));
         await dropStatistics(statsName);
         return { outcome: 'dropped' };
       }
-      const columns = await many<{ key: string; type: FieldType; position: number }>(
-        em(),
-        'select key, type, position from data_columns where table_id = ?',
-        [t.tableId],
-      );
+      const columns = await searchableColumns(em(), t.tableId);
       const want = searchColumns(columns);
       const covered = table.search_index_columns ?? [];
       const same = want.length === covered.length && want.every((k, i) => k === covered[i]);
       if (!want.length) {
-        await exec(em(), `update data_tables set search_index_status = 'dropping' where id = ? and search_index_status is not null`, [
-          t.tableId,
-        ]);
+        await searchIndexDropping(em(), t.tableId);
         await runStatement(indexName, dropStatement(indexName));
         await dropStatistics(statsName);
-        await exec(
-          em(),
-          `update data_tables set search_index_status = null, search_index_columns = null, search_index_error = null, updated_at = now()
-            where id = ? and (search_index_status = 'dropping' or search_index_status is null)`,
-          [t.tableId],
-        );
+        await searchIndexDropped(em(), t.tableId);
         return { outcome: 'dropped' };
       }
       if (same && table.search_index_status === 'ready' && (await catalogState(indexName)) === 'valid') {
@@ -413,32 +375,19 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
       }
       if (same && table.search_index_status === 'failed') return { outcome: 'skipped' };
       const wantJson = JSON.stringify(want);
-      await exec(
-        em(),
-        `update data_tables set search_index_status = 'building', search_index_columns = ?::jsonb, search_index_error = null, updated_at = now()
-          where id = ?`,
-        [wantJson, t.tableId],
-      );
+      await searchIndexBuilding(em(), t.tableId, wantJson);
       // Same name, other columns: the old index (and the statistics on its expression) go first (until the new one is ready, q scans).
       if (!same) {
         await runStatement(indexName, dropStatement(indexName));
         await dropStatistics(statsName);
       }
       const out = await build(indexName, searchIndexDdl(t.tableId, want));
-      const guard = `where id = ? and search_index_status = 'building' and search_index_columns = ?::jsonb`;
       if (out.outcome === 'failed') {
-        await exec(em(), `update data_tables set search_index_status = 'failed', search_index_error = ?, updated_at = now() ${guard}`, [
-          out.error,
-          t.tableId,
-          wantJson,
-        ]);
+        await searchIndexFailed(em(), t.tableId, wantJson, out.error);
         return out;
       }
       await ensureStatistics(statsName, searchStatisticsDdl(t.tableId, want));
-      const ready = await exec(em(), `update data_tables set search_index_status = 'ready', updated_at = now() ${guard}`, [
-        t.tableId,
-        wantJson,
-      ]);
+      const ready = await searchIndexReady(em(), t.tableId, wantJson);
       return ready ? { outcome: 'ready' } : { outcome: 'superseded' };
     },
 

@@ -1,17 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many } from '../../entities/db.js';
 import type { OperatorContext } from '../platform/context.js';
 import { DomainError, validationFailed } from '../platform/errors.js';
-import { searchColumns, type ColumnUi, type ReportDefinition } from '../../domain/data/index.js';
+import { searchColumns, type ColumnUi } from '../../domain/data/index.js';
 import { Problems, sameList } from '../../domain/data/definition-rules.js';
 import { checkColumn, type ColumnInput } from '../../domain/data/column-rules.js';
 import { checkSettings } from '../../domain/data/table-rules.js';
 import type { TableRow } from './tables.js';
 import { backfillUniqueGuard, dropUniqueGuard } from './unique.js';
 import { accountFacts, checkQuotas, nameField } from './definition-rules.js';
-import { accountOf, columnOf, columnRows, insertColumn, tableOf, type ColumnRow, type TableView } from './definition-rows.js';
+import { accountOf, columnOf, columnRows, insertColumn, tableOf, type DefinitionColumn, type TableView } from './definition-rows.js';
 import { askDrops, requestIndexes, type DefinitionDeps } from './definition-indexes.js';
 import { readTable } from './table-definitions.js';
+import { deleteColumnRow, dropRecordValues, setColumnPosition, updateColumnDefinition } from './store/definitions.js';
+import { groupsWithTable } from './store/groups.js';
 
 // The columns of a table (docs/data-tables.md, Operator API): added, changed and deleted one at a
 // time, each checked against the table's settings and quotas, with positions kept 0..n-1.
@@ -29,12 +30,12 @@ export interface ColumnPatch {
 }
 
 /** Moves one column to `to` (clamped) and numbers every column 0..n-1 in the resulting order. */
-async function renumber(em: EntityManager, columns: ColumnRow[], moved: ColumnRow | null, to: number) {
+async function renumber(em: EntityManager, columns: DefinitionColumn[], moved: DefinitionColumn | null, to: number) {
   const rest = columns.filter((c) => c !== moved);
   if (moved) rest.splice(Math.max(0, Math.min(to, rest.length)), 0, moved);
   for (const [i, c] of rest.entries())
     if (c.position !== i) {
-      await exec(em, 'update data_columns set position = ?, updated_at = now() where id = ?::uuid', [i, c.id]);
+      await setColumnPosition(em, c.id, i);
       c.position = i;
     }
 }
@@ -112,23 +113,16 @@ export async function updateColumn(
     // indexed: true again on a failed build asks for another try.
     const building = draft.indexed && (!column.indexed || (input.indexed === true && column.index_status === 'failed'));
     const dropping = !draft.indexed && column.indexed;
-    await exec(
-      tx,
-      `update data_columns set label = ?, required = ?, "unique" = ?, indexed = ?, index_status = ?, index_error = ?, config = ?::jsonb,
-              ui = ?::jsonb, updated_at = now()
-        where id = ?::uuid`,
-      [
-        draft.label,
-        draft.required,
-        draft.unique,
-        draft.indexed,
-        building ? 'pending' : dropping ? 'dropping' : column.index_status,
-        building ? null : column.index_error,
-        JSON.stringify(draft.config),
-        JSON.stringify(draft.ui),
-        column.id,
-      ],
-    );
+    await updateColumnDefinition(tx, column.id, {
+      label: draft.label,
+      required: draft.required,
+      unique: draft.unique,
+      indexed: draft.indexed,
+      index_status: building ? 'pending' : dropping ? 'dropping' : column.index_status,
+      index_error: building ? null : column.index_error,
+      config: draft.config,
+      ui: draft.ui,
+    });
     if (draft.unique && !column.unique) {
       try {
         await backfillUniqueGuard(tx, table.id, column.key, [column.key]);
@@ -152,11 +146,7 @@ async function referencesTo(em: EntityManager, table: TableRow, key: string): Pr
   if (table.status_fields.some((s) => s.column === key)) refs.push('a status field');
   if (table.masks.some((m) => m.column === key)) refs.push('a mask');
   for (const u of table.unique_sets) if (u.columns.includes(key)) refs.push(`the unique set ${u.key}`);
-  const groups = await many<{ slug: string; reports: ReportDefinition[] }>(
-    em,
-    'select slug, reports from data_groups where account_id = ? and jsonb_exists(table_ids, ?)',
-    [table.account_id, table.id],
-  );
+  const groups = await groupsWithTable(em, table.account_id, table.id);
   for (const g of groups)
     for (const r of g.reports)
       if (r.table_id === table.id && (r.column === key || r.date_column === key)) refs.push(`the report ${r.key} of group ${g.slug}`);
@@ -186,14 +176,9 @@ export async function deleteColumn(
       throw new DomainError('conflict', `The column ${current.key} is used by ${again.join(', ')}; change that first.`, {
         code: 'conflict',
       });
-    await exec(tx, 'delete from data_columns where id = ?::uuid', [current.id]);
+    await deleteColumnRow(tx, current.id);
     await dropUniqueGuard(tx, locked.id, current.key);
-    // The values go with the column, so a later column of the same key starts empty.
-    await exec(tx, 'update data_records set data = data - ?::text where table_id = ?::uuid and jsonb_exists(data, ?)', [
-      current.key,
-      locked.id,
-      current.key,
-    ]);
+    await dropRecordValues(tx, locked.id, current.key);
     const rest = columns.filter((c) => c !== current);
     await renumber(tx, rest, null, 0);
     return !sameList(searchColumns(columns), searchColumns(rest));

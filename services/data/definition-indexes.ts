@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { exec } from '../../entities/db.js';
 import type { OperatorContext } from '../platform/context.js';
 import { requestColumnIndex, requestSearchIndex } from './indexes.js';
-import type { ColumnRow } from './definition-rows.js';
+import type { DefinitionColumn } from './definition-rows.js';
+import { markColumnsDropping } from './store/indexes.js';
 
 // Index builds and drops a definition change needs, asked for only after its transaction commits
 // (the index workflow reads the committed column).
@@ -14,8 +14,8 @@ export interface DefinitionDeps {
 }
 
 export interface IndexWork {
-  build: ColumnRow[];
-  drop: ColumnRow[];
+  build: DefinitionColumn[];
+  drop: DefinitionColumn[];
   search: boolean;
 }
 
@@ -41,10 +41,11 @@ export async function requestIndexes(oc: OperatorContext, deps: DefinitionDeps, 
  * says is dropping, or whose row is gone) and asks for the drops. The workflow drops by name (from
  * the column id), so the rows may be deleted right after, whichever of the two happens first.
  */
-export async function askDrops(oc: OperatorContext, deps: DefinitionDeps, accountId: number, tableId: string, columns: ColumnRow[]) {
+export async function askDrops(oc: OperatorContext, deps: DefinitionDeps, accountId: number, tableId: string, columns: DefinitionColumn[]) {
   if (!columns.length) return;
-  await exec(oc.em, `update data_columns set indexed = false, index_status = 'dropping', updated_at = now() where id = any(?::uuid[])`, [
+  await markColumnsDropping(
+    oc.em,
     columns.map((c) => c.id),
-  ]);
+  );
   await requestIndexes(oc, deps, accountId, tableId, { build: [], drop: columns, search: false });
 }

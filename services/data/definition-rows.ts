@@ -1,20 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many, one } from '../../entities/db.js';
 import type { OperatorContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
 import { accountRef, requireAccount } from '../account/index.js';
 import type { ColumnDef } from '../../domain/data/index.js';
-import type { ColumnDraft } from '../../domain/data/column-rules.js';
 import { dataNotFound, isUuid, type TableRow } from './tables.js';
+import { definitionColumns, insertColumn, tableForDefinition, type DefinitionColumn } from './store/definitions.js';
 
 // The definition services' rows: the account a request names, a table and its columns as the
 // operator API reads them (with the index name the index workflow keeps), a new column's row, and
 // the views the operator API answers with.
 
-export interface ColumnRow extends ColumnDef {
-  index_name: string | null;
-}
+export type { DefinitionColumn };
+
+export { insertColumn };
 
 // ---- Loading -------------------------------------------------------------------------------------
 
@@ -26,62 +24,17 @@ export async function accountOf(oc: OperatorContext, ref: string): Promise<numbe
 
 /** A table of the account by UUID or slug; locked when `forUpdate` (column changes of one table queue up). */
 export async function tableOf(em: EntityManager, accountId: number, ref: string, forUpdate = false): Promise<TableRow> {
-  const lock = forUpdate ? ' for update' : '';
-  const row = await one<TableRow>(
-    em,
-    isUuid(ref)
-      ? `select * from data_tables where id = ?::uuid and account_id = ?${lock}`
-      : `select * from data_tables where slug = ? and account_id = ?${lock}`,
-    [ref, accountId],
-  );
+  const row = await tableForDefinition(em, accountId, ref, isUuid(ref), forUpdate);
   if (!row) throw dataNotFound('Table');
   return row;
 }
 
-export const columnRows = (em: EntityManager, tableId: string) =>
-  many<ColumnRow>(
-    em,
-    `select id, key, label, type, stored_type, position, required, "unique", indexed, index_status, index_error, index_name, config, ui
-       from data_columns where table_id = ? order by position, key`,
-    [tableId],
-  );
+export const columnRows = (em: EntityManager, tableId: string) => definitionColumns(em, tableId);
 
-export function columnOf(columns: ColumnRow[], ref: string): ColumnRow {
+export function columnOf(columns: DefinitionColumn[], ref: string): DefinitionColumn {
   const c = columns.find((x) => (isUuid(ref) ? x.id === ref.toLowerCase() : x.key === ref));
   if (!c) throw new DomainError('not_found', 'Column not found.', { code: 'not_found' });
   return c;
-}
-
-export async function insertColumn(
-  em: EntityManager,
-  accountId: number,
-  tableId: string,
-  c: ColumnDraft,
-  position: number,
-): Promise<ColumnRow> {
-  return (await one<ColumnRow>(
-    em,
-    `insert into data_columns (id, account_id, table_id, key, label, type, stored_type, position, required, "unique", indexed,
-                               index_status, config, ui, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, now(), now())
-     returning id, key, label, type, stored_type, position, required, "unique", indexed, index_status, index_error, index_name, config, ui`,
-    [
-      randomUUID(),
-      accountId,
-      tableId,
-      c.key,
-      c.label,
-      c.type,
-      c.stored_type,
-      position,
-      c.required,
-      c.unique,
-      c.indexed,
-      c.indexed ? 'pending' : null,
-      JSON.stringify(c.config),
-      JSON.stringify(c.ui),
-    ],
-  ))!;
 }
 
 // ---- Views ---------------------------------------------------------------------------------------

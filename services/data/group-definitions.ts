@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import type { OperatorContext } from '../platform/context.js';
-import type { FieldType, ReportDefinition } from '../../domain/data/index.js';
+import type { ReportDefinition } from '../../domain/data/index.js';
 import { NAME_MAX, NUMERIC, Problems, checkNameAndSlug, slugFrom } from '../../domain/data/definition-rules.js';
 import { dataNotFound, isUuid } from './tables.js';
 import { freeSlug, slugTaken, throwIfAny } from './definition-rules.js';
 import { accountOf, iso } from './definition-rows.js';
-import type { GroupRow } from './groups.js';
+import { accountTableRefs, columnTypes } from './store/definitions.js';
+import {
+  accountGroups,
+  deleteGroupRow,
+  groupOf as storedGroup,
+  groupSlugTaken,
+  insertGroup,
+  updateGroupRow,
+  type DataGroupRow,
+} from './store/groups.js';
 
 // Data groups (docs/data-tables.md, Operator API): member tables of one account and the reports
 // over them, checked whole before anything is written.
@@ -29,7 +37,7 @@ export interface GroupInput {
   }[];
 }
 
-function groupView(g: GroupRow) {
+function groupView(g: DataGroupRow) {
   return {
     id: g.id,
     account_id: g.account_id,
@@ -48,9 +56,9 @@ const REPORT_KEY = /^[a-z][a-z0-9_]{0,62}$/;
 const SYSTEM_DATES = ['$created_at', '$updated_at'];
 
 /** Member tables of the account (distinct) and reports over them and their columns. */
-async function checkGroup(em: EntityManager, accountId: number, input: GroupInput, base: GroupRow | null, p: Problems) {
+async function checkGroup(em: EntityManager, accountId: number, input: GroupInput, base: DataGroupRow | null, p: Problems) {
   // Members and report tables may be named by id or slug (handy on the command line); ids are kept.
-  const tables = await many<{ id: string; slug: string }>(em, 'select id, slug from data_tables where account_id = ?', [accountId]);
+  const tables = await accountTableRefs(em, accountId);
   const resolve = (ref: unknown) => {
     const s = String(ref ?? '');
     return tables.find((t) => t.id === s.toLowerCase() || t.slug === s)?.id ?? null;
@@ -65,13 +73,7 @@ async function checkGroup(em: EntityManager, accountId: number, input: GroupInpu
     else tableIds.push(id);
   });
   const known = new Set(tableIds);
-  const columns = known.size
-    ? await many<{ table_id: string; key: string; type: FieldType }>(
-        em,
-        'select table_id, key, type from data_columns where table_id = any(?::uuid[])',
-        [[...known]],
-      )
-    : [];
+  const columns = known.size ? await columnTypes(em, [...known]) : [];
   const seen = new Set<string>();
   const out: ReportDefinition[] = reports.map((r, i) => {
     const f = `reports.${i}`;
@@ -110,15 +112,8 @@ async function checkGroup(em: EntityManager, accountId: number, input: GroupInpu
   return { tableIds, reports: out };
 }
 
-async function groupOf(em: EntityManager, accountId: number, ref: string, forUpdate = false): Promise<GroupRow> {
-  const lock = forUpdate ? ' for update' : '';
-  const row = await one<GroupRow>(
-    em,
-    isUuid(ref)
-      ? `select * from data_groups where id = ?::uuid and account_id = ?${lock}`
-      : `select * from data_groups where slug = ? and account_id = ?${lock}`,
-    [ref, accountId],
-  );
+async function groupOf(em: EntityManager, accountId: number, ref: string, forUpdate = false): Promise<DataGroupRow> {
+  const row = await storedGroup(em, accountId, ref, isUuid(ref), forUpdate);
   if (!row) throw dataNotFound('Group');
   return row;
 }
@@ -131,23 +126,15 @@ export async function createGroup(oc: OperatorContext, account: string, input: G
     checkNameAndSlug(name, input.slug, p);
     const { tableIds, reports } = await checkGroup(tx, accountId, input, null, p);
     throwIfAny(p);
-    const slug = input.slug ?? (await freeSlug(tx, 'data_groups', accountId, slugFrom(name)));
-    const row = await one<GroupRow>(
-      tx,
-      `insert into data_groups (id, account_id, name, slug, description, icon, table_ids, reports, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, now(), now())
-       on conflict (account_id, slug) do nothing returning *`,
-      [
-        randomUUID(),
-        accountId,
-        name,
-        slug,
-        input.description ?? null,
-        input.icon ?? null,
-        JSON.stringify(tableIds),
-        JSON.stringify(reports),
-      ],
-    );
+    const slug = input.slug ?? (await freeSlug(tx, 'groups', accountId, slugFrom(name)));
+    const row = await insertGroup(tx, randomUUID(), accountId, {
+      name,
+      slug,
+      description: input.description ?? null,
+      icon: input.icon ?? null,
+      table_ids: tableIds,
+      reports,
+    });
     if (!row) throw slugTaken('group', slug);
     return row;
   });
@@ -157,7 +144,7 @@ export async function createGroup(oc: OperatorContext, account: string, input: G
 
 export async function listGroups(oc: OperatorContext, account: string) {
   const accountId = await accountOf(oc, account);
-  return (await many<GroupRow>(oc.em, 'select * from data_groups where account_id = ? order by name, id', [accountId])).map(groupView);
+  return (await accountGroups(oc.em, accountId)).map(groupView);
 }
 
 export async function readGroup(oc: OperatorContext, account: string, ref: string) {
@@ -175,27 +162,16 @@ export async function updateGroup(oc: OperatorContext, account: string, ref: str
     const { tableIds, reports } = await checkGroup(tx, accountId, input, group, p);
     throwIfAny(p);
     if (input.slug !== undefined && input.slug !== group.slug) {
-      const other = await one(tx, 'select id from data_groups where account_id = ? and slug = ? and id <> ?::uuid', [
-        accountId,
-        input.slug,
-        group.id,
-      ]);
-      if (other) throw slugTaken('group', input.slug);
+      if (await groupSlugTaken(tx, accountId, input.slug, group.id)) throw slugTaken('group', input.slug);
     }
-    return (await one<GroupRow>(
-      tx,
-      `update data_groups set name = ?, slug = ?, description = ?, icon = ?, table_ids = ?::jsonb, reports = ?::jsonb, updated_at = now()
-        where id = ?::uuid returning *`,
-      [
-        name,
-        input.slug ?? group.slug,
-        input.description === undefined ? group.description : input.description,
-        input.icon === undefined ? group.icon : input.icon,
-        JSON.stringify(tableIds),
-        JSON.stringify(reports),
-        group.id,
-      ],
-    ))!;
+    return updateGroupRow(tx, group.id, {
+      name,
+      slug: input.slug ?? group.slug,
+      description: input.description === undefined ? group.description : input.description,
+      icon: input.icon === undefined ? group.icon : input.icon,
+      table_ids: tableIds,
+      reports,
+    });
   });
   return groupView(row);
 }
@@ -203,6 +179,6 @@ export async function updateGroup(oc: OperatorContext, account: string, ref: str
 export async function deleteGroup(oc: OperatorContext, account: string, ref: string): Promise<{ deleted: true }> {
   const accountId = await accountOf(oc, account);
   const group = await groupOf(oc.em, accountId, ref);
-  await exec(oc.em, 'delete from data_groups where id = ?::uuid', [group.id]);
+  await deleteGroupRow(oc.em, group.id);
   return { deleted: true };
 }

@@ -1,6 +1,7 @@
-import { many, one } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import type { ReportDefinition } from '../../domain/data/index.js';
+import { columnLabels } from './store/definitions.js';
+import { accountGroups, groupOf, type DataGroupRow } from './store/groups.js';
 import { dataNotFound, isUuid, namedProperties, visibleTables, type TableRow } from './tables.js';
 
 // Data groups as an account reads them (GET /data/groups, /data/groups/{group}): an operator's
@@ -8,29 +9,16 @@ import { dataNotFound, isUuid, namedProperties, visibleTables, type TableRow } f
 // see: member tables it may not see are left out everywhere (counts, tables, reports), and a group
 // none of whose tables it may see is not listed and not found.
 
-export interface GroupRow {
-  id: string;
-  account_id: number;
-  name: string;
-  slug: string;
-  description: string | null;
-  icon: string | null;
-  table_ids: string[];
-  reports: ReportDefinition[];
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** A group with the member tables and reports this caller may see, in the group's order. */
 export interface VisibleGroup {
-  group: GroupRow;
+  group: DataGroupRow;
   tables: TableRow[];
   reports: ReportDefinition[];
 }
 
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
-function visiblePart(group: GroupRow, visible: Map<string, TableRow>): VisibleGroup {
+function visiblePart(group: DataGroupRow, visible: Map<string, TableRow>): VisibleGroup {
   const tables = (group.table_ids ?? []).map((id) => visible.get(id)).filter((t): t is TableRow => t !== undefined);
   const ids = new Set(tables.map((t) => t.id));
   return { group, tables, reports: (group.reports ?? []).filter((r) => ids.has(r.table_id)) };
@@ -65,7 +53,7 @@ export function groupObject(v: VisibleGroup) {
 
 export async function listGroups(rc: RequestContext) {
   const visible = new Map((await visibleTables(rc)).map((t) => [t.id, t]));
-  const groups = await many<GroupRow>(rc.em, 'select * from data_groups where account_id = ? order by name, id', [rc.account.id]);
+  const groups = await accountGroups(rc.em, rc.account.id);
   return {
     groups: groups
       .map((g) => visiblePart(g, visible))
@@ -77,7 +65,7 @@ export async function listGroups(rc: RequestContext) {
 /** The caller's group by UUID: another account's, an unknown one or one with no table the caller sees is not found. */
 export async function loadGroup(rc: RequestContext, ref: string): Promise<VisibleGroup> {
   if (!isUuid(ref)) throw dataNotFound('Group');
-  const group = await one<GroupRow>(rc.em, 'select * from data_groups where id = ?::uuid and account_id = ?', [ref, rc.account.id]);
+  const group = await groupOf(rc.em, rc.account.id, ref, true);
   if (!group) throw dataNotFound('Group');
   const visible = new Map((await visibleTables(rc)).map((t) => [t.id, t]));
   const v = visiblePart(group, visible);
@@ -131,11 +119,7 @@ export const groupAnswerSchema = {
 export async function getGroup(rc: RequestContext, ref: string) {
   const v = await loadGroup(rc, ref);
   const ids = v.tables.map((t) => t.id);
-  const columns = await many<{ table_id: string; key: string; label: string; type: string }>(
-    rc.em,
-    'select table_id, key, label, type from data_columns where table_id = any(?::uuid[]) order by position, key',
-    [ids],
-  );
+  const columns = await columnLabels(rc.em, ids);
   return {
     group: groupObject(v),
     tables: v.tables.map((t) => ({

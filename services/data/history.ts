@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
 import { DATA_LIMITS, masksFor, type FieldType, type HistoryAction } from '../../domain/data/index.js';
 import { maskValue } from '../../domain/data/masks.js';
 import { dataNotFound, isUuid, loadTable, type LoadedTable } from './tables.js';
+import { recordEverHeld } from './store/records.js';
+import { historyPage, insertHistory } from './store/history.js';
 
 // Record history (Resources > Data table, History entry): one row per write, in the write's
 // transaction. A row keeps {column: {before, after}} for the fields the write changed; a create
@@ -43,20 +44,15 @@ export async function writeHistory(
   t: LoadedTable,
   entry: { recordId: string; action: HistoryAction; changes: Changes; source: string },
 ): Promise<void> {
-  await exec(
-    em,
-    `insert into data_record_history (account_id, table_id, record_id, action, changes, actor, source, reason, created_at)
-     values (?, ?::uuid, ?::uuid, ?, ?::jsonb, ?::jsonb, ?, null, now())`,
-    [
-      rc.account.id,
-      t.table.id,
-      entry.recordId,
-      entry.action,
-      JSON.stringify(entry.changes),
-      JSON.stringify(historyActor(rc)),
-      entry.source,
-    ],
-  );
+  await insertHistory(em, {
+    accountId: rc.account.id,
+    tableId: t.table.id,
+    recordId: entry.recordId,
+    action: entry.action,
+    changes: entry.changes,
+    actor: historyActor(rc),
+    source: entry.source,
+  });
 }
 
 // `before` / `next_before`: opaque to clients, the entry id underneath (h1.<id> in base64url).
@@ -84,17 +80,6 @@ export interface HistoryEntryView {
   created_at: string;
 }
 
-interface HistoryRow {
-  id: string;
-  record_id: string;
-  action: HistoryAction;
-  changes: Changes;
-  actor: Record<string, unknown>;
-  source: string;
-  reason: string | null;
-  created_at: Date;
-}
-
 /**
  * A record's history, newest first, at most 50 a page; readable after the record was deleted
  * (only a record id this table never held is 404). Masks apply to before and after values as to
@@ -114,22 +99,9 @@ export async function recordHistory(
   const t = await loadTable(rc, tableRef);
   if (!isUuid(recordRef)) throw dataNotFound('Record');
   const beforeId = before === undefined || before === '' ? null : decodeBefore(before);
-  const exists = await one(rc.em, 'select 1 from data_records where id = ?::uuid and table_id = ?::uuid and account_id = ?', [
-    recordRef,
-    t.table.id,
-    rc.account.id,
-  ]);
-  if (!exists) throw dataNotFound('Record');
+  if (!(await recordEverHeld(rc.em, rc.account.id, t.table.id, recordRef))) throw dataNotFound('Record');
   const page = DATA_LIMITS.historyPage;
-  const rows = await many<HistoryRow>(
-    rc.em,
-    // Ordered by the column, not the text alias of the same name (text order puts 99 after 100).
-    `select h.id::text as id, h.record_id, h.action, h.changes, h.actor, h.source, h.reason, h.created_at
-       from data_record_history h
-      where h.record_id = ?::uuid and h.table_id = ?::uuid and h.account_id = ? and (?::bigint is null or h.id < ?::bigint)
-      order by h.id desc limit ?`,
-    [recordRef, t.table.id, rc.account.id, beforeId, beforeId, page + 1],
-  );
+  const rows = await historyPage(rc.em, rc.account.id, t.table.id, recordRef, beforeId, page + 1);
   const more = rows.length > page;
   const shown = rows.slice(0, page);
   const masks = masksFor(t.table.masks, t.caller);

@@ -2,11 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { many, one, exec } from '../../entities/db.js';
 import { searchColumns } from '../../domain/data/expressions.js';
-import type { FieldType } from '../../domain/data/vocabulary.js';
 import { startOptions } from '../../temporal/starters.js';
 import type { IndexRequest } from '../../workflows/data/column-index.js';
+import {
+  askColumnIndexDrop,
+  askSearchIndex,
+  owedColumnIndexes,
+  owedSearchIndexes,
+  searchIndexState,
+  searchableColumns,
+} from './store/indexes.js';
 import {
   SEARCH_TARGET,
   dataIndexStarter,
@@ -59,12 +65,7 @@ export async function requestColumnIndex(
 ): Promise<void> {
   // A drop asked for just before the column (or table) is deleted: the row must say dropping, or
   // the workflow, finding it still ready, would take the request for one overtaken by a rebuild.
-  if (want === 'drop')
-    await exec(
-      ctx.em,
-      `update data_columns set index_status = 'dropping', updated_at = now() where id = ? and index_status is distinct from 'dropping'`,
-      [column.columnId],
-    );
+  if (want === 'drop') await askColumnIndexDrop(ctx.em, column.columnId);
   await signalIndex(
     ctx,
     deps,
@@ -80,27 +81,16 @@ export async function requestColumnIndex(
  * Call it after any commit that adds, removes, reorders or retypes columns, or deletes the table.
  */
 export async function requestSearchIndex(ctx: IndexCtx, deps: IndexDeps, table: { accountId: number; tableId: string }): Promise<void> {
-  const row = await one<{ search_index_status: string | null; search_index_columns: string[] | null }>(
-    ctx.em,
-    'select search_index_status, search_index_columns from data_tables where id = ? and account_id = ?',
-    [table.tableId, table.accountId],
-  );
+  const row = await searchIndexState(ctx.em, table.accountId, table.tableId);
   if (row) {
-    const columns = await many<{ key: string; type: FieldType; position: number }>(
-      ctx.em,
-      'select key, type, position from data_columns where table_id = ?',
-      [table.tableId],
-    );
+    const columns = await searchableColumns(ctx.em, table.tableId);
     const want = searchColumns(columns);
     const covered = row.search_index_columns ?? [];
     const same = want.length === covered.length && want.every((k, i) => k === covered[i]);
     if (!want.length && row.search_index_status === null) return;
     if (want.length && same && (row.search_index_status === 'ready' || row.search_index_status === 'building')) return;
     const status = want.length ? 'pending' : 'dropping';
-    await exec(ctx.em, 'update data_tables set search_index_status = ?, search_index_error = null, updated_at = now() where id = ?', [
-      status,
-      table.tableId,
-    ]);
+    await askSearchIndex(ctx.em, table.tableId, status);
   }
   await signalIndex(ctx, deps, { accountId: table.accountId, tableId: table.tableId, target: SEARCH_TARGET }, { kind: 'search' });
 }
@@ -111,13 +101,7 @@ export async function requestSearchIndex(ctx: IndexCtx, deps: IndexDeps, table: 
  */
 export async function requestOwedIndexes(em: EntityManager, deps: IndexDeps & { log: Logger }, olderThanSeconds = 30): Promise<number> {
   const ctx = { em, log: deps.log };
-  const columns = await many<{ account_id: number; table_id: string; id: string; key: string; index_status: 'pending' | 'dropping' }>(
-    em,
-    `select account_id, table_id, id, key, index_status from data_columns
-      where index_status in ('pending', 'dropping') and updated_at < now() - make_interval(secs => ?)
-      order by updated_at limit 100`,
-    [olderThanSeconds],
-  );
+  const columns = await owedColumnIndexes(em, olderThanSeconds);
   for (const c of columns) {
     await requestColumnIndex(
       ctx,
@@ -126,13 +110,7 @@ export async function requestOwedIndexes(em: EntityManager, deps: IndexDeps & { 
       c.index_status === 'pending' ? 'build' : 'drop',
     );
   }
-  const tables = await many<{ account_id: number; id: string }>(
-    em,
-    `select account_id, id from data_tables
-      where search_index_status in ('pending', 'dropping') and updated_at < now() - make_interval(secs => ?)
-      order by updated_at limit 100`,
-    [olderThanSeconds],
-  );
+  const tables = await owedSearchIndexes(em, olderThanSeconds);
   for (const t of tables) {
     await signalIndex(ctx, deps, { accountId: t.account_id, tableId: t.id, target: SEARCH_TARGET }, { kind: 'search' });
   }

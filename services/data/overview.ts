@@ -1,4 +1,3 @@
-import { many, one } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
 import { masksFor, valueExpression, type ColumnDef } from '../../domain/data/index.js';
@@ -6,6 +5,7 @@ import { bucketStarts, resolveRange, type Bucket, type Window } from '../../doma
 import { RANGE_BOUND_PATTERN } from '../../domain/platform/date-time.js';
 import { columnsOf, dataCaller, type TableRow } from './tables.js';
 import { groupObject, groupObjectSchema, loadGroup } from './groups.js';
+import { aggregatesInWindow, countWithAggregates, createdPerBucket, firstRecordAt, windowActivity } from './store/overview.js';
 
 // GET /data/groups/{group}/overview: what a dashboard of a group shows for a window. Every figure
 // is one set-based statement over data_records (never a query per record or per bucket), bounded by
@@ -165,28 +165,16 @@ export async function groupOverview(rc: RequestContext, ref: string, query: { ra
 
 /** The first live record's creation time over the tables (all_time starts there): one index probe per table. */
 async function earliestRecord(rc: RequestContext, ids: string[]): Promise<Date | null> {
-  const row = await one<{ first: Date | null }>(
-    rc.em,
-    `select min(x.first) as first
-       from unnest(?::uuid[]) as t(id),
-            lateral (select min(r.created_at) as first from data_records r where r.table_id = t.id and r.deleted_at is null) x`,
-    [ids],
-  );
-  return row?.first ? new Date(row.first) : null;
+  const first = await firstRecordAt(rc.em, ids);
+  return first ? new Date(first) : null;
 }
 
 async function tableCards(rc: RequestContext, tables: TableRow[], w: Window) {
-  const rows = await many<{ table_id: string; created: string; updated: string; last_updated_at: Date | null }>(
+  const rows = await windowActivity(
     rc.em,
-    `select t.id::text as table_id,
-            (select count(*) from data_records r
-              where r.table_id = t.id and r.deleted_at is null and r.created_at >= ? and r.created_at < ?) as created,
-            (select count(*) from data_records r
-              where r.table_id = t.id and r.deleted_at is null and r.updated_at >= ? and r.updated_at < ?
-                and r.updated_at > r.created_at) as updated,
-            (select max(r.updated_at) from data_records r where r.table_id = t.id and r.deleted_at is null) as last_updated_at
-       from unnest(?::uuid[]) as t(id)`,
-    [w.from, w.to, w.from, w.to, tables.map((t) => t.id)],
+    tables.map((t) => t.id),
+    w.from,
+    w.to,
   );
   const byId = new Map(rows.map((r) => [r.table_id, r]));
   return tables.map((t) => {
@@ -204,16 +192,7 @@ async function tableCards(rc: RequestContext, tables: TableRow[], w: Window) {
 
 async function createdSeries(rc: RequestContext, ids: string[], w: Window, bucket: Bucket) {
   // date_trunc over the UTC wall clock, read back as epoch milliseconds: the same instants bucketStarts lists.
-  const rows = await many<{ table_id: string; at: string | number; n: string }>(
-    rc.em,
-    `select r.table_id::text as table_id,
-            (extract(epoch from date_trunc(?, r.created_at at time zone 'UTC')) * 1000)::bigint as at,
-            count(*) as n
-       from data_records r
-      where r.table_id = any(?::uuid[]) and r.deleted_at is null and r.created_at >= ? and r.created_at < ?
-      group by 1, 2`,
-    [bucket, ids, w.from, w.to],
-  );
+  const rows = await createdPerBucket(rc.em, bucket, ids, w.from, w.to);
   const counts = new Map<number, Record<string, number>>();
   for (const r of rows) {
     const at = Number(r.at);
@@ -242,11 +221,7 @@ async function amountHeadlines(rc: RequestContext, t: TableRow, columns: ColumnD
       return `sum(${e}) as s${i}, round(avg(${e}), 4) as a${i}, count(${e}) as n${i}`;
     })
     .join(', ');
-  const row = await one<Record<string, string | null>>(
-    rc.em,
-    `select ${select} from data_records where table_id = ?::uuid and deleted_at is null and created_at >= ? and created_at < ?`,
-    [t.id, w.from, w.to],
-  );
+  const row = await aggregatesInWindow(rc.em, select, t.id, w.from, w.to);
   return amounts.map((c, i) => ({
     table_id: t.id,
     column: c.key,
@@ -268,11 +243,7 @@ async function relationSummaries(rc: RequestContext, t: TableRow, columns: Colum
       return `count(*) filter (where ${e} is not null and ${e} <> '') as l${i}`;
     })
     .join(', ');
-  const row = await one<Record<string, string>>(
-    rc.em,
-    `select count(*) as total, ${select} from data_records where table_id = ?::uuid and deleted_at is null`,
-    [t.id],
-  );
+  const row = await countWithAggregates(rc.em, select, t.id);
   const total = num(row?.total);
   return relations.map((c, i) => {
     const linked = num(row?.[`l${i}`]);

@@ -1,24 +1,11 @@
-import { many } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
-import { canViewTable, masksFor, type FieldMask, type TableAccess } from '../../domain/data/index.js';
+import { canViewTable, masksFor } from '../../domain/data/index.js';
 import { maskData, maskedTitle, titleColumn } from '../../domain/data/masks.js';
 import type { LoadedTable } from './tables.js';
+import { relatedTitles, type StoredRecord } from './store/records.js';
 
 // How a record leaves the service (Resources > Data table, Record): data keys in column order,
 // field masks applied for the caller to values and titles, the title and, for relations, a titles map.
-
-/** A data_records row as the services read it. */
-export interface RecordRow {
-  id: string;
-  seq: string | number;
-  table_id: string;
-  data: Record<string, unknown>;
-  source: string;
-  size_bytes: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-  deleted_at?: Date | string | null;
-}
 
 export interface RecordView {
   id: string;
@@ -37,7 +24,7 @@ const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Dat
 async function relationTitles(
   rc: RequestContext,
   t: LoadedTable,
-  rows: RecordRow[],
+  rows: StoredRecord[],
   unmaskedRelations: { key: string; tableId: string }[],
 ): Promise<Map<string, string | null>> {
   const wanted = new Map<string, string>(); // related id → the table it must be in
@@ -50,26 +37,7 @@ async function relationTitles(
   if (!wanted.size) return out;
   // One query for the whole page: each related record's title value, with its table's title
   // column, masks and access (a title of a record in a table the caller cannot see stays null).
-  const found = await many<{
-    id: string;
-    table_id: string;
-    value: unknown;
-    title_key: string | null;
-    masks: FieldMask[];
-    access: TableAccess;
-  }>(
-    rc.em,
-    `select r.id, r.table_id, tt.masks, tt.access, tk.key as title_key, r.data -> tk.key as value
-       from data_records r
-       join data_tables tt on tt.id = r.table_id and tt.account_id = ?
-       left join lateral (
-         select c.key from data_columns c
-          where c.table_id = tt.id and (c.key = tt.title_column or c.type = 'text')
-          order by (c.key = tt.title_column) desc nulls last, c.position, c.key limit 1
-       ) tk on true
-      where r.id = any(?::uuid[]) and r.account_id = ? and r.deleted_at is null`,
-    [rc.account.id, [...wanted.keys()], rc.account.id],
-  );
+  const found = await relatedTitles(rc.em, rc.account.id, [...wanted.keys()]);
   for (const f of found) {
     if (wanted.get(f.id) !== f.table_id || !canViewTable(f.access, t.caller)) continue;
     const mask = f.title_key ? masksFor(f.masks, t.caller).get(f.title_key) : undefined;
@@ -79,7 +47,7 @@ async function relationTitles(
 }
 
 /** Records as this caller may see them (one query for every relation title on the page, never one per row). */
-export async function presentRecords(rc: RequestContext, t: LoadedTable, rows: RecordRow[]): Promise<RecordView[]> {
+export async function presentRecords(rc: RequestContext, t: LoadedTable, rows: StoredRecord[]): Promise<RecordView[]> {
   const masks = masksFor(t.table.masks, t.caller);
   const titleKey = titleColumn(t.table.title_column, t.columns);
   const relations = t.columns.filter((c) => c.type === 'relation');
@@ -111,6 +79,6 @@ export async function presentRecords(rc: RequestContext, t: LoadedTable, rows: R
   });
 }
 
-export async function presentRecord(rc: RequestContext, t: LoadedTable, row: RecordRow): Promise<RecordView> {
+export async function presentRecord(rc: RequestContext, t: LoadedTable, row: StoredRecord): Promise<RecordView> {
   return (await presentRecords(rc, t, [row]))[0];
 }

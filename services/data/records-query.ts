@@ -1,8 +1,9 @@
-import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notSupported } from '../platform/errors.js';
 import { StaleDefinition, definitionCheck, withTableDefinition, type LoadedTable } from './tables.js';
-import { presentRecords, type RecordRow, type RecordView } from './present.js';
+import { presentRecords, type RecordView } from './present.js';
+import { cappedCount, estimatedCount, recordsPage, type Db, type PageRow } from './store/records-query.js';
 import {
   DATA_LIMITS,
   TYPE_INFO,
@@ -336,17 +337,8 @@ function searchSql(t: LoadedTable, q: string, masks: ReadonlyMap<string, unknown
 
 // ---- the keyset walk ----------------------------------------------------------------------------
 
-type Db = QueryExecutorProvider;
-type PageRow = RecordRow & { sort_value: string | null; definition_version: string };
-
-async function select(db: Db, plan: QueryPlan, cond: Sql | null, order: string, limit: number): Promise<PageRow[]> {
-  const where = cond ? sql`${plan.where} and ${cond}` : plan.where;
-  // definition_version is an init plan, read once per statement (see withTableDefinition).
-  const res = await sql<PageRow>`select id, seq, table_id, data, source, size_bytes, created_at, updated_at,
-      ${sql.raw(plan.sort.text)} as sort_value,
-      (select definition_version::text from data_tables where id = ${plan.tableId}::uuid) as definition_version
-    from data_records where ${where} order by ${sql.raw(order)} limit ${limit}`.execute(db);
-  return res.rows;
+function select(db: Db, plan: QueryPlan, cond: Sql | null, order: string, limit: number): Promise<PageRow[]> {
+  return recordsPage(db, plan.tableId, cond ? sql`${plan.where} and ${cond}` : plan.where, plan.sort.text, order, limit);
 }
 
 /**
@@ -394,15 +386,9 @@ async function fetchPage(db: Db, plan: QueryPlan, want: number): Promise<PageRow
 /** Exact up to countCap (a capped count: at most countCap + 1 rows are read); above it the planner's estimate. */
 async function countRows(db: Db, where: Sql): Promise<{ count: number; exact: boolean }> {
   const cap = DATA_LIMITS.countCap;
-  const res = await sql<{ n: string }>`select count(*) as n from (select 1 from data_records where ${where} limit ${cap + 1}) s`.execute(
-    db,
-  );
-  const n = Number(res.rows[0]?.n ?? 0);
+  const n = await cappedCount(db, where, cap);
   if (n <= cap) return { count: n, exact: true };
-  const plan = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) select 1 from data_records where ${where}`.execute(db);
-  const doc = plan.rows[0]?.['QUERY PLAN'];
-  const parsed = (typeof doc === 'string' ? JSON.parse(doc) : doc) as { Plan?: { 'Plan Rows'?: number } }[];
-  const estimate = Math.round(Number(parsed?.[0]?.Plan?.['Plan Rows'] ?? 0));
+  const estimate = await estimatedCount(db, where);
   // More than the cap was counted: an estimate below it would contradict what was seen.
   return { count: Math.max(estimate, cap + 1), exact: false };
 }

@@ -1,4 +1,3 @@
-import { many } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { hasPermission } from '../../domain/account/index.js';
 import {
@@ -16,6 +15,7 @@ import {
   type FieldType,
 } from '../../domain/data/index.js';
 import { loadTable, namedProperties, visibleTables, type LoadedTable, type TableRow } from './tables.js';
+import { columnCounts } from './store/definitions.js';
 
 // The read side of a table's definition (GET /data/tables, …/schema, …/states): what a client
 // needs to draw a grid and a form and to build filters, all derived from the operator's stored
@@ -50,10 +50,9 @@ export const tableSummarySchema = {
 export async function listTables(rc: RequestContext) {
   const tables = await visibleTables(rc);
   const counts = tables.length
-    ? await many<{ table_id: string; n: string }>(
+    ? await columnCounts(
         rc.em,
-        'select table_id, count(*) as n from data_columns where table_id = any(?::uuid[]) group by table_id',
-        [tables.map((t) => t.id)],
+        tables.map((t) => t.id),
       )
     : [];
   const columns = new Map(counts.map((c) => [c.table_id, Number(c.n)]));

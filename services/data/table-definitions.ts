@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import type { OperatorContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
-import { searchColumns, type ColumnDef } from '../../domain/data/index.js';
+import { searchColumns } from '../../domain/data/index.js';
 import { Problems, checkNameAndSlug, sameList, slugFrom } from '../../domain/data/definition-rules.js';
 import { checkColumn, type ColumnDraft, type ColumnInput } from '../../domain/data/column-rules.js';
 import { DEFAULT_SETTINGS, checkSettings, type TableSettings } from '../../domain/data/table-rules.js';
-import { columnsOf, type TableRow } from './tables.js';
+import { columnsOf } from './tables.js';
+import {
+  accountTables,
+  columnsOfTables,
+  deleteTableAndContents,
+  insertTable,
+  relationLinksTo,
+  tableSlugTaken,
+  updateTableSettings,
+} from './store/definitions.js';
 import { backfillUniqueGuard, dropUniqueGuard } from './unique.js';
 import { accountFacts, checkQuotas, freeSlug, nameField, slugTaken, throwIfAny } from './definition-rules.js';
-import { accountOf, columnRows, insertColumn, tableOf, tableView, type ColumnRow, type TableView } from './definition-rows.js';
+import { accountOf, columnRows, insertColumn, tableOf, tableView, type DefinitionColumn, type TableView } from './definition-rows.js';
 import { askDrops, requestIndexes, type DefinitionDeps } from './definition-indexes.js';
 
 // What an operator defines (docs/data-tables.md, Operator API): tables (this file), their columns
@@ -44,33 +52,24 @@ export async function createTable(oc: OperatorContext, deps: DefinitionDeps, acc
     throwIfAny(p);
     checkQuotas(settings.quotas, columns);
 
-    const slug = input.slug ?? (await freeSlug(tx, 'data_tables', accountId, slugFrom(name)));
+    const slug = input.slug ?? (await freeSlug(tx, 'tables', accountId, slugFrom(name)));
     const id = randomUUID();
-    const inserted = await one<{ id: string }>(
-      tx,
-      `insert into data_tables (id, account_id, name, slug, description, icon, title_column, retention, legal_hold, access, masks,
-                                status_fields, unique_sets, quotas, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, now(), now())
-       on conflict (account_id, slug) do nothing returning id`,
-      [
-        id,
-        accountId,
-        name,
-        slug,
-        input.description ?? null,
-        input.icon ?? null,
-        settings.title_column,
-        JSON.stringify(settings.retention),
-        input.legal_hold ?? false,
-        JSON.stringify(settings.access),
-        JSON.stringify(settings.masks),
-        JSON.stringify(settings.status_fields),
-        JSON.stringify(settings.unique_sets),
-        JSON.stringify(settings.quotas),
-      ],
-    );
+    const inserted = await insertTable(tx, id, accountId, {
+      name,
+      slug,
+      description: input.description ?? null,
+      icon: input.icon ?? null,
+      title_column: settings.title_column,
+      retention: settings.retention,
+      legal_hold: input.legal_hold ?? false,
+      access: settings.access,
+      masks: settings.masks,
+      status_fields: settings.status_fields,
+      unique_sets: settings.unique_sets,
+      quotas: settings.quotas,
+    });
     if (!inserted) throw slugTaken('table', slug);
-    const rows: ColumnRow[] = [];
+    const rows: DefinitionColumn[] = [];
     for (const [position, c] of columns.entries()) rows.push(await insertColumn(tx, accountId, id, c, position));
     return { tableId: id, created: rows };
   });
@@ -85,13 +84,11 @@ export async function createTable(oc: OperatorContext, deps: DefinitionDeps, acc
 
 export async function listTables(oc: OperatorContext, account: string): Promise<TableView[]> {
   const accountId = await accountOf(oc, account);
-  const tables = await many<TableRow>(oc.em, 'select * from data_tables where account_id = ? order by name, id', [accountId]);
+  const tables = await accountTables(oc.em, accountId);
   const columns = tables.length
-    ? await many<ColumnDef & { table_id: string }>(
+    ? await columnsOfTables(
         oc.em,
-        `select table_id, id, key, label, type, stored_type, position, required, "unique", indexed, index_status, index_error, config, ui
-           from data_columns where table_id = any(?::uuid[]) order by position, key`,
-        [tables.map((t) => t.id)],
+        tables.map((t) => t.id),
       )
     : [];
   return tables.map((t) =>
@@ -126,12 +123,7 @@ export async function updateTable(oc: OperatorContext, account: string, ref: str
     throwIfAny(p);
 
     if (input.slug !== undefined && input.slug !== table.slug) {
-      const other = await one(tx, 'select id from data_tables where account_id = ? and slug = ? and id <> ?::uuid', [
-        accountId,
-        input.slug,
-        table.id,
-      ]);
-      if (other) throw slugTaken('table', input.slug);
+      if (await tableSlugTaken(tx, accountId, input.slug, table.id)) throw slugTaken('table', input.slug);
     }
     // A set that is new or names other columns guards every live record from now on; a set gone forgets its guard.
     const before = new Map(table.unique_sets.map((u) => [u.key, u.columns]));
@@ -145,27 +137,20 @@ export async function updateTable(oc: OperatorContext, account: string, ref: str
           throw nameField(err, `unique_sets.${settings.unique_sets.findIndex((u) => u.key === key)}.columns`);
         }
       }
-    await exec(
-      tx,
-      `update data_tables set name = ?, slug = ?, description = ?, icon = ?, title_column = ?, retention = ?::jsonb, legal_hold = ?,
-              access = ?::jsonb, masks = ?::jsonb, status_fields = ?::jsonb, unique_sets = ?::jsonb, quotas = ?::jsonb, updated_at = now()
-        where id = ?::uuid`,
-      [
-        name,
-        input.slug ?? table.slug,
-        input.description === undefined ? table.description : input.description,
-        input.icon === undefined ? table.icon : input.icon,
-        settings.title_column,
-        JSON.stringify(settings.retention),
-        input.legal_hold ?? table.legal_hold,
-        JSON.stringify(settings.access),
-        JSON.stringify(settings.masks),
-        JSON.stringify(settings.status_fields),
-        JSON.stringify(settings.unique_sets),
-        JSON.stringify(settings.quotas),
-        table.id,
-      ],
-    );
+    await updateTableSettings(tx, table.id, {
+      name,
+      slug: input.slug ?? table.slug,
+      description: input.description === undefined ? table.description : input.description,
+      icon: input.icon === undefined ? table.icon : input.icon,
+      title_column: settings.title_column,
+      retention: settings.retention,
+      legal_hold: input.legal_hold ?? table.legal_hold,
+      access: settings.access,
+      masks: settings.masks,
+      status_fields: settings.status_fields,
+      unique_sets: settings.unique_sets,
+      quotas: settings.quotas,
+    });
     return table.id;
   });
   oc.log.info({ actor: 'operator', account: accountId, table: tableId }, 'data table updated');
@@ -174,12 +159,7 @@ export async function updateTable(oc: OperatorContext, account: string, ref: str
 
 /** Relation columns of other tables that point at this one: the table cannot go while they do. */
 async function refusedByRelations(em: EntityManager, accountId: number, tableId: string) {
-  const links = await many<{ key: string; slug: string }>(
-    em,
-    `select c.key, t.slug from data_columns c join data_tables t on t.id = c.table_id
-      where c.account_id = ? and c.type = 'relation' and c.config->>'table_id' = ? and c.table_id <> ?::uuid`,
-    [accountId, tableId, tableId],
-  );
+  const links = await relationLinksTo(em, accountId, tableId);
   if (links.length)
     throw new DomainError(
       'conflict',
@@ -197,20 +177,7 @@ export async function deleteTable(oc: OperatorContext, deps: DefinitionDeps, acc
   await oc.em.transactional(async (tx) => {
     const locked = await tableOf(tx, accountId, table.id, true);
     await refusedByRelations(tx, accountId, locked.id);
-    await exec(tx, 'delete from data_unique_values where table_id = ?::uuid', [locked.id]);
-    await exec(tx, 'delete from data_record_history where table_id = ?::uuid', [locked.id]);
-    await exec(tx, 'delete from data_records where table_id = ?::uuid', [locked.id]);
-    await exec(tx, 'delete from data_tables where id = ?::uuid', [locked.id]);
-    // Groups forget the table and the reports over it.
-    await exec(
-      tx,
-      `update data_groups
-          set table_ids = table_ids - ?::text,
-              reports = coalesce((select jsonb_agg(r) from jsonb_array_elements(reports) r where r->>'table_id' <> ?), '[]'::jsonb),
-              updated_at = now()
-        where account_id = ? and jsonb_exists(table_ids, ?)`,
-      [locked.id, locked.id, accountId, locked.id],
-    );
+    await deleteTableAndContents(tx, accountId, locked.id);
   });
   oc.log.info({ actor: 'operator', account: accountId, table: table.id }, 'data table deleted');
   // The search index of a table that is gone: the index workflow finds no table and drops it.

@@ -1,50 +1,21 @@
-import { one, many } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
+import { canViewTable, canWriteTable, type ColumnDef, type DataCaller } from '../../domain/data/index.js';
 import {
-  canViewTable,
-  canWriteTable,
-  type ColumnDef,
-  type DataCaller,
-  type FieldMask,
-  type StatusField,
-  type TableAccess,
-  type TableQuotas,
-  type TableRetention,
-  type UniqueSet,
-  type IndexStatus,
-} from '../../domain/data/index.js';
+  accountTables,
+  definitionVersion,
+  tableColumns,
+  tableDefinition,
+  type DataTableRow,
+  type TableDefinition,
+} from './store/definitions.js';
 
 // A table as every data service reads it: the row, its columns in position order, and the caller
 // the rules are applied for. Loading it is where visibility is decided: a table of another account
 // or one the caller may not see is not found (404), one it sees but may not write is 403.
 
-export interface TableRow {
-  id: string;
-  account_id: number;
-  name: string;
-  slug: string;
-  description: string | null;
-  icon: string | null;
-  title_column: string | null;
-  retention: TableRetention;
-  legal_hold: boolean;
-  access: TableAccess;
-  masks: FieldMask[];
-  status_fields: StatusField[];
-  unique_sets: UniqueSet[];
-  quotas: TableQuotas;
-  records_count: number;
-  storage_bytes: string | number;
-  auto_number_seq: string | number;
-  search_index_status: IndexStatus | null;
-  search_index_columns: string[] | null;
-  search_index_error: string | null;
-  /** Bumped by the database on every change of the definition (not of the counters): see the definition cache below. */
-  definition_version: string | number;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A table's row: its definition and counters (definition_version: see the definition cache below). */
+export type TableRow = DataTableRow;
 
 /** What a table and a data group show alike: id, name, slug, description, icon (the answers' schemas). */
 export const namedProperties = {
@@ -83,13 +54,11 @@ export function dataCaller(rc: RequestContext): DataCaller {
   return { permissions: issuer?.permissions ?? [], userId: issuer?.id ?? null, unrestricted: false };
 }
 
-const COLUMN_FIELDS = `id, key, label, type, stored_type, position, required, "unique", indexed, index_status, index_error, config, ui`;
-
-export async function columnsOf(rc: Pick<RequestContext, 'em'>, tableId: string): Promise<ColumnDef[]> {
-  return many<ColumnDef>(rc.em, `select ${COLUMN_FIELDS} from data_columns where table_id = ? order by position, key`, [tableId]);
+export function columnsOf(rc: Pick<RequestContext, 'em'>, tableId: string): Promise<ColumnDef[]> {
+  return tableColumns(rc.em, tableId);
 }
 
-type DefinitionRow = TableRow & { columns_json: ColumnDef[] };
+type DefinitionRow = TableDefinition;
 
 /**
  * The caller's table by its UUID (or, for convenience, its slug). `need: 'write'` also checks the
@@ -98,13 +67,7 @@ type DefinitionRow = TableRow & { columns_json: ColumnDef[] };
  * round trip would be paid by each of them).
  */
 export async function loadTable(rc: RequestContext, ref: string, need: 'view' | 'write' = 'view'): Promise<LoadedTable> {
-  const row = await one<DefinitionRow>(
-    rc.em,
-    `select t.*, (select coalesce(json_agg(c order by c.position, c.key), '[]'::json)
-                    from (select ${COLUMN_FIELDS} from data_columns where table_id = t.id) c) as columns_json
-       from data_tables t where ${isUuid(ref) ? 't.id = ?::uuid' : 't.slug = ?'} and t.account_id = ?`,
-    [ref, rc.account.id],
-  );
+  const row = await tableDefinition(rc.em, rc.account.id, ref, isUuid(ref));
   if (row) rememberDefinition(rc.account.id, ref, row);
   return admitted(rc, row, need, false);
 }
@@ -151,12 +114,8 @@ export class StaleDefinition extends Error {
 
 /** Whether the definition a request used is still the table's (one round trip, on refusal paths only). */
 async function stillCurrent(rc: RequestContext, t: LoadedTable): Promise<boolean> {
-  const now = await one<{ v: string }>(
-    rc.em,
-    'select definition_version::text as v from data_tables where id = ?::uuid and account_id = ?',
-    [t.table.id, rc.account.id],
-  );
-  return now !== null && now.v === String(t.table.definition_version);
+  const now = await definitionVersion(rc.em, rc.account.id, t.table.id);
+  return now !== null && now === String(t.table.definition_version);
 }
 
 /** Fresh loads a request makes before it gives up on a definition that keeps changing under it. */
@@ -225,7 +184,7 @@ export function forgetDefinitions(): void {
 
 /** Every table the caller may see, by name. */
 export async function visibleTables(rc: RequestContext): Promise<TableRow[]> {
-  const rows = await many<TableRow>(rc.em, 'select * from data_tables where account_id = ? order by name, id', [rc.account.id]);
+  const rows = await accountTables(rc.em, rc.account.id);
   const caller = dataCaller(rc);
   return rows.filter((t) => canViewTable(t.access, caller));
 }

@@ -1,9 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many } from '../../entities/db.js';
 import { DomainError, validationFailed } from '../platform/errors.js';
 import type { LoadedTable } from './tables.js';
+import {
+  GUARD_CONSTRAINT,
+  clearRecordGuards,
+  dropGuard,
+  guardLiveRecords,
+  insertGuardsSql as guardsInsertSql,
+  insertRecordGuards,
+  recordGuardValues,
+  sharedGuardValue,
+  takenByData,
+  takenByOthers,
+} from './store/unique.js';
 
-// The unique-value guard (docs/data-tables.md, Uniqueness): one data_unique_values row per unique
+// The unique-value guard (docs/data-tables.md, Uniqueness): one guard row per unique
 // column and per unique set of each live record. The guard's value is computed by PostgreSQL from
 // the stored row (jsonb text), never by us, so the same value always reads the same whatever JSON
 // the caller sent. Keys travel as bind parameters; nothing of a definition is written into SQL text.
@@ -25,23 +36,6 @@ function guardsOf(t: LoadedTable): Guard[] {
   ];
 }
 
-/**
- * (record id, set_key, value) of every non-empty guard value of the records `where` selects from
- * `source` (alias r, columns id and data: data_records, or a create's own rows). The guards come as
- * one jsonb bind (the first `?`); an empty value (absent, null, '' or []) is not guarded.
- */
-const guardValuesSql = (where: string, source = 'data_records r') => `
-  select r.id as record_id, s.set_key,
-         case when s.single then (r.data -> (s.keys ->> 0))::text
-              else (select jsonb_agg(r.data -> u.k order by u.o) from jsonb_array_elements_text(s.keys) with ordinality u(k, o))::text
-         end as value
-    from jsonb_to_recordset(?::jsonb) as s(set_key text, keys jsonb, single boolean)
-    cross join ${source}
-   where ${where}
-     and not exists (
-       select 1 from jsonb_array_elements_text(s.keys) e(k)
-        where r.data -> e.k is null or (r.data -> e.k) in ('null'::jsonb, '""'::jsonb, '[]'::jsonb))`;
-
 function errorsFor(guards: Guard[], setKeys: Iterable<string>): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   for (const sk of setKeys) for (const k of guards.find((g) => g.set_key === sk)?.keys ?? []) errors[k] = [ALREADY_USED];
@@ -61,28 +55,16 @@ export async function syncUniqueGuards(
   recordId: string,
   data: Record<string, unknown> | null,
 ): Promise<void> {
-  await exec(em, 'delete from data_unique_values where record_id = ?::uuid and table_id = ?::uuid', [recordId, t.table.id]);
+  await clearRecordGuards(em, t.table.id, recordId);
   const guards = guardsOf(t);
   if (data === null || !guards.length) return;
-  const values = await many<{ set_key: string; value: string }>(em, guardValuesSql('r.id = ?::uuid'), [JSON.stringify(guards), recordId]);
+  const values = await recordGuardValues(em, JSON.stringify(guards), recordId);
   if (!values.length) return;
   const setKeys = values.map((v) => v.set_key);
   const texts = values.map((v) => v.value);
-  const taken = await many<{ set_key: string }>(
-    em,
-    `select g.set_key from data_unique_values g
-       join unnest(?::text[], ?::text[]) as u(set_key, value) on g.set_key = u.set_key and g.value = u.value
-      where g.table_id = ?::uuid and g.record_id <> ?::uuid`,
-    [setKeys, texts, t.table.id, recordId],
-  );
+  const taken = await takenByOthers(em, t.table.id, recordId, setKeys, texts);
   if (taken.length) throw validationFailed(errorsFor(guards, new Set(taken.map((r) => r.set_key))));
-  const inserted = await many<{ set_key: string }>(
-    em,
-    `insert into data_unique_values (table_id, set_key, value, record_id)
-     select ?::uuid, u.set_key, u.value, ?::uuid from unnest(?::text[], ?::text[]) as u(set_key, value)
-     on conflict do nothing returning set_key`,
-    [t.table.id, recordId, setKeys, texts],
-  );
+  const inserted = await insertRecordGuards(em, t.table.id, recordId, setKeys, texts);
   if (inserted.length < values.length)
     throw new DomainError('conflict', 'Another record took this value at the same time.', { code: 'conflict' });
 }
@@ -98,12 +80,7 @@ export const hasGuards = (t: LoadedTable) => t.columns.some((c) => c.unique) || 
 export async function refuseTakenValues(em: EntityManager, t: LoadedTable, data: Record<string, unknown>): Promise<void> {
   const guards = guardsOf(t);
   if (!guards.length) return;
-  const taken = await many<{ set_key: string }>(
-    em,
-    `select distinct v.set_key from (${guardValuesSql('true', '(select null::uuid as id, ?::jsonb as data) r')}) v
-       join data_unique_values g on g.table_id = ?::uuid and g.set_key = v.set_key and g.value = v.value`,
-    [JSON.stringify(guards), JSON.stringify(data), t.table.id],
-  );
+  const taken = await takenByData(em, t.table.id, JSON.stringify(guards), data);
   if (taken.length) throw validationFailed(errorsFor(guards, new Set(taken.map((r) => r.set_key))));
 }
 
@@ -113,16 +90,10 @@ export async function refuseTakenValues(em: EntityManager, t: LoadedTable, data:
  * whole statement with the guard's unique violation (the caller answers 409), so nothing is written.
  */
 export function insertGuardsSql(t: LoadedTable, source: string): { sql: string; params: unknown[] } {
-  return {
-    sql: `insert into data_unique_values (table_id, set_key, value, record_id)
-          select ?::uuid, v.set_key, v.value, v.record_id from (${guardValuesSql('true', `${source} r`)}) v
-          returning set_key`,
-    params: [t.table.id, JSON.stringify(guardsOf(t))],
-  };
+  return guardsInsertSql(t.table.id, JSON.stringify(guardsOf(t)), source);
 }
 
-/** The name of the guard's primary key: a unique violation on it is a unique value taken concurrently. */
-export const GUARD_CONSTRAINT = 'data_unique_values_pkey';
+export { GUARD_CONSTRAINT };
 
 /**
  * Guards every live record of a table for one column or set an operator has just made unique (in the
@@ -132,24 +103,15 @@ export const GUARD_CONSTRAINT = 'data_unique_values_pkey';
 export async function backfillUniqueGuard(em: EntityManager, tableId: string, setKey: string, keys: string[]): Promise<void> {
   const guard: Guard = { set_key: setKey, keys, single: !setKey.startsWith('set:') };
   await dropUniqueGuard(em, tableId, setKey);
-  const dup = await many<{ value: string }>(
-    em,
-    `select value from (${guardValuesSql('r.table_id = ?::uuid and r.deleted_at is null')}) v group by value having count(*) > 1 limit 1`,
-    [JSON.stringify([guard]), tableId],
-  );
+  const dup = await sharedGuardValue(em, tableId, JSON.stringify([guard]));
   if (dup.length) {
     const message = `Live records already share a value here (${dup[0].value}); make them different before making this unique.`;
     throw validationFailed(Object.fromEntries(keys.map((k) => [k, [message]])), message);
   }
-  await exec(
-    em,
-    `insert into data_unique_values (table_id, set_key, value, record_id)
-     select ?::uuid, v.set_key, v.value, v.record_id from (${guardValuesSql('r.table_id = ?::uuid and r.deleted_at is null')}) v`,
-    [tableId, JSON.stringify([guard]), tableId],
-  );
+  await guardLiveRecords(em, tableId, JSON.stringify([guard]));
 }
 
 /** Forgets a guard: the column or set is no longer unique (or no longer exists). */
 export async function dropUniqueGuard(em: EntityManager, tableId: string, setKey: string): Promise<void> {
-  await exec(em, 'delete from data_unique_values where table_id = ?::uuid and set_key = ?', [tableId, setKey]);
+  await dropGuard(em, tableId, setKey);
 }
