@@ -328,3 +328,21 @@ export async function dropRecordsIfUnused(em: EntityManager, ids: { brandId?: nu
       ids.categoryId,
     ]);
 }
+
+/** The shop's products of these skus, with whether each is live on the platform (published, listed in one of `liveStates`). */
+export async function liveness(
+  em: EntityManager,
+  shop: { id: number; accountId: number },
+  platform: string,
+  liveStates: readonly string[],
+  skus: readonly string[],
+) {
+  return many<Pick<Products, 'sku' | 'name'> & { live: boolean }>(
+    em,
+    `select p.sku, p.name,
+            (p.retired_at is null and p.visibility = 'published' and coalesce(l.state = any(?::text[]), false)) as live
+       from products p left join product_listings l on l.product_id = p.id and l.platform = ?
+      where p.catalogue_id = ? and p.account_id = ? and p.sku = any(?::text[])`,
+    [liveStates, platform, shop.id, shop.accountId, skus],
+  );
+}

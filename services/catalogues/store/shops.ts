@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many, one } from '../../../entities/db.js';
 import type { Row } from '../../../entities/database.js';
+import type { PlatformKey } from '../../../domain/catalogues/vocabulary.js';
 
 // The shops (the contract's catalogues): the row the services read, the answer's row, and the
 // settings changes with what they do to the shop's products.
@@ -165,4 +166,28 @@ export async function bumpRevisions(em: EntityManager, productIds: readonly numb
 /** Locks the shop row (serialises writes that count or number the shop's children). */
 export async function lockShop(em: EntityManager, id: number): Promise<void> {
   await one(em, 'select id from catalogues where id = ? for update', [id]);
+}
+
+/** A shop as a product send needs it. */
+export type SendShop = Pick<Catalogues, 'id' | 'meta_catalogue_id' | 'channels'>;
+const SEND_SHOP = 'select id, meta_catalogue_id, channels from catalogues where account_id = ?';
+
+/** The account's shop of this provider catalogue id (the oldest, should two share it). */
+export async function sendShopOfProviderId(em: EntityManager, accountId: number, metaCatalogueId: string): Promise<SendShop[]> {
+  return many<SendShop>(em, `${SEND_SHOP} and meta_catalogue_id = ? order by id limit 1`, [accountId, metaCatalogueId]);
+}
+
+export async function sendShopOfId(em: EntityManager, accountId: number, id: number): Promise<SendShop[]> {
+  return many<SendShop>(em, `${SEND_SHOP} and id = ?`, [accountId, id]);
+}
+
+/** Up to two of the account's shops on the platform (the chat channel: with a provider catalogue). */
+export async function sendShopsOn(em: EntityManager, accountId: number, platform: PlatformKey): Promise<SendShop[]> {
+  return many<SendShop>(
+    em,
+    platform === 'whatsapp'
+      ? `${SEND_SHOP} and meta_catalogue_id is not null order by id limit 2`
+      : `${SEND_SHOP} and channels @> '["storefront"]'::jsonb order by id limit 2`,
+    [accountId],
+  );
 }

@@ -403,3 +403,24 @@ export async function endRun(
   await exec(em, 'delete from catalogue_sync_pages where sync_id = ?', [syncId]);
   return row;
 }
+
+// ---------------------------------------------------------------------------------------------
+// A feed pull's staging
+
+/** Stages one chunk as one page; a retried chunk (same rows, same numbers) adds nothing. */
+export async function stagePage(em: EntityManager, syncId: number, firstRow: number, rows: unknown[]): Promise<number> {
+  return exec(
+    em,
+    `insert into catalogue_sync_pages (sync_id, first_row, row_count, rows) values (?, ?, ?, ?)
+       on conflict (sync_id, first_row) do nothing`,
+    [syncId, firstRow, rows.length, JSON.stringify(rows)],
+  );
+}
+
+export async function dropStagedRows(em: EntityManager, syncId: number): Promise<void> {
+  await exec(em, 'delete from catalogue_sync_pages where sync_id = ?', [syncId]);
+}
+
+export async function setReceived(em: EntityManager, syncId: number, received: number): Promise<void> {
+  await exec(em, 'update catalogue_syncs set received = ? where id = ?', [received, syncId]);
+}
