@@ -6,9 +6,22 @@
 // edit. Decisions: docs/decisions.md, "Catalogue drift".
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import { compareCopies, pullInChanges, sameDrift, type OurCopy } from '../../domain/catalogues/drift.js';
-import type { Availability, Condition, FieldDrift, ListingState, PlatformKey, SourceOfTruth } from '../../domain/catalogues/vocabulary.js';
+import type { FieldDrift, ListingState, PlatformKey } from '../../domain/catalogues/vocabulary.js';
+import {
+  comparable,
+  databaseNow,
+  driftShop,
+  liveSkuCount,
+  markAgreeing,
+  markChecked,
+  markMissingRemote,
+  pullInValues,
+  shopsOnPlatform,
+  type CompareRow,
+  type DriftShopRow as ShopRow,
+  type PullInColumn,
+} from '../../services/catalogues/store/drift.js';
 import { emitEvent } from '../../services/webhooks/index.js';
 import { brandAndCategoryIds } from '../../services/catalogues/product-write.js';
 import type { Logger } from '../../logger.js';
@@ -43,32 +56,6 @@ export interface ShopDriftOutcome {
   missingRemote: number[];
   /** Platform items naming no live product of the shop: left alone (see docs/decisions.md). */
   unknownRemote: number;
-}
-
-interface ShopRow {
-  id: number;
-  account_id: number;
-  channels: string[];
-  meta_catalogue_id: string | null;
-  source_of_truth: SourceOfTruth;
-}
-
-interface CompareRow {
-  id: string;
-  sku: string;
-  name: string;
-  description: string | null;
-  price: string;
-  sale_price: string | null;
-  currency: string;
-  availability: Availability;
-  condition: Condition | null;
-  brand: string | null;
-  category: string | null;
-  revision: number;
-  state: ListingState;
-  drift: FieldDrift[] | null;
-  platform_item_id: string | null;
 }
 
 /** Where a retried comparison resumes: the provider's cursor and the time the first attempt began. */
@@ -130,28 +117,8 @@ export function createCatalogueDriftActivities(deps: CatalogueDriftDeps) {
     if (items.length === 0) return;
     const bySku = new Map(items.map((i) => [i.retailerId, i]));
     await em().transactional(async (tx) => {
-      // Locked in product id order (as every multi-product write here), so a product edit waits for
-      // this page or this page for it; either way the revision check below sees the edit.
-      const rows = await many<CompareRow>(
-        tx,
-        `select p.id, p.sku, p.name, p.description, p.price, p.sale_price, p.currency, p.availability, p.condition,
-                b.name as brand, c.name as category, p.revision, l.state, l.drift, l.platform_item_id
-           from products p
-           join product_listings l on l.product_id = p.id and l.platform = ?
-           left join product_brands b on b.id = p.brand_id
-           left join product_categories c on c.id = p.category_id
-          where p.catalogue_id = ? and p.account_id = ? and p.sku = any(?::text[]) and p.retired_at is null
-            and l.state in ('synced', 'drifted') and l.pushed_revision = p.revision
-          order by p.id
-          for update of p, l`,
-        [CHAT, shop.id, shop.account_id, [...bySku.keys()]],
-      );
-      const known = await one<{ n: number }>(
-        tx,
-        'select count(*)::int as n from products where catalogue_id = ? and sku = any(?::text[]) and retired_at is null',
-        [shop.id, [...bySku.keys()]],
-      );
-      out.unknownRemote += items.length - (known?.n ?? 0);
+      const rows = await comparable(tx, CHAT, shop, [...bySku.keys()]);
+      out.unknownRemote += items.length - (await liveSkuCount(tx, shop.id, [...bySku.keys()]));
       out.compared += rows.length;
 
       const agreeing: Array<{ id: number; itemId: string }> = [];
@@ -187,31 +154,13 @@ export function createCatalogueDriftActivities(deps: CatalogueDriftDeps) {
         }
       }
       if (agreeing.length > 0) {
-        // A drifted listing whose copies agree again (someone put the platform back) is synced.
-        await exec(
-          tx,
-          `update product_listings l
-              set checked_at = now(),
-                  state = case when l.state = 'drifted' then 'synced' else l.state end,
-                  drift = case when l.state = 'drifted' then null else l.drift end,
-                  updated_at = case when l.state = 'drifted' then now() else l.updated_at end,
-                  platform_item_id = coalesce(l.platform_item_id, v.item_id)
-             from (select unnest(?::bigint[]) as product_id, unnest(?::text[]) as item_id) v
-            where l.product_id = v.product_id and l.platform = ?`,
-          [agreeing.map((a) => a.id), agreeing.map((a) => a.itemId), CHAT],
-        );
+        await markAgreeing(tx, CHAT, agreeing);
       }
     });
   }
 
   async function markListing(tx: EntityManager, productId: number, state: ListingState, drift: FieldDrift[] | null, itemId: string) {
-    await exec(
-      tx,
-      `update product_listings
-          set state = ?, drift = ?::jsonb, checked_at = now(), updated_at = now(), platform_item_id = coalesce(platform_item_id, ?)
-        where product_id = ? and platform = ?`,
-      [state, drift === null ? null : JSON.stringify(drift), itemId, productId, CHAT],
-    );
+    await markChecked(tx, CHAT, productId, state, drift, itemId);
   }
 
   /**
@@ -233,51 +182,25 @@ export function createCatalogueDriftActivities(deps: CatalogueDriftDeps) {
             'category' in changes ? changes.category : undefined,
           )
         : null;
-    const set: string[] = [];
-    const params: unknown[] = [];
-    const put = (column: string, value: unknown) => {
-      set.push(`${column} = ?`);
-      params.push(value);
-    };
+    const values: Array<[PullInColumn, unknown]> = [];
+    const put = (column: PullInColumn, value: unknown) => values.push([column, value]);
     if (changes.name !== undefined) put('name', changes.name);
     if (changes.description !== undefined) put('description', changes.description);
     if (changes.price !== undefined) put('price', changes.price);
     if (changes.salePrice !== undefined) put('sale_price', changes.salePrice);
     if (changes.currency !== undefined) put('currency', changes.currency);
-    if (changes.availability !== undefined) {
-      put('availability', changes.availability);
-      // The platform chose it, not the count: a later stock change must not undo it.
-      set.push('availability_explicit = true');
-    }
+    if (changes.availability !== undefined) put('availability', changes.availability);
     if (changes.condition !== undefined) put('condition', changes.condition);
     if (records?.brandId !== undefined) put('brand_id', records.brandId);
     if (records?.categoryId !== undefined) put('category_id', records.categoryId);
-    const n = await exec(
-      tx,
-      `update products set ${set.join(', ')}, revision = revision + 1, updated_at = now() where id = ? and revision = ?`,
-      [...params, Number(r.id), r.revision],
-    );
-    if (n === 1) {
-      await exec(tx, 'update product_listings set pushed_revision = ? where product_id = ? and pushed_revision = ?', [
-        r.revision + 1,
-        Number(r.id),
-        r.revision,
-      ]);
-    }
-    return { kept, applied: n === 1 };
+    const applied = await pullInValues(tx, Number(r.id), r.revision, values);
+    return { kept, applied };
   }
 
   return {
     /** One keyset page of the shops the comparison visits (optionally one account's). */
     async listDriftShops(input: { afterId: number; limit: number; accountId?: number }): Promise<{ shops: DriftShop[] }> {
-      const rows = await many<{ id: number; account_id: number }>(
-        em(),
-        `select id, account_id from catalogues
-          where id > ? and meta_catalogue_id is not null and jsonb_exists(channels, ?)
-            and (?::int is null or account_id = ?::int)
-          order by id limit ?`,
-        [input.afterId, CHAT, input.accountId ?? null, input.accountId ?? null, input.limit],
-      );
+      const rows = await shopsOnPlatform(em(), CHAT, input.afterId, input.limit, input.accountId);
       return { shops: rows.map((r) => ({ accountId: r.account_id, catalogueId: r.id })) };
     },
 
@@ -291,15 +214,11 @@ export function createCatalogueDriftActivities(deps: CatalogueDriftDeps) {
      */
     async compareShopCopies(input: DriftShop): Promise<ShopDriftOutcome> {
       const db = em();
-      const shop = await one<ShopRow>(
-        db,
-        'select id, account_id, channels, meta_catalogue_id, source_of_truth from catalogues where id = ? and account_id = ?',
-        [input.catalogueId, input.accountId],
-      );
+      const shop = await driftShop(db, input.catalogueId, input.accountId);
       if (!shop?.meta_catalogue_id || !shop.channels.includes(CHAT)) return emptyOutcome();
       const ctx = activityContext();
       const resumed = ctx?.info.heartbeatDetails as Progress | undefined;
-      const startedAt = resumed?.startedAt ?? (await one<{ t: string }>(db, 'select now()::text as t'))!.t;
+      const startedAt = resumed?.startedAt ?? (await databaseNow(db));
       const out = resumed?.outcome ?? emptyOutcome();
       let after = resumed?.after;
       const provider = deps.catalogue();
@@ -316,18 +235,7 @@ export function createCatalogueDriftActivities(deps: CatalogueDriftDeps) {
       // there is no platform copy to compare, pull in or report field by field; ours is pushed again.
       // The provider id is forgotten so the push records the new one. A listing that changed while
       // the pages were read (a push settling) may hold an item created behind the cursor: next hour.
-      const missing = await many<{ product_id: string }>(
-        db,
-        `update product_listings l
-            set checked_at = now(), platform_item_id = null
-           from products p
-          where l.product_id = p.id and l.platform = ? and p.catalogue_id = ? and p.retired_at is null
-            and l.state in ('synced', 'drifted') and l.pushed_revision = p.revision
-            and (l.checked_at is null or l.checked_at < ?::timestamptz) and l.updated_at < ?::timestamptz
-          returning l.product_id`,
-        [CHAT, shop.id, startedAt, startedAt],
-      );
-      out.missingRemote = missing.map((m) => Number(m.product_id));
+      out.missingRemote = await markMissingRemote(db, CHAT, shop.id, startedAt);
       if (out.drifted || out.missingRemote.length) {
         deps.log.info(
           {

@@ -7,7 +7,7 @@ import { parse as csvParse } from 'csv-parse';
 import { XMLParser } from 'fast-xml-parser';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { exec } from '../../entities/db.js';
+import { dropStagedRows, setReceived, stagePage } from '../../services/catalogues/store/syncs.js';
 import { checkDestinationText, destinationAgent, isDestinationRefusal } from '../../services/platform/destinations.js';
 import { DomainError } from '../../services/platform/errors.js';
 import { validateBody, withStorageBounds } from '../../services/platform/validation.js';
@@ -266,11 +266,11 @@ export function createFeedActivities(deps: FeedActivityDeps) {
 
   /** Stages one chunk as one page (rows numbered on from its first); a retried chunk (same rows, same numbers) adds nothing. */
   const stage = (syncId: number, rows: Array<{ n: number; d: unknown }>) =>
-    exec(
+    stagePage(
       deps.orm.em.fork(),
-      `insert into catalogue_sync_pages (sync_id, first_row, row_count, rows) values (?, ?, ?, ?)
-       on conflict (sync_id, first_row) do nothing`,
-      [syncId, rows[0].n, rows.length, JSON.stringify(rows.map((r) => r.d))],
+      syncId,
+      rows[0].n,
+      rows.map((r) => r.d),
     );
 
   async function pull(input: { accountId: number; feedId: number; syncId: number }): Promise<PullOutcome> {
@@ -278,7 +278,7 @@ export function createFeedActivities(deps: FeedActivityDeps) {
     const feed = await feedForPull(em, input.accountId, input.feedId);
     if (!feed) throw new FeedProblem('the feed was deleted', false);
     // A retry starts the file again from its first row.
-    await exec(em, 'delete from catalogue_sync_pages where sync_id = ?', [input.syncId]);
+    await dropStagedRows(em, input.syncId);
     const ctx = Context.current();
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ctx.cancellationSignal]);
     const opened = await openUrl(feed.url, { agent, signal, idleMs, maxBytes: deps.config.feedMaxBytes, policy: deps.config });
@@ -340,7 +340,7 @@ export function createFeedActivities(deps: FeedActivityDeps) {
         for (nextRecord = await records.next(); !nextRecord.done; nextRecord = await records.next()) await take(nextRecord.value);
       }
       if (chunk.length) await stage(input.syncId, chunk);
-      await exec(em, 'update catalogue_syncs set received = ? where id = ?', [rows, input.syncId]);
+      await setReceived(em, input.syncId, rows);
       deps.log.info({ account: input.accountId, feed: input.feedId, sync: input.syncId, format, rows, usable }, 'feed pulled');
       return { format, rows, usable, unmapped: guess.unmapped };
     } finally {

@@ -4,17 +4,27 @@
 // listing (pushed_revision, state), so a retried activity or a late answer never moves a listing back.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
-import { listingProblem } from '../../domain/catalogues/products.js';
 import {
-  CATALOGUE_LIMITS,
-  PLATFORMS,
-  type Availability,
-  type Condition,
-  type ListingState,
-  type PlatformKey,
-  type SyncProblem,
-} from '../../domain/catalogues/vocabulary.js';
+  addPendingListings,
+  dropListings,
+  failSyncing as failSyncingRows,
+  forgetDeletedItems,
+  markFailed,
+  markSynced,
+  markSyncingPending,
+  pushListings,
+  pushProducts,
+  pushShop,
+  setProviderProductIds,
+  settleRows,
+  storeProviderCatalogue,
+  writeListings as writeListingRows,
+  type PushListing as ListingRow,
+  type PushProduct as ProductRow,
+  type PushShop as ShopRow,
+} from '../../services/catalogues/store/platform.js';
+import { listingProblem } from '../../domain/catalogues/products.js';
+import { CATALOGUE_LIMITS, PLATFORMS, type ListingState, type PlatformKey, type SyncProblem } from '../../domain/catalogues/vocabulary.js';
 import type { Logger } from '../../logger.js';
 import type { CatalogueItemRequest, CatalogueProvider, ProviderFailure } from '../../providers/types.js';
 
@@ -64,44 +74,6 @@ export interface RefusalDetails {
   outcome: Omit<SendOutcome, 'handles'>;
 }
 
-interface ShopRow {
-  id: number;
-  account_id: number;
-  name: string;
-  vertical: string | null;
-  channels: string[];
-  meta_catalogue_id: string | null;
-}
-
-interface ProductRow {
-  id: string;
-  sku: string;
-  name: string;
-  description: string | null;
-  price: string;
-  sale_price: string | null;
-  currency: string;
-  image_url: string | null;
-  availability: Availability;
-  condition: Condition | null;
-  inventory: number | null;
-  reserved: number;
-  visibility: 'staging' | 'published';
-  product_type: string | null;
-  revision: number;
-  retired_at: Date | null;
-  brand: string | null;
-  category: string | null;
-}
-
-interface ListingRow {
-  product_id: string;
-  platform: string;
-  state: ListingState;
-  platform_item_id: string | null;
-  pushed_revision: number;
-}
-
 const CHAT: PlatformKey = 'whatsapp';
 const STOREFRONT: PlatformKey = 'storefront';
 /** Problems a push keeps (the sync report keeps at most 200). */
@@ -121,28 +93,14 @@ class Problems {
 }
 
 async function loadShop(em: EntityManager, accountId: number, catalogueId: number): Promise<ShopRow | null> {
-  return one<ShopRow>(
-    em,
-    'select id, account_id, name, vertical, channels, meta_catalogue_id from catalogues where id = ? and account_id = ?',
-    [catalogueId, accountId],
-  );
+  return pushShop(em, accountId, catalogueId);
 }
 
 const shopPlatforms = (shop: ShopRow): PlatformKey[] => PLATFORMS.filter((p) => shop.channels.includes(p));
 
 async function loadProducts(em: EntityManager, shop: ShopRow, ids: readonly number[]): Promise<ProductRow[]> {
   if (ids.length === 0) return [];
-  return many<ProductRow>(
-    em,
-    `select p.id, p.sku, p.name, p.description, p.price, p.sale_price, p.currency, p.image_url, p.availability, p.condition,
-            p.inventory, p.reserved, p.visibility, p.product_type, p.revision, p.retired_at, b.name as brand, c.name as category
-       from products p
-       left join product_brands b on b.id = p.brand_id
-       left join product_categories c on c.id = p.category_id
-      where p.catalogue_id = ? and p.account_id = ? and p.id = any(?::bigint[])
-      order by p.id`,
-    [shop.id, shop.account_id, ids],
-  );
+  return pushProducts(em, shop, ids);
 }
 
 /** Listing state writes of one platform, one statement for any number of products. */
@@ -152,21 +110,7 @@ async function writeListings(
   rows: ReadonlyArray<{ productId: number; state: ListingState; problem: string | null; pushedRevision?: number }>,
 ): Promise<void> {
   if (rows.length === 0) return;
-  await exec(
-    em,
-    `update product_listings l
-        set state = v.state, problem = v.problem, pushed_revision = coalesce(v.pushed, l.pushed_revision),
-            drift = case when v.state in ('synced', 'blocked') then null else l.drift end, updated_at = now()
-       from (select unnest(?::bigint[]) as product_id, unnest(?::text[]) as state, unnest(?::text[]) as problem, unnest(?::int[]) as pushed) v
-      where l.product_id = v.product_id and l.platform = ?`,
-    [
-      rows.map((r) => r.productId),
-      rows.map((r) => r.state),
-      rows.map((r) => r.problem),
-      rows.map((r) => r.pushedRevision ?? null),
-      platform,
-    ],
-  );
+  await writeListingRows(em, platform, rows);
 }
 
 function transient(f: ProviderFailure, what: string): ApplicationFailure {
@@ -226,14 +170,8 @@ export function createPlatformPushActivities(deps: PlatformPushDeps) {
         if (r.permanent) throw ApplicationFailure.nonRetryable(r.message, 'ProviderRefused', { platform: CHAT, code: r.code });
         throw transient(r, 'catalogue create');
       }
-      await exec(db, 'update catalogues set meta_catalogue_id = ?, updated_at = now() where id = ? and meta_catalogue_id is null', [
-        r.value.catalogueId,
-        catalogueId,
-      ]);
-      const stored = await one<{ meta_catalogue_id: string | null }>(db, 'select meta_catalogue_id from catalogues where id = ?', [
-        catalogueId,
-      ]);
-      return { metaCatalogueId: stored?.meta_catalogue_id ?? r.value.catalogueId };
+      const stored = await storeProviderCatalogue(db, catalogueId, r.value.catalogueId);
+      return { metaCatalogueId: stored ?? r.value.catalogueId };
     },
 
     /**
@@ -271,18 +209,15 @@ export function createPlatformPushActivities(deps: PlatformPushDeps) {
       const live = products.filter((p) => !gone(p));
 
       if (live.length > 0 && platforms.length > 0) {
-        await exec(
+        await addPendingListings(
           db,
-          `insert into product_listings (product_id, platform, state, pushed_revision, updated_at)
-           select pid, pf, 'pending', 0, now() from unnest(?::bigint[]) pid cross join unnest(?::text[]) pf
-           on conflict do nothing`,
-          [live.map((p) => Number(p.id)), platforms],
+          live.map((p) => Number(p.id)),
+          platforms,
         );
       }
-      const listings = await many<ListingRow>(
+      const listings = await pushListings(
         db,
-        'select product_id, platform, state, platform_item_id, pushed_revision from product_listings where product_id = any(?::bigint[])',
-        [products.map((p) => Number(p.id))],
+        products.map((p) => Number(p.id)),
       );
       const listingOf = new Map(listings.map((l) => [`${l.product_id}:${l.platform}`, l]));
 
@@ -302,7 +237,7 @@ export function createPlatformPushActivities(deps: PlatformPushDeps) {
       }
       const retiredIds = products.filter((p) => p.retired_at !== null).map((p) => Number(p.id));
       if (retiredIds.length > 0) {
-        await exec(db, `delete from product_listings where platform = ? and product_id = any(?::bigint[])`, [STOREFRONT, retiredIds]);
+        await dropListings(db, STOREFRONT, retiredIds);
       }
 
       if (!platforms.includes(CHAT)) return done([]);
@@ -425,13 +360,7 @@ export function createPlatformPushActivities(deps: PlatformPushDeps) {
       if (!st.value.finished) return answer(false);
 
       const ids = [...input.productIds, ...(input.deletedIds ?? [])];
-      const rows = await many<{ id: string; sku: string; revision: number; platform_item_id: string | null; state: ListingState }>(
-        db,
-        `select p.id, p.sku, p.revision, l.platform_item_id, l.state
-           from products p left join product_listings l on l.product_id = p.id and l.platform = ?
-          where p.catalogue_id = ? and p.id = any(?::bigint[])`,
-        [CHAT, shop.id, ids],
-      );
+      const rows = await settleRows(db, CHAT, shop.id, ids);
       const byId = new Map(rows.map((r) => [Number(r.id), r]));
       const errors = new Map(st.value.errors.map((e) => [e.retailerId, e.message]));
       const synced: Array<{ id: number; sku: string; revision: number }> = [];
@@ -467,59 +396,31 @@ export function createPlatformPushActivities(deps: PlatformPushDeps) {
       }
 
       if (synced.length > 0) {
-        const n = await exec(
+        const n = await markSynced(
           db,
-          `update product_listings l
-              set state = 'synced', problem = null, drift = null, pushed_revision = v.rev,
-                  platform_item_id = coalesce(v.item_id, l.platform_item_id), updated_at = now()
-             from (select unnest(?::bigint[]) as product_id, unnest(?::int[]) as rev, unnest(?::text[]) as item_id) v
-            where l.product_id = v.product_id and l.platform = ? and l.pushed_revision <= v.rev and l.state in ('syncing', 'pending', 'failed')`,
-          [synced.map((s) => s.id), synced.map((s) => s.revision), synced.map((s) => itemIds.get(s.sku) ?? null), CHAT],
+          CHAT,
+          synced.map((s) => ({ id: s.id, revision: s.revision, itemId: itemIds.get(s.sku) ?? null })),
         );
         tallies[CHAT].synced += n;
         const withIds = synced.filter((s) => itemIds.has(s.sku));
         if (withIds.length > 0) {
-          await exec(
+          await setProviderProductIds(
             db,
-            `update products p set meta_product_id = v.item_id
-               from (select unnest(?::bigint[]) as id, unnest(?::text[]) as item_id) v
-              where p.id = v.id and p.meta_product_id is distinct from v.item_id`,
-            [withIds.map((s) => s.id), withIds.map((s) => itemIds.get(s.sku)!)],
+            withIds.map((s) => ({ id: s.id, itemId: itemIds.get(s.sku)! })),
           );
         }
       }
       if (failed.length > 0) {
-        await exec(
-          db,
-          `update product_listings l set state = 'failed', problem = v.problem, updated_at = now()
-             from (select unnest(?::bigint[]) as product_id, unnest(?::text[]) as problem) v
-            where l.product_id = v.product_id and l.platform = ? and l.state in ('syncing', 'pending')`,
-          [failed.map((f) => f.productId), failed.map((f) => f.problem), CHAT],
-        );
+        await markFailed(db, CHAT, failed);
         tallies[CHAT].failed += failed.length;
       }
       if (stale.length > 0) {
         // A newer edit came after this revision was sent: pending until the push that carries it.
-        await exec(
-          db,
-          `update product_listings set state = 'pending', updated_at = now() where product_id = any(?::bigint[]) and platform = ? and state = 'syncing'`,
-          [stale, CHAT],
-        );
+        await markSyncingPending(db, CHAT, stale);
       }
       const deleted = input.deletedIds ?? [];
       if (deleted.length > 0) {
-        await exec(
-          db,
-          'update product_listings set platform_item_id = null, updated_at = now() where product_id = any(?::bigint[]) and platform = ?',
-          [deleted, CHAT],
-        );
-        await exec(
-          db,
-          `delete from product_listings l using products p
-            where l.product_id = p.id and p.id = any(?::bigint[]) and l.platform = ? and p.retired_at is not null`,
-          [deleted, CHAT],
-        );
-        await exec(db, 'update products set meta_product_id = null where id = any(?::bigint[]) and meta_product_id is not null', [deleted]);
+        await forgetDeletedItems(db, CHAT, deleted);
       }
       return answer(true);
     },
@@ -544,16 +445,7 @@ export function createPlatformPushActivities(deps: PlatformPushDeps) {
 /** Fails the chat listings of these products still syncing; answers their skus. */
 async function failSyncing(em: EntityManager, productIds: number[], reason: string): Promise<string[]> {
   if (productIds.length === 0) return [];
-  const rows = await many<{ sku: string }>(
-    em,
-    `with f as (
-       update product_listings set state = 'failed', problem = ?, updated_at = now()
-        where product_id = any(?::bigint[]) and platform = ? and state = 'syncing'
-       returning product_id)
-     select p.sku from f join products p on p.id = f.product_id`,
-    [reason, productIds, CHAT],
-  );
-  return rows.map((r) => r.sku);
+  return failSyncingRows(em, CHAT, productIds, reason);
 }
 
 export type PlatformPushActivities = ReturnType<typeof createPlatformPushActivities>;

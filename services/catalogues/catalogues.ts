@@ -3,7 +3,6 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed } from '../platform/errors.js';
-import { exec, many, one } from '../../entities/db.js';
 import { paginationOf } from '../platform/pagination.js';
 import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { catalogueSetupStarter } from '../../workflows/catalogues/catalogue-setup.starter.js';
@@ -11,8 +10,22 @@ import { defaultSkuPrefix } from '../../domain/catalogues/products.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
 import { STOREFRONT_DEFAULTS, STOREFRONT_RANGES } from '../../domain/shop/index.js';
 import { CATALOGUE_LIMITS, PLATFORMS, SOURCES_OF_TRUTH, STOCK_POLICIES } from '../../domain/catalogues/vocabulary.js';
-import { requireShop, type ShopRow } from './shops.js';
+import { requireShop } from './shops.js';
 import { requestPush, startPushAfterCommit } from './push-requests.js';
+import {
+  bumpRevisions,
+  catalogueById,
+  cataloguesPage,
+  countCatalogues,
+  deleteCatalogue,
+  insertCatalogue,
+  listOnAddedChannels,
+  rederiveZeroAvailability,
+  setMetaCatalogueId,
+  updateSettings,
+  type CatalogueRow,
+  type SettingColumn,
+} from './store/shops.js';
 
 // Shops (the contract's catalogues): list, create (which creates the shop's catalogue at the chat
 // provider), read and settings changes.
@@ -161,20 +174,6 @@ export const catalogueSchema = {
   },
 } as const;
 
-/** A shop row as the answer shows it: the settings services read (ShopRow) and the descriptive columns. */
-interface CatalogueRow extends Omit<ShopRow, 'account_id'> {
-  description: string | null;
-  vertical: string | null;
-  max_line_quantity: number;
-  max_basket_quantity: number;
-  checkout_hold_minutes: number;
-  address_baskets_per_hour: number;
-  address_orders_per_hour: number;
-  products_count?: string | number;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
 export const catalogueView = (r: CatalogueRow) => ({
   id: r.id,
   name: r.name,
@@ -199,24 +198,17 @@ export const catalogueView = (r: CatalogueRow) => ({
   updated_at: iso(r.updated_at)!,
 });
 
-const COUNTED = `select c.*, (select count(*) from products p where p.catalogue_id = c.id and p.retired_at is null) as products_count
-   from catalogues c`;
-
 /** Newest first. */
 export async function listCatalogues(rc: RequestContext, q: { page?: number; per_page?: number; limit?: number }) {
   const { page, perPage, offset } = listPage(q);
-  const total = Number((await one<{ n: string }>(rc.em, 'select count(*) as n from catalogues where account_id = ?', [rc.account.id]))!.n);
-  const rows = await many<CatalogueRow>(rc.em, `${COUNTED} where c.account_id = ? order by c.id desc limit ? offset ?`, [
-    rc.account.id,
-    perPage,
-    offset,
-  ]);
+  const total = await countCatalogues(rc.em, rc.account.id);
+  const rows = await cataloguesPage(rc.em, rc.account.id, perPage, offset);
   return { catalogues: rows.map(catalogueView), pagination: paginationOf(page, perPage, total) };
 }
 
 export async function getCatalogue(rc: RequestContext, ref: string | number) {
   const shop = await requireShop(rc, ref);
-  const row = await one<CatalogueRow>(rc.em, `${COUNTED} where c.id = ?`, [shop.id]);
+  const row = await catalogueById(rc.em, shop.id);
   return catalogueView(row!);
 }
 
@@ -236,39 +228,30 @@ const blankToNull = (s: string | null | undefined) => (s === undefined || s === 
  */
 export async function createCatalogue(rc: RequestContext, deps: CatalogueDeps, input: CatalogueCreateInput) {
   const name = shopName(input.name);
-  const row = await one<CatalogueRow>(
-    rc.em,
-    `insert into catalogues (account_id, name, description, vertical, default_currency, channels, sku_prefix, sku_seq, stock_policy,
-                             source_of_truth, reservation_ttl_hours, low_stock_threshold, allow_backorders, max_line_quantity,
-                             max_basket_quantity, checkout_hold_minutes, address_baskets_per_hour, address_orders_per_hour,
-                             created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now()) returning *`,
-    [
-      rc.account.id,
-      name,
-      blankToNull(input.description) ?? null,
-      blankToNull(input.vertical) ?? null,
-      upper(input.default_currency) ?? null,
-      JSON.stringify(input.channels ?? ['whatsapp']),
-      input.sku_prefix ?? defaultSkuPrefix(name),
-      input.stock_policy ?? 'external',
-      input.source_of_truth ?? 'api',
-      input.reservation_ttl_hours ?? 48,
-      input.low_stock_threshold ?? null,
-      input.allow_backorders ?? false,
-      input.max_line_quantity ?? STOREFRONT_DEFAULTS.maxLineQuantity,
-      input.max_basket_quantity ?? STOREFRONT_DEFAULTS.maxBasketQuantity,
-      input.checkout_hold_minutes ?? STOREFRONT_DEFAULTS.checkoutHoldMinutes,
-      input.address_baskets_per_hour ?? STOREFRONT_DEFAULTS.addressBasketsPerHour,
-      input.address_orders_per_hour ?? STOREFRONT_DEFAULTS.addressOrdersPerHour,
-    ],
-  );
-  const id = row!.id;
+  const id = await insertCatalogue(rc.em, {
+    account_id: rc.account.id,
+    name,
+    description: blankToNull(input.description) ?? null,
+    vertical: blankToNull(input.vertical) ?? null,
+    default_currency: upper(input.default_currency) ?? null,
+    channels: input.channels ?? ['whatsapp'],
+    sku_prefix: input.sku_prefix ?? defaultSkuPrefix(name),
+    stock_policy: input.stock_policy ?? 'external',
+    source_of_truth: input.source_of_truth ?? 'api',
+    reservation_ttl_hours: input.reservation_ttl_hours ?? 48,
+    low_stock_threshold: input.low_stock_threshold ?? null,
+    allow_backorders: input.allow_backorders ?? false,
+    max_line_quantity: input.max_line_quantity ?? STOREFRONT_DEFAULTS.maxLineQuantity,
+    max_basket_quantity: input.max_basket_quantity ?? STOREFRONT_DEFAULTS.maxBasketQuantity,
+    checkout_hold_minutes: input.checkout_hold_minutes ?? STOREFRONT_DEFAULTS.checkoutHoldMinutes,
+    address_baskets_per_hour: input.address_baskets_per_hour ?? STOREFRONT_DEFAULTS.addressBasketsPerHour,
+    address_orders_per_hour: input.address_orders_per_hour ?? STOREFRONT_DEFAULTS.addressOrdersPerHour,
+  });
   let metaCatalogueId: string | null = null;
   try {
     metaCatalogueId = await setUpAtProvider(deps, rc.account.id, id);
   } catch (err) {
-    await exec(rc.em, 'delete from catalogues where id = ? and account_id = ?', [id, rc.account.id]);
+    await deleteCatalogue(rc.em, id, rc.account.id);
     const refused = providerRefusal(err);
     if (refused !== undefined) {
       throw new DomainError('provider_failure', `The chat provider refused to create the catalogue${refused ? `: ${refused}` : '.'}`, {
@@ -279,8 +262,7 @@ export async function createCatalogue(rc: RequestContext, deps: CatalogueDeps, i
       throw new DomainError('provider_failure', 'The catalogue could not be created at the chat provider.', { reason: 'provider_failed' });
     throw err;
   }
-  if (metaCatalogueId)
-    await exec(rc.em, 'update catalogues set meta_catalogue_id = ? where id = ? and meta_catalogue_id is null', [metaCatalogueId, id]);
+  if (metaCatalogueId) await setMetaCatalogueId(rc.em, id, metaCatalogueId);
   else rc.log.info({ catalogue: id }, 'catalogue setup still running; meta_catalogue_id follows');
   return getCatalogue(rc, id);
 }
@@ -329,12 +311,8 @@ export async function updateCatalogue(rc: RequestContext, deps: CatalogueDeps, r
   const push = await rc.em.transactional(async (tx) => {
     const trc = { ...rc, em: tx };
     const shop = await requireShop(trc, ref, { forUpdate: true });
-    const sets: string[] = [];
-    const params: unknown[] = [];
-    const set = (column: string, value: unknown, cast = '') => {
-      sets.push(`${column} = ?${cast}`);
-      params.push(value);
-    };
+    const sets: Array<[SettingColumn, unknown]> = [];
+    const set = (column: SettingColumn, value: unknown) => sets.push([column, value]);
     if (input.name !== undefined) set('name', shopName(input.name));
     if (input.description !== undefined) set('description', blankToNull(input.description));
     if (input.vertical !== undefined) set('vertical', blankToNull(input.vertical));
@@ -344,42 +322,24 @@ export async function updateCatalogue(rc: RequestContext, deps: CatalogueDeps, r
     if (input.reservation_ttl_hours !== undefined) set('reservation_ttl_hours', input.reservation_ttl_hours);
     if (input.low_stock_threshold !== undefined) set('low_stock_threshold', input.low_stock_threshold);
     if (input.allow_backorders !== undefined) set('allow_backorders', input.allow_backorders);
-    if (input.channels !== undefined) set('channels', JSON.stringify(input.channels), '::jsonb');
+    if (input.channels !== undefined) set('channels', input.channels);
     for (const column of STOREFRONT_SETTINGS) if (input[column] !== undefined) set(column, input[column]);
     if (!sets.length) return null;
-    await exec(tx, `update catalogues set ${sets.join(', ')}, updated_at = now() where id = ?`, [...params, shop.id]);
+    await updateSettings(tx, shop.id, sets);
 
     const touched = new Set<number>();
     const added = (input.channels ?? []).filter((c) => !shop.channels.includes(c));
     if (added.length) {
-      const rows = await many<{ product_id: string }>(
-        tx,
-        `insert into product_listings (product_id, platform, state, pushed_revision, updated_at)
-         select p.id, ch.platform, 'pending', 0, now() from products p cross join unnest(?::text[]) as ch(platform)
-          where p.catalogue_id = ? and p.retired_at is null
-         on conflict (product_id, platform) do nothing returning product_id`,
-        [added, shop.id],
-      );
-      for (const r of rows) touched.add(Number(r.product_id));
+      for (const id of await listOnAddedChannels(tx, shop.id, added)) touched.add(id);
     }
     if (input.allow_backorders !== undefined && input.allow_backorders !== shop.allow_backorders) {
-      const rows = await many<{ id: string }>(
-        tx,
-        `update products set availability = ?, updated_at = now()
-          where catalogue_id = ? and not availability_explicit and inventory is not null and inventory - reserved <= 0
-            and availability <> ? returning id`,
-        [
-          input.allow_backorders ? 'available for order' : 'out of stock',
-          shop.id,
-          input.allow_backorders ? 'available for order' : 'out of stock',
-        ],
-      );
-      for (const r of rows) touched.add(Number(r.id));
+      const availability = input.allow_backorders ? 'available for order' : 'out of stock';
+      for (const id of await rederiveZeroAvailability(tx, shop.id, availability)) touched.add(id);
     }
     const channels = input.channels ?? shop.channels;
     if (!touched.size || !channels.length) return null;
     const productIds = [...touched].sort((a, b) => a - b);
-    await exec(tx, 'update products set revision = revision + 1 where id = any(?::bigint[])', [productIds]);
+    await bumpRevisions(tx, productIds);
     return requestPush(tx, {
       accountId: rc.account.id,
       catalogueId: shop.id,

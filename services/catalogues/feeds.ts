@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { exec, many, one } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
@@ -17,7 +16,31 @@ import { feedScheduleCron, isFeedField, type FeedMapping } from '../../domain/ca
 import { listPage } from '../../domain/catalogues/product-input.js';
 import { CATALOGUE_LIMITS, type SyncMode } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';
-import { syncView, type SyncRunRow } from './syncs.js';
+import { syncView } from './syncs.js';
+import { syncOfAccount } from './store/syncs.js';
+import { lockShop } from './store/shops.js';
+import {
+  countFeeds,
+  countPullDone,
+  countPullFailed,
+  deleteFeedRow,
+  feedOfShop,
+  feedsPage,
+  feedViewRow,
+  insertFeed,
+  insertFeedRun,
+  lockFeed,
+  markFeedRunRunning,
+  runFailureReason,
+  runStatus,
+  startRun,
+  unendedPull,
+  updateFeedRow,
+  type FeedRow,
+  type FeedViewRow,
+} from './store/feeds.js';
+
+export { feedForPull, storePulledMapping } from './store/feeds.js';
 import { finishSyncRun } from './sync-ingest.js';
 
 // Product feeds (contract: Feed; POST …/feeds, POST …/feeds/{feed}/run; the list, read, change and
@@ -36,26 +59,6 @@ export interface FeedDeps {
 export const FEEDS_PER_SHOP = 50;
 /** Columns a mapping may name (a product feed has a few dozen). */
 export const MAPPING_MAX_COLUMNS = 200;
-
-interface FeedRow {
-  id: number;
-  account_id: number;
-  catalogue_id: number;
-  url: string;
-  schedule: string | null;
-  mapping: FeedMapping;
-  mode: SyncMode;
-  format: string | null;
-  enabled: boolean;
-  consecutive_failures: number;
-  last_sync_id: string | number | null;
-  last_row_count: number | null;
-  created_at: Date;
-  updated_at: Date;
-  last_status?: string | null;
-  last_failure_reason?: string | null;
-  last_finished_at?: Date | null;
-}
 
 export const feedSchema = {
   type: 'object',
@@ -94,7 +97,7 @@ export const feedSchema = {
   },
 } as const;
 
-export const feedView = (r: FeedRow) => ({
+export const feedView = (r: FeedViewRow) => ({
   id: r.id,
   catalogue_id: r.catalogue_id,
   url: r.url,
@@ -118,9 +121,6 @@ export const feedView = (r: FeedRow) => ({
   created_at: iso(r.created_at)!,
   updated_at: iso(r.updated_at)!,
 });
-
-const VIEW_SQL = `select f.*, s.status as last_status, s.failure_reason as last_failure_reason, s.finished_at as last_finished_at
-   from catalogue_feeds f left join catalogue_syncs s on s.id = f.last_sync_id`;
 
 export interface FeedInput {
   url?: string;
@@ -155,41 +155,25 @@ function checkMapping(mapping: Record<string, unknown> | undefined): FeedMapping
 
 async function requireFeed(em: EntityManager, accountId: number, catalogueId: number, ref: string | number, forUpdate = false) {
   const id = numericId(ref, 'Feed');
-  const row = await one<FeedRow>(
-    em,
-    `select * from catalogue_feeds where id = ? and account_id = ? and catalogue_id = ?${forUpdate ? ' for update' : ''}`,
-    [id, accountId, catalogueId],
-  );
+  const row = await feedOfShop(em, id, accountId, catalogueId, forUpdate);
   if (!row) throw notFound('Feed');
   return row;
 }
 
 async function readFeed(em: EntityManager, accountId: number, feedId: number) {
-  const row = await one<FeedRow>(em, `${VIEW_SQL} where f.id = ? and f.account_id = ?`, [feedId, accountId]);
+  const row = await feedViewRow(em, feedId, accountId);
   if (!row) throw notFound('Feed');
   return feedView(row);
 }
 
 /** A queued sync run of kind feed, named on the feed as its latest (the caller holds the feed row). */
 async function recordRun(tx: EntityManager, feed: Pick<FeedRow, 'id' | 'account_id' | 'catalogue_id' | 'mode'>): Promise<number> {
-  const sync = await one<{ id: string }>(
-    tx,
-    `insert into catalogue_syncs (account_id, catalogue_id, kind, feed_id, mode, status, platforms, problems, created_at)
-     values (?, ?, 'feed', ?, ?, 'queued', '{}'::jsonb, '[]'::jsonb, now()) returning id`,
-    [feed.account_id, feed.catalogue_id, feed.id, feed.mode],
-  );
-  await exec(tx, 'update catalogue_feeds set last_sync_id = ?, updated_at = now() where id = ?', [sync!.id, feed.id]);
-  return Number(sync!.id);
+  return insertFeedRun(tx, feed);
 }
 
 /** The pull of this feed that has not ended yet, if any (one at a time: two replace pulls would race). */
 async function runningPull(em: EntityManager, feedId: number): Promise<number | null> {
-  const row = await one<{ id: string }>(
-    em,
-    `select id from catalogue_syncs where feed_id = ? and status in ('queued', 'running') order by id desc limit 1`,
-    [feedId],
-  );
-  return row ? Number(row.id) : null;
+  return unendedPull(em, feedId);
 }
 
 async function startPull(deps: FeedDeps, accountId: number, catalogueId: number, feedId: number, syncId: number) {
@@ -256,19 +240,14 @@ export async function createFeed(rc: RequestContext, deps: FeedDeps, catalogueRe
   const mode = input.mode ?? 'replace';
   const feedId = await rc.em.transactional(async (tx) => {
     // The shop row's lock keeps two creates from both passing the count.
-    await one(tx, 'select id from catalogues where id = ? for update', [shop.id]);
-    const count = await one<{ n: string }>(tx, 'select count(*) as n from catalogue_feeds where catalogue_id = ?', [shop.id]);
-    if (Number(count!.n) >= FEEDS_PER_SHOP) throw conflict(`The catalogue has ${FEEDS_PER_SHOP} feeds already; delete one first.`);
-    const feed = await one<FeedRow>(
-      tx,
-      `insert into catalogue_feeds (account_id, catalogue_id, url, schedule, mapping, mode, enabled, consecutive_failures, created_at, updated_at)
-       values (?, ?, ?, ?, ?::jsonb, ?, true, 0, now(), now()) returning *`,
-      [rc.account.id, shop.id, input.url, schedule, JSON.stringify(mapping), mode],
-    );
-    const syncId = await recordRun(tx, feed!);
-    await syncFeedSchedule(deps, feed!);
-    await startPull(deps, rc.account.id, shop.id, feed!.id, syncId);
-    return feed!.id;
+    await lockShop(tx, shop.id);
+    if ((await countFeeds(tx, shop.id)) >= FEEDS_PER_SHOP)
+      throw conflict(`The catalogue has ${FEEDS_PER_SHOP} feeds already; delete one first.`);
+    const feed = await insertFeed(tx, { accountId: rc.account.id, catalogueId: shop.id, url: input.url, schedule, mapping, mode });
+    const syncId = await recordRun(tx, feed);
+    await syncFeedSchedule(deps, feed);
+    await startPull(deps, rc.account.id, shop.id, feed.id, syncId);
+    return feed.id;
   });
   rc.log.info({ account: rc.account.id, feed: feedId }, 'feed created');
   return readFeed(rc.em, rc.account.id, feedId);
@@ -278,17 +257,9 @@ export async function createFeed(rc: RequestContext, deps: FeedDeps, catalogueRe
 export async function listFeeds(rc: RequestContext, catalogueRef: string, q: { page?: number; per_page?: number; limit?: number }) {
   const shop = await requireShop(rc, catalogueRef);
   const { page, perPage, offset } = listPage(q);
-  const total = await one<{ n: string }>(rc.em, 'select count(*) as n from catalogue_feeds where catalogue_id = ? and account_id = ?', [
-    shop.id,
-    rc.account.id,
-  ]);
-  const rows = await many<FeedRow>(rc.em, `${VIEW_SQL} where f.catalogue_id = ? and f.account_id = ? order by f.id limit ? offset ?`, [
-    shop.id,
-    rc.account.id,
-    perPage,
-    offset,
-  ]);
-  return { feeds: rows.map(feedView), pagination: paginationOf(page, perPage, Number(total!.n)) };
+  const total = await countFeeds(rc.em, shop.id, rc.account.id);
+  const rows = await feedsPage(rc.em, shop.id, rc.account.id, perPage, offset);
+  return { feeds: rows.map(feedView), pagination: paginationOf(page, perPage, total) };
 }
 
 export async function getFeed(rc: RequestContext, catalogueRef: string, feedRef: string) {
@@ -312,27 +283,20 @@ export async function updateFeed(rc: RequestContext, deps: FeedDeps, catalogueRe
   const feedId = await rc.em.transactional(async (tx) => {
     const feed = await requireFeed(tx, rc.account.id, shop.id, feedRef, true);
     const enabled = input.enabled ?? feed.enabled;
-    const updated = await one<FeedRow>(
-      tx,
-      `update catalogue_feeds set url = ?, schedule = ?, mapping = ?::jsonb, mode = ?, enabled = ?,
-              consecutive_failures = case when ? then 0 else consecutive_failures end,
-              last_row_count = case when ? then null else last_row_count end, updated_at = now()
-        where id = ? returning *`,
-      [
-        input.url ?? feed.url,
-        schedule === undefined ? feed.schedule : schedule,
-        JSON.stringify(mapping ?? feed.mapping),
-        input.mode ?? feed.mode,
-        enabled,
-        input.enabled === true,
+    const updated = await updateFeedRow(tx, feed.id, {
+      url: input.url ?? feed.url,
+      schedule: schedule === undefined ? feed.schedule : schedule,
+      mapping: mapping ?? feed.mapping,
+      mode: input.mode ?? feed.mode,
+      enabled,
+      resetFailures: input.enabled === true,
+      dropRowCount:
         input.enabled === true ||
-          (input.url !== undefined && input.url !== feed.url) ||
-          mapping !== undefined ||
-          (input.mode !== undefined && input.mode !== feed.mode),
-        feed.id,
-      ],
-    );
-    await syncFeedSchedule(deps, updated!);
+        (input.url !== undefined && input.url !== feed.url) ||
+        mapping !== undefined ||
+        (input.mode !== undefined && input.mode !== feed.mode),
+    });
+    await syncFeedSchedule(deps, updated);
     return feed.id;
   });
   rc.log.info({ account: rc.account.id, feed: feedId, fields: Object.keys(input) }, 'feed changed');
@@ -344,7 +308,7 @@ export async function deleteFeed(rc: RequestContext, deps: FeedDeps, catalogueRe
   const shop = await requireShop(rc, catalogueRef);
   const id = await rc.em.transactional(async (tx) => {
     const feed = await requireFeed(tx, rc.account.id, shop.id, feedRef, true);
-    await exec(tx, 'delete from catalogue_feeds where id = ?', [feed.id]);
+    await deleteFeedRow(tx, feed.id);
     await syncFeedSchedule(deps, { ...feed, schedule: null });
     return feed.id;
   });
@@ -365,7 +329,7 @@ export async function runFeed(rc: RequestContext, deps: FeedDeps, catalogueRef: 
     return { feedId: feed.id, syncId };
   });
   rc.log.info({ account: rc.account.id, feed: feedId, sync: syncId }, 'feed pull started');
-  const run = await one<SyncRunRow>(rc.em, 'select * from catalogue_syncs where id = ? and account_id = ?', [syncId, rc.account.id]);
+  const run = await syncOfAccount(rc.em, syncId, rc.account.id);
   return syncView(run!);
 }
 
@@ -390,18 +354,9 @@ export async function openFeedRun(
   input: { accountId: number; feedId: number; syncId?: number },
 ): Promise<OpenedRun | { skipped: 'feed deleted' | 'feed switched off' | 'pull under way' } | null> {
   return em.transactional(async (tx) => {
-    const feed = await one<FeedRow>(tx, 'select * from catalogue_feeds where id = ? and account_id = ? for update', [
-      input.feedId,
-      input.accountId,
-    ]);
+    const feed = await lockFeed(tx, input.feedId, input.accountId);
     if (input.syncId !== undefined) {
-      const run = await one<{ id: string }>(
-        tx,
-        `update catalogue_syncs set status = 'running', started_at = coalesce(started_at, now())
-          where id = ? and account_id = ? and feed_id = ? and status in ('queued', 'running') returning id`,
-        [input.syncId, input.accountId, input.feedId],
-      );
-      if (!run) return null;
+      if (!(await markFeedRunRunning(tx, input.syncId, input.accountId, input.feedId))) return null;
       if (!feed) {
         await closeRun(tx, input.syncId, 'the feed was deleted');
         return { skipped: 'feed deleted' };
@@ -412,7 +367,7 @@ export async function openFeedRun(
     if (!feed.enabled) return { skipped: 'feed switched off' };
     if ((await runningPull(tx, feed.id)) !== null) return { skipped: 'pull under way' };
     const syncId = await recordRun(tx, feed);
-    await exec(tx, `update catalogue_syncs set status = 'running', started_at = now() where id = ?`, [syncId]);
+    await startRun(tx, syncId);
     return { syncId, mode: feed.mode, lastRowCount: feed.last_row_count };
   });
 }
@@ -446,11 +401,7 @@ async function tallyRun(
   syncId: number,
   outcome: { ok: true; usable: number } | { ok: false; reason: string },
 ): Promise<FeedTally | null> {
-  const feed = await one<FeedRow & { counted_sync_id: string | null }>(
-    tx,
-    'select * from catalogue_feeds where id = ? and account_id = ? for update',
-    [feedId, accountId],
-  );
+  const feed = await lockFeed(tx, feedId, accountId);
   if (!feed) return null;
   const tally = (f: FeedRow, switchedOff = false): FeedTally => ({
     enabled: f.enabled,
@@ -461,21 +412,11 @@ async function tallyRun(
   });
   if (feed.counted_sync_id !== null && Number(feed.counted_sync_id) >= syncId) return tally(feed);
   if (outcome.ok) {
-    const row = await one<FeedRow>(
-      tx,
-      `update catalogue_feeds set consecutive_failures = 0, last_row_count = ?, counted_sync_id = ?, updated_at = now() where id = ? returning *`,
-      [outcome.usable, syncId, feedId],
-    );
-    return tally(row!);
+    return tally(await countPullDone(tx, feedId, syncId, outcome.usable));
   }
   const failures = feed.consecutive_failures + 1;
   const switchOff = feed.enabled && failures >= CATALOGUE_LIMITS.feedFailuresBeforeOff;
-  const row = await one<FeedRow>(
-    tx,
-    `update catalogue_feeds set consecutive_failures = ?, enabled = enabled and not ?, counted_sync_id = ?, updated_at = now()
-      where id = ? returning *`,
-    [failures, switchOff, syncId, feedId],
-  );
+  const row = await countPullFailed(tx, feedId, syncId, failures, switchOff);
   if (switchOff) {
     const fields = {
       feed_id: feedId,
@@ -494,7 +435,7 @@ async function tallyRun(
       dedupeKey: `catalogue.feed.disabled:${feedId}:${syncId}`,
     });
   }
-  return tally(row!, switchOff);
+  return tally(row, switchOff);
 }
 
 /** A pull that failed before it was applied (the URL, the file, or the shrink guard): the run fails, nothing is applied. */
@@ -504,7 +445,7 @@ export async function failFeedRun(
 ): Promise<FeedTally | null> {
   return em.transactional(async (tx) => {
     await closeRun(tx, input.syncId, input.reason);
-    const run = await one<{ failure_reason: string | null }>(tx, 'select failure_reason from catalogue_syncs where id = ?', [input.syncId]);
+    const run = await runFailureReason(tx, input.syncId);
     return tallyRun(tx, input.accountId, input.feedId, input.syncId, { ok: false, reason: run?.failure_reason ?? input.reason });
   });
 }
@@ -515,11 +456,7 @@ export async function finishFeedRun(
   input: { accountId: number; feedId: number; syncId: number; usable: number },
 ): Promise<{ status: string; tally: FeedTally | null }> {
   return em.transactional(async (tx) => {
-    const run = await one<{ status: string; failure_reason: string | null }>(
-      tx,
-      'select status, failure_reason from catalogue_syncs where id = ? and account_id = ?',
-      [input.syncId, input.accountId],
-    );
+    const run = await runStatus(tx, input.syncId, input.accountId);
     const status = run?.status ?? 'failed';
     const tally =
       status === 'completed'
@@ -527,27 +464,6 @@ export async function finishFeedRun(
         : await tallyRun(tx, input.accountId, input.feedId, input.syncId, { ok: false, reason: run?.failure_reason ?? 'the run failed' });
     return { status, tally };
   });
-}
-
-/** What a pull reads of its feed: the URL, the saved mapping, and the shop's currency for prices that name none. */
-export async function feedForPull(em: EntityManager, accountId: number, feedId: number) {
-  return one<{ url: string; mapping: FeedMapping; mode: SyncMode; default_currency: string | null; catalogue_id: number }>(
-    em,
-    `select f.url, f.mapping, f.mode, f.catalogue_id, c.default_currency
-       from catalogue_feeds f join catalogues c on c.id = f.catalogue_id
-      where f.id = ? and f.account_id = ?`,
-    [feedId, accountId],
-  );
-}
-
-/** Stores the mapping a pull used (saved entries and the guesses for new columns) and the detected format. */
-export async function storePulledMapping(em: EntityManager, accountId: number, feedId: number, mapping: FeedMapping, format: string) {
-  await exec(em, 'update catalogue_feeds set mapping = ?::jsonb, format = ?, updated_at = now() where id = ? and account_id = ?', [
-    JSON.stringify(mapping),
-    format,
-    feedId,
-    accountId,
-  ]);
 }
 
 /** Pauses a switched-off feed's schedule (idempotent; a feed without one has nothing to pause). */

@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import { many, one } from '../../entities/db.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Availability } from '../../domain/catalogues/vocabulary.js';
 import { KEPT_BY_DELIVERIES, availableOf, countMovement, duplicateSkuErrors, type LevelRow } from '../../domain/catalogues/stock.js';
 import type { Logger } from '../../logger.js';
 import type { StarterDeps } from '../../temporal/starters.js';
@@ -11,6 +9,7 @@ import { pageOf, paginationOf } from '../platform/pagination.js';
 import { requireShop } from './shops.js';
 import { noticeLowStock, recordMovements } from './stock-ledger.js';
 import { requestPush, startPushAfterCommit } from './push-requests.js';
+import { applyLevels, followAvailability, stockPage, unknownSkus } from './store/stock.js';
 
 // Inventory pushes and the inventory list (Catalogues, products, stock, orders: POST and GET
 // …/inventory; Inventory rules). A push is absolute counts: every level lands in one set-based
@@ -19,15 +18,6 @@ import { requestPush, startPushAfterCommit } from './push-requests.js';
 
 export interface InventoryDeps extends StarterDeps<'taskQueue'> {
   log: Logger;
-}
-
-interface ChangedRow {
-  id: string;
-  sku: string;
-  before: number | null;
-  inventory: number;
-  reserved: number;
-  availability: Availability;
 }
 
 export const derivedRowSchema = {
@@ -58,40 +48,8 @@ export async function pushInventory(rc: RequestContext, deps: InventoryDeps, cat
 
   const { changed, unknown, push } = await rc.em.transactional(async (tx) => {
     const shop = await requireShop({ ...rc, em: tx }, catalogueRef);
-    const unknown = await many<{ sku: string }>(
-      tx,
-      `select e.l->>'sku' as sku from jsonb_array_elements(?::jsonb) with ordinality as e(l, ord)
-        where not exists (select 1 from products p
-                           where p.catalogue_id = ? and p.account_id = ? and p.sku = e.l->>'sku' and p.retired_at is null)
-        order by e.ord`,
-      [levelsJson, shop.id, rc.account.id],
-    );
-    // Rows are locked in id order (no deadlock between two pushes sharing products); `is distinct
-    // from` is re-checked on a row another transaction just changed, so a level it already set is
-    // unchanged here. Availability: see domain/catalogues/stock.ts (afterCount), the same rule.
-    const changed = await many<ChangedRow>(
-      tx,
-      `with lv as (select l.sku, l.inventory from jsonb_to_recordset(?::jsonb) as l(sku text, inventory int)),
-            cur as (select p.id, p.inventory as before, lv.inventory as after
-                      from products p join lv on lv.sku = p.sku
-                     where p.catalogue_id = ? and p.account_id = ? and p.retired_at is null
-                       and p.inventory is distinct from lv.inventory
-                     order by p.id
-                       for update of p)
-       update products p
-          set inventory = cur.after,
-              availability = case when p.availability = any(?::text[]) then p.availability
-                                  when cur.after - p.reserved > 0 then 'in stock'
-                                  when ?::boolean then 'available for order'
-                                  else 'out of stock' end,
-              availability_explicit = p.availability = any(?::text[]) and p.availability_explicit,
-              revision = p.revision + 1,
-              updated_at = now()
-         from cur
-        where p.id = cur.id
-       returning p.id, p.sku, cur.before, p.inventory, p.reserved, p.availability`,
-      [levelsJson, shop.id, rc.account.id, KEPT_BY_DELIVERIES, shop.allow_backorders, KEPT_BY_DELIVERIES],
-    );
+    const unknown = await unknownSkus(tx, levelsJson, shop.id, rc.account.id);
+    const changed = await applyLevels(tx, levelsJson, { ...shop, account_id: rc.account.id }, KEPT_BY_DELIVERIES);
     await recordMovements(
       tx,
       rc.account.id,
@@ -142,33 +100,12 @@ export interface InventoryQuery {
   limit?: number;
 }
 
-interface InventoryRow {
-  id: string;
-  sku: string;
-  inventory: number | null;
-  reserved: number;
-  availability: Availability;
-}
-
 /** The shop's live products with their stock figures, by sku (default 25 a page, at most 100). */
 export async function listInventory(rc: RequestContext, catalogueRef: string, q: InventoryQuery) {
   const shop = await requireShop(rc, catalogueRef);
   const { page, perPage, offset } = pageOf({ ...q, limit: q.limit ?? q.per_page ?? 25 });
-  const where = ['p.catalogue_id = ?', 'p.account_id = ?', 'p.retired_at is null'];
-  const params: unknown[] = [shop.id, rc.account.id];
   const skus = [...(q.sku ?? []), ...(q['sku[]'] ?? [])];
-  if (skus.length) {
-    where.push('p.sku = any(?::text[])');
-    params.push(skus);
-  }
-  if (q.tracked_only) where.push('p.inventory is not null');
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from products p where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<InventoryRow>(
-    rc.em,
-    `select p.id, p.sku, p.inventory, p.reserved, p.availability from products p
-      where ${where.join(' and ')} order by p.sku, p.id limit ? offset ?`,
-    [...params, perPage, offset],
-  );
+  const { total, rows } = await stockPage(rc.em, shop.id, rc.account.id, { skus, trackedOnly: !!q.tracked_only }, perPage, offset);
   return {
     inventory: rows.map((r) => ({
       sku: r.sku,
@@ -197,20 +134,7 @@ export async function followAvailableStock(
   cause: Record<string, unknown>,
 ) {
   if (productIds.length === 0) return [];
-  const changed = await many<{ id: number; catalogue_id: number; on_platforms: boolean }>(
-    tx,
-    `update products p
-        set availability = n.word, availability_explicit = false, revision = p.revision + 1, updated_at = now()
-       from (select p2.id, c.channels <> '[]'::jsonb as on_platforms,
-                    case when p2.inventory - p2.reserved > 0 then 'in stock'
-                         when c.allow_backorders then 'available for order' else 'out of stock' end as word
-               from products p2 join catalogues c on c.id = p2.catalogue_id
-              where p2.id = any(?::bigint[]) and p2.account_id = ? and p2.inventory is not null and p2.retired_at is null
-                and p2.availability <> all(?::text[])) n
-      where p.id = n.id and p.availability is distinct from n.word
-      returning p.id::int as id, p.catalogue_id, n.on_platforms`,
-    [[...productIds], accountId, KEPT_BY_DELIVERIES],
-  );
+  const changed = await followAvailability(tx, accountId, productIds, KEPT_BY_DELIVERIES);
   const byShop = new Map<number, number[]>();
   for (const r of changed)
     if (r.on_platforms) (byShop.get(r.catalogue_id) ?? byShop.set(r.catalogue_id, []).get(r.catalogue_id)!).push(r.id);

@@ -1,6 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Config } from '../../config.js';
-import { many } from '../../entities/db.js';
 import { hasPermission } from '../../domain/account/index.js';
 import {
   PRODUCT_SEND_LIMITS as L,
@@ -14,6 +13,8 @@ import type { RequestContext } from '../platform/context.js';
 import { DomainError, forbidden, notFound, providerFailure, validationFailed } from '../platform/errors.js';
 import { sendChatInteractive } from '../messaging/index.js';
 import type { StarterDeps } from '../../temporal/starters.js';
+import { sendShopOfId, sendShopOfProviderId, sendShopsOn, type SendShop } from './store/shops.js';
+import { liveness } from './store/products.js';
 
 // Product messages into a chat (contract: Catalogues rows send-product, send-product-list,
 // send-catalogue and the "Send-product rules"). A chat send goes out through the messaging
@@ -126,12 +127,6 @@ export const productSendSchema = {
   },
 } as const;
 
-interface SendShop {
-  id: number;
-  meta_catalogue_id: string | null;
-  channels: PlatformKey[];
-}
-
 function requireSendPermission(rc: RequestContext): void {
   const a = rc.actor;
   const issuer = a.kind === 'api_key' || a.kind === 'mcp_credential' || a.kind === 'oauth_client' ? a.issuer : null;
@@ -148,21 +143,14 @@ function requireSendPermission(rc: RequestContext): void {
  */
 async function sendShop(rc: RequestContext, ref: string | number | undefined, platform: PlatformKey): Promise<SendShop> {
   let shops: SendShop[];
-  const cols = 'select id, meta_catalogue_id, channels from catalogues where account_id = ?';
   const value = ref === undefined ? '' : String(ref).trim();
   if (value !== '') {
     // A provider catalogue id wins over a local id of the same digits (local ids are small, provider ids long).
-    shops = await many<SendShop>(rc.em, `${cols} and meta_catalogue_id = ? order by id limit 1`, [rc.account.id, value]);
-    if (!shops.length && /^\d{1,9}$/.test(value)) shops = await many<SendShop>(rc.em, `${cols} and id = ?`, [rc.account.id, Number(value)]);
+    shops = await sendShopOfProviderId(rc.em, rc.account.id, value);
+    if (!shops.length && /^\d{1,9}$/.test(value)) shops = await sendShopOfId(rc.em, rc.account.id, Number(value));
     if (!shops.length) throw notFound('Catalogue');
   } else {
-    shops = await many<SendShop>(
-      rc.em,
-      platform === 'whatsapp'
-        ? `${cols} and meta_catalogue_id is not null order by id limit 2`
-        : `${cols} and channels @> '["storefront"]'::jsonb order by id limit 2`,
-      [rc.account.id],
-    );
+    shops = await sendShopsOn(rc.em, rc.account.id, platform);
     if (shops.length > 1) throw validationFailed({ catalogue_id: ['The account has several shops; name one with catalogue_id.'] });
     if (!shops.length)
       throw validationFailed({
@@ -178,22 +166,9 @@ async function sendShop(rc: RequestContext, ref: string | number | undefined, pl
   return shop;
 }
 
-interface LiveProduct {
-  sku: string;
-  name: string;
-  live: boolean;
-}
-
 /** Every named product must be live on the platform: in the shop, published, and listed there (synced). */
 async function requireLive(rc: RequestContext, shop: SendShop, platform: PlatformKey, skus: string[], field: string) {
-  const rows = await many<LiveProduct>(
-    rc.em,
-    `select p.sku, p.name,
-            (p.retired_at is null and p.visibility = 'published' and coalesce(l.state = any(?::text[]), false)) as live
-       from products p left join product_listings l on l.product_id = p.id and l.platform = ?
-      where p.catalogue_id = ? and p.account_id = ? and p.sku = any(?::text[])`,
-    [LIVE_STATES, platform, shop.id, rc.account.id, [...new Set(skus)]],
-  );
+  const rows = await liveness(rc.em, { id: shop.id, accountId: rc.account.id }, platform, LIVE_STATES, [...new Set(skus)]);
   const bySku = new Map(rows.map((r) => [r.sku, r]));
   const unknown = skus.filter((s) => !bySku.has(s));
   if (unknown.length) throw validationFailed({ [field]: [`Not a product of this shop: ${[...new Set(unknown)].join(', ')}.`] });

@@ -1,54 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many } from '../../entities/db.js';
 import { syncStatus } from '../../domain/catalogues/products.js';
 import { availableOf } from '../../domain/catalogues/product-input.js';
-import type { Availability, Condition, FieldDrift, ListingState, PlatformKey, Visibility } from '../../domain/catalogues/vocabulary.js';
+import { listingsOfProducts, optionsOfProducts, productsWithNames, type ListingRow, type ProductRow } from './store/products.js';
 
 // The Product resource as the contract lists it (productSchema in product-schemas.ts), with its
 // listings[] and the sync_status roll-up; every door and every family renders products here.
 
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
-
-/** A products row as stored, with the brand and category names joined in. */
-export interface ProductRow {
-  id: string | number;
-  account_id: number;
-  catalogue_id: number;
-  sku: string;
-  name: string;
-  description: string | null;
-  price: string | number;
-  sale_price: string | number | null;
-  currency: string;
-  image_url: string | null;
-  availability: Availability;
-  availability_explicit: boolean;
-  condition: Condition | null;
-  inventory: number | null;
-  reserved: number;
-  visibility: Visibility;
-  brand_id: number | null;
-  category_id: number | null;
-  brand?: string | null;
-  category?: string | null;
-  product_type: string | null;
-  meta_product_id: string | null;
-  revision: number;
-  retired_at: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-export interface ListingRow {
-  product_id: string | number;
-  platform: PlatformKey;
-  state: ListingState;
-  problem: string | null;
-  drift: FieldDrift[] | null;
-  platform_item_id: string | null;
-  pushed_revision: number;
-  updated_at: Date | string;
-}
 
 export type ProductView = ReturnType<typeof productView>;
 
@@ -102,12 +60,6 @@ export function productView(
   };
 }
 
-/** The product select every read uses (brand and category names joined). */
-export const PRODUCT_SELECT = `select p.*, b.name as brand, c.name as category
-   from products p
-   left join product_brands b on b.id = p.brand_id
-   left join product_categories c on c.id = p.category_id`;
-
 /**
  * The answers of these products, in the order given (ids not found are left out). The caller has
  * scoped the ids to its account already: this is the renderer, not a tenant check.
@@ -115,7 +67,7 @@ export const PRODUCT_SELECT = `select p.*, b.name as brand, c.name as category
 export async function productViews(em: EntityManager, productIds: readonly number[]): Promise<ProductView[]> {
   if (!productIds.length) return [];
   const ids = [...new Set(productIds.map(Number))];
-  const rows = await many<ProductRow>(em, `${PRODUCT_SELECT} where p.id = any(?::bigint[])`, [ids]);
+  const rows = await productsWithNames(em, ids);
   const listings = await listingsOf(em, ids);
   const variants = await optionsOf(em, 'product_variants', ids);
   const addons = await optionsOf(em, 'product_addons', ids);
@@ -129,11 +81,7 @@ export async function productViews(em: EntityManager, productIds: readonly numbe
 
 /** The sizes or add-ons of these products, by product id, in their order. */
 async function optionsOf(em: EntityManager, table: 'product_variants' | 'product_addons', productIds: readonly number[]) {
-  const rows = await many<{ id: string; product_id: string; name: string; price: string }>(
-    em,
-    `select id, product_id, name, price from ${table} where product_id = any(?::bigint[]) order by product_id, position, id`,
-    [productIds],
-  );
+  const rows = await optionsOfProducts(em, table, productIds);
   const out = new Map<number, ProductOption[]>();
   for (const o of rows) {
     const list = out.get(Number(o.product_id)) ?? out.set(Number(o.product_id), []).get(Number(o.product_id))!;
@@ -144,11 +92,7 @@ async function optionsOf(em: EntityManager, table: 'product_variants' | 'product
 
 /** The listings of these products, by product id, in platform order. */
 export async function listingsOf(em: EntityManager, productIds: readonly number[]): Promise<Map<number, ListingRow[]>> {
-  const rows = await many<ListingRow>(
-    em,
-    'select * from product_listings where product_id = any(?::bigint[]) order by product_id, platform',
-    [productIds],
-  );
+  const rows = await listingsOfProducts(em, productIds);
   const out = new Map<number, ListingRow[]>();
   for (const l of rows) (out.get(Number(l.product_id)) ?? out.set(Number(l.product_id), []).get(Number(l.product_id))!).push(l);
   return out;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, one } from '../../entities/db.js';
+import { dropRecordsIfUnused, recordNamed } from './store/products.js';
 import { recordName } from '../../domain/catalogues/product-input.js';
 
 // Pieces of a product write shared by the single-product paths and the batch/feed rows: brand and
@@ -43,26 +43,12 @@ async function recordOf(
   name: string | null | undefined,
 ): Promise<{ id: number; created: boolean } | null | undefined> {
   if (name === undefined || name === null) return name;
-  const made = await one<{ id: number }>(
-    em,
-    `insert into ${table} (catalogue_id, name, created_at) values (?, ?, now()) on conflict (catalogue_id, name) do nothing returning id`,
-    [catalogueId, name],
-  );
-  if (made) return { id: made.id, created: true };
-  const found = await one<{ id: number }>(em, `select id from ${table} where catalogue_id = ? and name = ?`, [catalogueId, name]);
-  return { id: found!.id, created: false };
+  return recordNamed(em, table, catalogueId, name);
 }
 
 /** Removes records a refused write made, unless a product took them up meanwhile. */
 export async function dropUnusedRecords(em: EntityManager, created: RecordIds['created']): Promise<void> {
-  if (created.brandId)
-    await exec(em, 'delete from product_brands b where b.id = ? and not exists (select 1 from products p where p.brand_id = b.id)', [
-      created.brandId,
-    ]);
-  if (created.categoryId)
-    await exec(em, 'delete from product_categories c where c.id = ? and not exists (select 1 from products p where p.category_id = c.id)', [
-      created.categoryId,
-    ]);
+  await dropRecordsIfUnused(em, created);
 }
 
 /** A unique constraint refused the statement (PostgreSQL 23505), however the driver wrapped it. */

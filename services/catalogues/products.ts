@@ -2,7 +2,6 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
-import { exec, many, one } from '../../entities/db.js';
 import { paginationOf } from '../platform/pagination.js';
 import { emitEvent } from '../webhooks/index.js';
 import { executeUpdateWithStart } from '../../temporal/starters.js';
@@ -21,7 +20,28 @@ import { CATALOGUE_LIMITS, type Availability, type PlatformKey } from '../../dom
 import type { productBySkuBody, productCreateBody } from './product-schemas.js';
 import { requireShop, type ShopRow } from './shops.js';
 import { brandAndCategoryIds, dropUnusedRecords, isUniqueViolation, type RecordIds } from './product-write.js';
-import { productEventFields, productViews, type ListingRow, type ProductRow, type ProductView } from './product-view.js';
+import { productEventFields, productViews, type ProductView } from './product-view.js';
+import {
+  addListings as addListingRows,
+  deleteProductRow,
+  insertProductRow,
+  isListed,
+  listingsOfProduct,
+  markListingsPending,
+  productOfShop,
+  productOfSku,
+  productPage,
+  replaceOptionRows,
+  restoreListings,
+  restoreProductRow,
+  setSkuCounter,
+  skuCounter,
+  skuTaken,
+  takenSkus,
+  updateProductRow,
+  type ListingRow,
+  type ProductRow,
+} from './store/products.js';
 import { TIMED_OUT, providerRefusal, within, type CatalogueDeps } from './catalogues.js';
 import type { ProductWrite } from '../../domain/catalogues/sync.js';
 
@@ -33,9 +53,6 @@ import type { ProductWrite } from '../../domain/catalogues/sync.js';
 export type ProductCreateInput = FromSchema<typeof productCreateBody>;
 /** Any recognized product field (the by-sku body carries them all; the PUT schema refuses three). */
 export type ProductFields = Partial<FromSchema<typeof productBySkuBody>>;
-
-/** Escapes LIKE wildcards so a search for "50%" finds that text, not everything. */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** How long a write waits for the platforms; past it the product answers as it stands (listings pending or syncing). */
 export const PUSH_WAIT_MS = 15_000;
@@ -52,28 +69,15 @@ export interface ProductListQuery {
 export async function listProducts(rc: RequestContext, shopRef: string, q: ProductListQuery) {
   const shop = await requireShop(rc, shopRef);
   const { page, perPage, offset } = listPage(q);
-  const where = ['p.catalogue_id = ?', 'p.retired_at is null'];
-  const params: unknown[] = [shop.id];
-  const search = q.search?.trim();
-  if (search) {
-    where.push(`(p.name ilike ? escape '\\' or p.sku ilike ? escape '\\')`);
-    params.push(`%${likeEscape(search)}%`, `%${likeEscape(search)}%`);
-  }
-  if (q.availability) {
-    where.push('p.availability = ?');
-    params.push(q.availability);
-  }
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from products p where ${where.join(' and ')}`, params))!.n);
-  const ids = await many<{ id: string }>(
+  const { total, ids } = await productPage(
     rc.em,
-    `select p.id from products p where ${where.join(' and ')} order by p.name, p.id limit ? offset ?`,
-    [...params, perPage, offset],
+    shop.id,
+    { search: q.search?.trim() || undefined, availability: q.availability },
+    perPage,
+    offset,
   );
   return {
-    products: await productViews(
-      rc.em,
-      ids.map((r) => Number(r.id)),
-    ),
+    products: await productViews(rc.em, ids),
     pagination: paginationOf(page, perPage, total),
   };
 }
@@ -94,21 +98,14 @@ export async function getProductBySku(rc: RequestContext, shopRef: string, sku: 
 
 async function productById(em: EntityManager, shop: ShopRow, ref: string, forUpdate = false): Promise<ProductRow> {
   const id = /^\d{1,15}$/.test(ref) ? Number(ref) : NaN;
-  const row =
-    Number.isSafeInteger(id) && id > 0
-      ? await one<ProductRow>(
-          em,
-          `select * from products where id = ? and catalogue_id = ? and account_id = ?${forUpdate ? ' for update' : ''}`,
-          [id, shop.id, shop.account_id],
-        )
-      : null;
+  const row = Number.isSafeInteger(id) && id > 0 ? await productOfShop(em, id, shop.id, shop.account_id, forUpdate) : null;
   if (!row) throw notFound('Product');
   return row;
 }
 
 async function productBySku(em: EntityManager, shop: ShopRow, sku: string, forUpdate = false): Promise<ProductRow | null> {
   if (sku.length > CATALOGUE_LIMITS.skuMax) return null;
-  return one<ProductRow>(em, `select * from products where catalogue_id = ? and sku = ?${forUpdate ? ' for update' : ''}`, [shop.id, sku]);
+  return productOfSku(em, shop.id, sku, forUpdate);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,23 +184,6 @@ export async function putProductBySku(rc: RequestContext, deps: CatalogueDeps, s
 
 /** The columns a write sets, derived from the body (and, for a change, the row as it stands): the batch's fields, with brand and category as record ids. */
 type Columns = Omit<ProductWrite, 'brand' | 'category'> & { brand_id: number | null; category_id: number | null };
-const COLUMN_NAMES = [
-  'sku',
-  'name',
-  'description',
-  'price',
-  'sale_price',
-  'currency',
-  'image_url',
-  'availability',
-  'availability_explicit',
-  'condition',
-  'inventory',
-  'visibility',
-  'brand_id',
-  'category_id',
-  'product_type',
-] as const satisfies ReadonlyArray<keyof Columns>;
 
 const trimmedOrNull = (s: string | null | undefined) => (s === undefined || s === null ? null : s.trim() === '' ? null : s);
 
@@ -217,7 +197,7 @@ async function insertProduct(
 ): Promise<Written> {
   let sku = chosenSku;
   if (sku !== undefined) {
-    if (await one(tx, 'select 1 from products where catalogue_id = ? and sku = ?', [shop.id, sku])) throw duplicateSku(skuField);
+    if (await skuTaken(tx, shop.id, sku)) throw duplicateSku(skuField);
   } else {
     sku = await issueSku(tx, shop);
   }
@@ -239,19 +219,13 @@ async function insertProduct(
     category_id: ids.categoryId ?? null,
     product_type: trimmedOrNull(body.product_type),
   };
-  let inserted: { id: string } | null;
+  let productId: number;
   try {
-    inserted = await one<{ id: string }>(
-      tx,
-      `insert into products (account_id, catalogue_id, ${COLUMN_NAMES.join(', ')}, reserved, revision, created_at, updated_at)
-       values (?, ?, ${COLUMN_NAMES.map(() => '?').join(', ')}, 0, 1, now(), now()) returning id`,
-      [shop.account_id, shop.id, ...COLUMN_NAMES.map((c) => cols[c])],
-    );
+    productId = await insertProductRow(tx, shop.account_id, shop.id, cols);
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateSku(skuField);
     throw err;
   }
-  const productId = Number(inserted!.id);
   await replaceOptions(tx, productId, body);
   await addListings(tx, productId, shop.channels);
   const written: Written = { kind: 'created', shop, productId, revision: 1, hasListings: shop.channels.length > 0, records: ids.created };
@@ -261,17 +235,13 @@ async function insertProduct(
 
 /** The shop's next sku past its counter and past any sku a caller chose, the counter moved on (the shop row is locked). */
 async function issueSku(tx: EntityManager, shop: ShopRow): Promise<string> {
-  let seq = Number((await one<{ sku_seq: string }>(tx, 'select sku_seq from catalogues where id = ?', [shop.id]))!.sku_seq);
+  let seq = await skuCounter(tx, shop.id);
   for (;;) {
     const candidates = issuedSkuCandidates(shop.sku_prefix, seq, 32);
-    const taken = new Set(
-      (
-        await many<{ sku: string }>(tx, 'select sku from products where catalogue_id = ? and sku = any(?::text[])', [shop.id, candidates])
-      ).map((r) => r.sku),
-    );
+    const taken = await takenSkus(tx, shop.id, candidates);
     const next = nextIssuedSku(shop.sku_prefix, seq, (s) => taken.has(s));
     if (next.seq <= seq + candidates.length) {
-      await exec(tx, 'update catalogues set sku_seq = ? where id = ?', [next.seq, shop.id]);
+      await setSkuCounter(tx, shop.id, next.seq);
       return next.sku;
     }
     seq += candidates.length;
@@ -315,7 +285,7 @@ async function changeProduct(
   };
   const changed = changedFields(current as unknown as Record<string, unknown>, next as unknown as Partial<Record<string, unknown>>);
   const revive = o.revive === true && row.retired_at !== null;
-  const listings = await many<ListingRow>(tx, 'select * from product_listings where product_id = ? order by platform', [row.id]);
+  const listings = await listingsOfProduct(tx, row.id);
   const base = { shop, productId: Number(row.id), records: ids.created };
   if (!changed.length && !revive) {
     await dropUnusedRecords(tx, ids.created);
@@ -327,23 +297,17 @@ async function changeProduct(
         errors: { sku: ['The sku cannot change once the product is live on any platform.'] },
         reason: 'sku_frozen',
       });
-    if (await one(tx, 'select 1 from products where catalogue_id = ? and sku = ? and id <> ?', [shop.id, next.sku, row.id]))
-      throw duplicateSku('sku');
+    if (await skuTaken(tx, shop.id, next.sku, row.id)) throw duplicateSku('sku');
   }
   const revision = row.revision + 1;
   try {
-    await exec(
-      tx,
-      `update products set ${COLUMN_NAMES.map((c) => `${c} = ?`).join(', ')}, revision = ?,${revive ? ' retired_at = null,' : ''} updated_at = now()
-        where id = ?`,
-      [...COLUMN_NAMES.map((c) => next[c]), revision, row.id],
-    );
+    await updateProductRow(tx, row.id, next, revision, revive);
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateSku('sku');
     throw err;
   }
   // The platforms must see the new revision: every listing waits for the push again.
-  await exec(tx, `update product_listings set state = 'pending', problem = null, updated_at = now() where product_id = ?`, [row.id]);
+  await markListingsPending(tx, row.id);
   await addListings(tx, Number(row.id), shop.channels);
   const hasListings = listings.length > 0 || shop.channels.length > 0;
   const written: Written = {
@@ -376,13 +340,11 @@ async function replaceOptions(tx: EntityManager, productId: number, body: { vari
     const names = list.map((o) => o.name.trim());
     if (names.some((n) => n === '')) refuse(field, `Every ${what} needs a name.`);
     if (new Set(names.map((n) => n.toLowerCase())).size !== names.length) refuse(field, `The ${what} names of a product must be unique.`);
-    await exec(tx, `delete from ${table} where product_id = ?`, [productId]);
-    if (!list.length) continue;
-    await exec(
+    await replaceOptionRows(
       tx,
-      `insert into ${table} (product_id, name, price, position, created_at)
-       select ?, o.name, o.price, o.position, now() from jsonb_to_recordset(?::jsonb) as o(name text, price bigint, position int)`,
-      [productId, JSON.stringify(list.map((o, position) => ({ name: names[position], price: o.price, position })))],
+      table,
+      productId,
+      list.map((o, position) => ({ name: names[position], price: o.price, position })),
     );
   }
 }
@@ -414,12 +376,7 @@ function columnsOf(r: ProductRow): Columns {
 
 async function addListings(tx: EntityManager, productId: number, channels: readonly PlatformKey[]): Promise<void> {
   if (!channels.length) return;
-  await exec(
-    tx,
-    `insert into product_listings (product_id, platform, state, pushed_revision, updated_at)
-     select ?, ch, 'pending', 0, now() from unnest(?::text[]) as ch on conflict (product_id, platform) do nothing`,
-    [productId, [...channels]],
-  );
+  await addListingRows(tx, productId, channels);
 }
 
 const duplicateSku = (field: 'sku' | 'retailer_id') =>
@@ -498,27 +455,16 @@ function refusedBy(platform: string | undefined, message: string | undefined): D
 async function undo(rc: RequestContext, w: Written): Promise<void> {
   await rc.em.transactional(async (tx) => {
     if (w.kind === 'created') {
-      await exec(tx, 'delete from products where id = ?', [w.productId]);
+      await deleteProductRow(tx, w.productId);
     } else if (w.before) {
       const b = columnsOf(w.before);
-      const restored = await exec(
-        tx,
-        `update products set ${COLUMN_NAMES.map((c) => `${c} = ?`).join(', ')}, revision = ?, retired_at = ?, updated_at = ?
-          where id = ? and revision = ?`,
-        [...COLUMN_NAMES.map((c) => b[c]), w.revision + 1, w.before.retired_at, w.before.updated_at, w.productId, w.revision],
-      );
-      if (restored) {
-        const kept = (w.beforeListings ?? []).map((l) => l.platform);
-        await exec(tx, 'delete from product_listings where product_id = ? and not (platform = any(?::text[]))', [w.productId, kept]);
-        for (const l of w.beforeListings ?? [])
-          await exec(tx, 'update product_listings set state = ?, problem = ?, updated_at = ? where product_id = ? and platform = ?', [
-            l.state,
-            l.problem,
-            l.updated_at,
-            w.productId,
-            l.platform,
-          ]);
-      }
+      const restored = await restoreProductRow(tx, w.productId, b, {
+        revision: w.revision + 1,
+        retiredAt: w.before.retired_at,
+        updatedAt: w.before.updated_at,
+        ifRevision: w.revision,
+      });
+      if (restored) await restoreListings(tx, w.productId, w.beforeListings ?? []);
     }
     await dropUnusedRecords(tx, w.records);
   });
@@ -553,7 +499,7 @@ export async function deleteProductBySku(rc: RequestContext, deps: CatalogueDeps
  */
 async function removeProduct(rc: RequestContext, deps: CatalogueDeps, shop: ShopRow, row: ProductRow) {
   const productId = Number(row.id);
-  const listed = await one(rc.em, 'select 1 from product_listings where product_id = ? limit 1', [productId]);
+  const listed = await isListed(rc.em, productId);
   if (listed) {
     let outcome: PushOutcome | typeof TIMED_OUT;
     try {
@@ -576,7 +522,7 @@ async function removeProduct(rc: RequestContext, deps: CatalogueDeps, shop: Shop
   await rc.em.transactional(async (tx) => {
     const [view] = await productViews(tx, [productId]);
     if (!view) return;
-    await exec(tx, 'delete from products where id = ?', [productId]);
+    await deleteProductRow(tx, productId);
     await emitEvent(tx, shop.account_id, 'product.deleted', productEventFields(view));
   });
   return { id: productId, sku: row.sku, deleted: true as const };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { exec, many, one } from '../../entities/db.js';
+import { insertPushRequest, markPushStarted, unstartedPushes } from './store/stock.js';
 import type { Logger } from '../../logger.js';
 import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { productsPushStarter } from '../../workflows/catalogues/products-push.starter.js';
@@ -23,13 +23,7 @@ export interface PushRequest {
 
 /** Records the push a change owes; call it with the change's transaction. */
 export async function requestPush(tx: EntityManager, r: Omit<PushRequest, 'id'>): Promise<PushRequest> {
-  const row = await one<{ id: string }>(
-    tx,
-    `insert into product_push_requests (account_id, catalogue_id, push_id, product_ids, cause, created_at)
-     values (?, ?, ?, ?::jsonb, ?::jsonb, now()) returning id`,
-    [r.accountId, r.catalogueId, r.pushId, JSON.stringify(r.productIds), JSON.stringify(r.cause)],
-  );
-  return { ...r, id: Number(row!.id) };
+  return { ...r, id: await insertPushRequest(tx, r) };
 }
 
 /** Starts the push (or finds it started) and marks the request started. */
@@ -41,7 +35,7 @@ export async function startPush(em: EntityManager, deps: StarterDeps<'taskQueue'
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await exec(em, 'update product_push_requests set started_at = now() where id = ? and started_at is null', [r.id]);
+  await markPushStarted(em, r.id);
 }
 
 /**
@@ -58,12 +52,7 @@ export async function startPushAfterCommit(em: EntityManager, deps: StarterDeps<
 
 /** One reconciler pass: starts pushes recorded at least `olderThanSeconds` ago and never marked started. */
 export async function startUnstartedPushes(em: EntityManager, deps: StarterDeps<'taskQueue'>, olderThanSeconds = 30, limit = 100) {
-  const rows = await many<{ id: string; account_id: number; catalogue_id: number; push_id: string; product_ids: number[]; cause: object }>(
-    em,
-    `select id, account_id, catalogue_id, push_id, product_ids, cause from product_push_requests
-      where started_at is null and created_at < now() - make_interval(secs => ?) order by id limit ?`,
-    [olderThanSeconds, limit],
-  );
+  const rows = await unstartedPushes(em, olderThanSeconds, limit);
   for (const r of rows) {
     await startPush(em, deps, {
       id: Number(r.id),
@@ -71,7 +60,7 @@ export async function startUnstartedPushes(em: EntityManager, deps: StarterDeps<
       catalogueId: r.catalogue_id,
       pushId: r.push_id,
       productIds: r.product_ids.map(Number),
-      cause: r.cause as Record<string, unknown>,
+      cause: r.cause,
     });
   }
   return rows.length;

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import type { MovementKind } from '../../domain/catalogues/vocabulary.js';
 import { emitEvent } from '../webhooks/index.js';
 import { recordNotices } from '../account/index.js';
@@ -8,6 +7,9 @@ import type { RequestContext } from '../platform/context.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 import { iso } from '../platform/time.js';
 import { requireShop } from './shops.js';
+import { appendMovements, liveProductOfSku, markLowStock, movementPage, type LowStockRow, type MovementRow } from './store/stock.js';
+
+export type { LowStockRow };
 
 // The stock ledger (Resources > Inventory row and movement): append-only, one row per change of a
 // product's inventory or reserved figure, written in the transaction of the change by whoever makes
@@ -34,25 +36,7 @@ export interface MovementInput {
  */
 export async function recordMovements(tx: EntityManager, accountId: number, rows: readonly MovementInput[]): Promise<number> {
   if (!rows.length) return 0;
-  return exec(
-    tx,
-    `insert into stock_movements (account_id, product_id, kind, quantity, inventory_after, reserved_after, available_after, cause, created_at)
-     select ?, (e.m->>'productId')::bigint, e.m->>'kind', (e.m->>'quantity')::int, (e.m->>'inventoryAfter')::int,
-            (e.m->>'reservedAfter')::int, (e.m->>'inventoryAfter')::int - (e.m->>'reservedAfter')::int, e.m->'cause', now()
-       from jsonb_array_elements(?::jsonb) with ordinality as e(m, ord)
-      order by e.ord`,
-    [accountId, JSON.stringify(rows)],
-  );
-}
-
-export interface LowStockRow {
-  product_id: string | number;
-  catalogue_id: number;
-  sku: string;
-  name: string;
-  available: number;
-  threshold: number;
-  noticed_on: string;
+  return appendMovements(tx, accountId, JSON.stringify(rows));
 }
 
 /**
@@ -63,17 +47,7 @@ export interface LowStockRow {
  */
 export async function noticeLowStock(tx: EntityManager, accountId: number, productIds: readonly number[]): Promise<LowStockRow[]> {
   if (!productIds.length) return [];
-  const low = await many<LowStockRow>(
-    tx,
-    `update products p set low_stock_noticed_on = d.today
-       from catalogues c, (select (now() at time zone 'utc')::date as today) d
-      where p.id = any(?::bigint[]) and p.account_id = ? and c.id = p.catalogue_id and c.low_stock_threshold is not null
-        and p.retired_at is null and p.inventory is not null and p.inventory - p.reserved <= c.low_stock_threshold
-        and p.low_stock_noticed_on is distinct from d.today
-     returning p.id as product_id, p.catalogue_id, p.sku, p.name, p.inventory - p.reserved as available,
-               c.low_stock_threshold as threshold, to_char(d.today, 'YYYY-MM-DD') as noticed_on`,
-    [productIds, accountId],
-  );
+  const low = await markLowStock(tx, accountId, productIds);
   for (const r of low) {
     await emitEvent(tx, accountId, 'product.low_stock', lowStockFields(r));
   }
@@ -99,17 +73,6 @@ const lowStockFields = (r: LowStockRow) => ({
 });
 
 // ---- reading -----------------------------------------------------------------------------------
-
-interface MovementRow {
-  id: string;
-  kind: MovementKind;
-  quantity: number;
-  inventory_after: number | null;
-  reserved_after: number;
-  available_after: number | null;
-  cause: Record<string, unknown>;
-  created_at: Date;
-}
 
 export const movementView = (m: MovementRow) => ({
   id: Number(m.id),
@@ -140,11 +103,7 @@ export const movementSchema = {
 /** A live product of the caller's shop by sku, else 404 (another tenant's reads like a missing one). */
 export async function requireProductBySku(rc: RequestContext, catalogueRef: string, sku: string): Promise<{ id: number; sku: string }> {
   const shop = await requireShop(rc, catalogueRef);
-  const row = await one<{ id: string; sku: string }>(
-    rc.em,
-    'select id, sku from products where catalogue_id = ? and account_id = ? and sku = ? and retired_at is null',
-    [shop.id, rc.account.id, sku],
-  );
+  const row = await liveProductOfSku(rc.em, shop.id, rc.account.id, sku);
   if (!row) throw notFound('Product');
   return { id: Number(row.id), sku: row.sku };
 }
@@ -158,17 +117,6 @@ export async function listMovements(
 ) {
   const product = await requireProductBySku(rc, catalogueRef, sku);
   const { page, perPage, offset } = pageOf({ ...q, limit: q.limit ?? q.per_page ?? 25 });
-  const total = Number(
-    (await one<{ n: string }>(rc.em, 'select count(*) as n from stock_movements where product_id = ? and account_id = ?', [
-      product.id,
-      rc.account.id,
-    ]))!.n,
-  );
-  const rows = await many<MovementRow>(
-    rc.em,
-    `select id, kind, quantity, inventory_after, reserved_after, available_after, cause, created_at
-       from stock_movements where product_id = ? and account_id = ? order by id desc limit ? offset ?`,
-    [product.id, rc.account.id, perPage, offset],
-  );
+  const { total, rows } = await movementPage(rc.em, product.id, rc.account.id, perPage, offset);
   return { sku: product.sku, movements: rows.map(movementView), pagination: paginationOf(page, perPage, total) };
 }

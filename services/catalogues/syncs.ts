@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { exec, many, one } from '../../entities/db.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { paginationOf } from '../platform/pagination.js';
@@ -10,20 +9,20 @@ import { startWorkflow } from '../../temporal/starters.js';
 import type { CatalogueSyncInput } from '../../workflows/catalogues/catalogue-sync.js';
 import { catalogueSyncStarter } from '../../workflows/catalogues/catalogue-sync.starter.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
-import {
-  CATALOGUE_LIMITS,
-  SYNC_KINDS,
-  SYNC_MODES,
-  SYNC_STATUSES,
-  PLATFORMS,
-  type PlatformCounts,
-  type SyncKind,
-  type SyncMode,
-  type SyncProblem,
-  type SyncStatus,
-} from '../../domain/catalogues/vocabulary.js';
+import { CATALOGUE_LIMITS, SYNC_KINDS, SYNC_MODES, SYNC_STATUSES, PLATFORMS, type SyncMode } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';
-import { acceptLock } from './sync-ingest.js';
+import {
+  countSyncs,
+  insertBatchRun,
+  stageBatchPage,
+  syncOfShop,
+  syncRunOfKey,
+  syncsPage,
+  takeAcceptLock,
+  type SyncRunRow,
+} from './store/syncs.js';
+
+export type { SyncRunRow };
 
 // Sync runs (Resources > Sync run report; Endpoints: products/batch, syncs, syncs/{sync}). A batch is
 // accepted in one transaction (the run, its rows staged as one page, the workflow start): a 202 is never lost,
@@ -39,30 +38,6 @@ export interface BatchRequest {
   products: unknown[];
   /** The Idempotency-Key header (the REST door puts it here), or the body field MCP callers send. */
   idempotency_key?: string;
-}
-
-export interface SyncRunRow {
-  id: string | number;
-  account_id: number;
-  catalogue_id: number;
-  kind: SyncKind;
-  feed_id: number | null;
-  mode: SyncMode;
-  status: SyncStatus;
-  idempotency_key: string | null;
-  request_hash: string | null;
-  received: number;
-  created: number;
-  updated: number;
-  rejected: number;
-  retired: number;
-  platforms: Record<string, PlatformCounts>;
-  problems: SyncProblem[];
-  problems_truncated: boolean;
-  failure_reason: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
 }
 
 const count = { type: 'integer', minimum: 0 } as const;
@@ -208,24 +183,23 @@ export async function acceptBatch(rc: RequestContext, deps: SyncServiceDeps, cat
   const key = idempotencyKeyOf(input.idempotency_key);
   const mode = input.mode ?? 'upsert';
   const hash = key === null ? null : batchRequestHash(mode, input.products);
-  const findKey = () =>
-    one<SyncRunRow>(rc.em, 'select * from catalogue_syncs where catalogue_id = ? and idempotency_key = ?', [shop.id, key]);
+  const findKey = () => syncRunOfKey(rc.em, shop.id, key);
   if (key !== null) {
     const earlier = await findKey();
     if (earlier) return replayOf(earlier, hash!);
   }
   const accepted = await rc.em.transactional(async (em) => {
-    const run = await one<SyncRunRow>(
-      em,
-      `insert into catalogue_syncs (account_id, catalogue_id, kind, mode, status, idempotency_key, request_hash, received, platforms, problems, created_at)
-       values (?, ?, 'batch', ?, 'queued', ?, ?, ?, '{}'::jsonb, '[]'::jsonb, now())
-       on conflict (catalogue_id, idempotency_key) do nothing returning *`,
-      [rc.account.id, shop.id, mode, key, hash, input.products.length],
-    );
+    const run = await insertBatchRun(em, {
+      accountId: rc.account.id,
+      catalogueId: shop.id,
+      mode,
+      key,
+      hash,
+      received: input.products.length,
+    });
     if (!run) return null;
     // Held to the commit: the workflow's first step waits on it rather than finding no run yet.
-    const lock = acceptLock(Number(run.id));
-    await one(em, lock.sql, lock.params);
+    await takeAcceptLock(em, Number(run.id));
     const args: CatalogueSyncInput = {
       accountId: rc.account.id,
       catalogueId: shop.id,
@@ -236,11 +210,7 @@ export async function acceptBatch(rc: RequestContext, deps: SyncServiceDeps, cat
     // The rows are one page (a json document, rows 1..n): 5,000 rows inserted one by one cost about
     // 50 ms here, the page about 15.
     await Promise.all([
-      exec(em, 'insert into catalogue_sync_pages (sync_id, first_row, row_count, rows) values (?, 1, ?, ?)', [
-        run.id,
-        input.products.length,
-        JSON.stringify(input.products),
-      ]),
+      stageBatchPage(em, run.id, input.products),
       startWorkflow(deps, catalogueSyncStarter, { accountId: rc.account.id, syncId: Number(run.id) }, [args]),
     ]);
     return run;
@@ -256,30 +226,15 @@ export async function acceptBatch(rc: RequestContext, deps: SyncServiceDeps, cat
 export async function listSyncs(rc: RequestContext, catalogueRef: string, q: { page?: number; per_page?: number; limit?: number }) {
   const shop = await requireShop(rc, catalogueRef);
   const { page, perPage, offset } = listPage(q);
-  const total = Number(
-    (await one<{ n: number }>(rc.em, 'select count(*)::int as n from catalogue_syncs where catalogue_id = ? and account_id = ?', [
-      shop.id,
-      rc.account.id,
-    ]))!.n,
-  );
-  const rows = await many<SyncRunRow>(
-    rc.em,
-    'select * from catalogue_syncs where catalogue_id = ? and account_id = ? order by id desc limit ? offset ?',
-    [shop.id, rc.account.id, perPage, offset],
-  );
+  const total = await countSyncs(rc.em, shop.id, rc.account.id);
+  const rows = await syncsPage(rc.em, shop.id, rc.account.id, perPage, offset);
   return { syncs: rows.map((r) => syncView(r)), pagination: paginationOf(page, perPage, total) };
 }
 
 /** GET …/syncs/{sync}: the sync run report; another shop's or tenant's run is a 404. */
 export async function getSync(rc: RequestContext, catalogueRef: string, syncRef: string) {
   const shop = await requireShop(rc, catalogueRef);
-  const row = /^\d{1,18}$/.test(syncRef)
-    ? await one<SyncRunRow>(rc.em, 'select * from catalogue_syncs where id = ? and catalogue_id = ? and account_id = ?', [
-        syncRef,
-        shop.id,
-        rc.account.id,
-      ])
-    : null;
+  const row = /^\d{1,18}$/.test(syncRef) ? await syncOfShop(rc.em, syncRef, shop.id, rc.account.id) : null;
   if (!row) throw notFound('Sync run');
   return syncView(row);
 }
