@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.js';
 import { one } from '../../entities/db.js';
 import type { AccountRow, RequestContext } from '../../services/platform/context.js';
 import type { GroupRow } from '../../services/groups/group-row.js';
+import { groupOfAccount } from '../../services/groups/store.js';
 import {
   activateGroup,
   applyGroupSettings,
@@ -93,7 +94,7 @@ function transient(f: ProviderFailure, what: string): ApplicationFailure {
 export function createChatGroupActivities(deps: ChatGroupDeps) {
   const em = () => deps.orm.em.fork();
   const loadGroup = async (accountId: number, groupId: number) => {
-    const g = await one<GroupRow>(em(), 'select * from chat_groups where id = ? and account_id = ?', [groupId, accountId]);
+    const g = await groupOfAccount(em(), groupId, accountId);
     if (!g) throw ApplicationFailure.nonRetryable(`chat group ${groupId} of account ${accountId} does not exist`, 'GroupMissing');
     return g;
   };

@@ -7,6 +7,7 @@ import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { NOT_BLANK, TRIM_WHITESPACE } from '../../domain/platform/text-patterns.js';
 import { loadGroup } from './group-row.js';
+import { groupWindowOpen } from './store.js';
 import { awaitGroupChange, groupMessageRequest, requireActive, requireSendPermission, type MemberServiceDeps } from './members.js';
 
 // Messages into a group and pins (Endpoints > Chat-channel groups: {id}/messages, {id}/pin). A group
@@ -183,12 +184,7 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
   const group = await loadGroup(rc, id);
   requireActive(group, 'sent messages');
   if (prepared.kind !== 'template') {
-    const open = await one<{ open: boolean }>(
-      rc.em,
-      `select coalesce(last_participant_message_at > now() - make_interval(hours => ?), false) as open from chat_groups where id = ?`,
-      [GROUP_LIMITS.windowHours, group.id],
-    );
-    if (!open?.open)
+    if (!(await groupWindowOpen(rc.em, group.id, GROUP_LIMITS.windowHours)))
       throw new DomainError(
         'invalid',
         `No participant wrote in this group within the last ${GROUP_LIMITS.windowHours} hours: free-form messages are refused; send an approved template instead.`,
