@@ -27,8 +27,7 @@ import {
   type ProviderItemFailure,
 } from '../../services/groups/members.js';
 import { waIdOf } from '../../services/groups/participants.js';
-import type { ProviderFailure, ProviderResult } from '../../providers/index.js';
-import type { GroupItemResults, WhatsAppGroupsClient } from '../../providers/whatsapp-cloud/index.js';
+import type { ChatGroupProvider, GroupItemResults, ProviderFailure, ProviderResult } from '../../providers/index.js';
 
 export type { GroupChange, GroupChangeResult, GroupMemberChange, GroupMemberChangeResult };
 
@@ -37,9 +36,9 @@ export type GroupChangeRequest = GroupChange | GroupMemberChange;
 /** Its answer; each carries the group's status after the change. */
 export type GroupChangeOutcome = GroupChangeResult | GroupMemberChangeResult;
 
-/** The provider's group calls these activities make (the WhatsApp Cloud Groups API adapter). */
+/** The provider's group calls these activities make (the registry's chat-group adapter). */
 export type GroupCalls = Pick<
-  WhatsAppGroupsClient,
+  ChatGroupProvider,
   | 'createGroup'
   | 'updateGroup'
   | 'deleteGroup'

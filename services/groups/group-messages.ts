@@ -3,6 +3,7 @@ import { one } from '../../entities/db.js';
 import { GROUP_LIMITS } from '../../domain/groups/index.js';
 import { prepareWhatsAppMessage, WHATSAPP_LIMITS, WHATSAPP_MEDIA_KINDS, type WhatsAppSendInput } from '../../domain/messaging/index.js';
 import { createOutboundMessages } from '../messaging/index.js';
+import { providerRegistry } from '../../providers/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { NOT_BLANK, TRIM_WHITESPACE } from '../../domain/platform/text-patterns.js';
@@ -213,7 +214,12 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
     scheduledAt: null,
     failure: null,
     chatGroupId: Number(group.id),
-    providerRequest: groupMessageRequest(group.sender_phone_number_id, group.provider_group_id, prepared),
+    providerRequest: groupMessageRequest(
+      providerRegistry(deps.config).chatGroups(),
+      group.sender_phone_number_id,
+      group.provider_group_id,
+      prepared,
+    ),
   };
   const [message] = await createOutboundMessages(rc, deps, [draft], { answered: true });
   if (message.status === 'failed' && !message.gateway_message_id) {

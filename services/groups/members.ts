@@ -21,7 +21,7 @@ import {
 } from './store.js';
 import { moveParticipant, waIdOf } from './participants.js';
 import type { PreparedWhatsAppMessage } from '../../domain/messaging/index.js';
-import { groupMessagePayload, type GroupMessageContent } from '../../providers/whatsapp-cloud/index.js';
+import type { ChatGroupProvider, ChatRequest, GroupMessageContent } from '../../providers/index.js';
 
 // Who may be in a group and how they get there (Endpoints > Chat-channel groups: invites,
 // invite-link reset, join requests, participants). People join only through the invite link
@@ -64,15 +64,20 @@ export type GroupMemberChangeResult = { status: GroupStatus } & (
   | { kind: 'pin' }
 );
 
-/** The request of a group message the message workflow sends (the chat adapter's {phone_number_id, body}). */
-export function groupMessageRequest(phoneNumberId: string, groupId: string, m: PreparedWhatsAppMessage): Record<string, unknown> {
+/** The request of a group message the message workflow sends (stored on the record, sent by the chat provider). */
+export function groupMessageRequest(
+  groups: ChatGroupProvider,
+  phoneNumberId: string,
+  groupId: string,
+  m: PreparedWhatsAppMessage,
+): ChatRequest {
   const content: GroupMessageContent =
     m.kind === 'template' && m.templateParams
       ? { kind: 'template', name: m.templateParams.name, language: m.templateParams.language, components: m.templateParams.components }
       : m.mediaType && m.mediaUrl
         ? { kind: m.mediaType, link: m.mediaUrl, ...(m.caption ? { caption: m.caption } : {}) }
         : { kind: 'text', body: m.previewBody };
-  return { phone_number_id: phoneNumberId, body: groupMessagePayload(groupId, content) };
+  return groups.messageRequest({ providerPhoneNumberId: phoneNumberId }, groupId, content);
 }
 
 // ---- what the change workflow's activities write once the provider answered ------------------------

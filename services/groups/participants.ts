@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../../logger.js';
 import type { ParticipantStatus } from '../../domain/groups/index.js';
-import type { WhatsAppGroupEvent } from '../../providers/whatsapp-cloud/index.js';
+import type { ChatGroupEvent } from '../../providers/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import type { GroupRow } from './group-row.js';
 import { approveJoinRequestOf, groupByProviderGroupId, insertJoinRequest, revokeJoinRequest, setParticipantStatus } from './store.js';
@@ -38,7 +38,7 @@ export interface GroupParticipantsNotice {
 
 /** The provider's participants events as its webhook parser gives them. */
 export type ProviderParticipantsEvent = Extract<
-  WhatsAppGroupEvent,
+  ChatGroupEvent,
   { type: 'participants_added' | 'participants_removed' | 'join_request_created' | 'join_request_revoked' }
 >;
 
