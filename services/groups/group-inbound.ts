@@ -52,7 +52,7 @@ export async function receiveGroupInbound(
       if (stored.accountId !== g.account_id) return;
       await openGroupWindow(tx, g.id, g.account_id);
     },
-    { chatGroupId: Number(g.id) },
+    { chatGroup: { id: Number(g.id), accountId: g.account_id } },
   );
   return { stored: r.stored, uid: r.uid };
 }

@@ -1,13 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../../logger.js';
-import { providerRegistry, type ChatGroupEvent, type ProviderSettings, type WebhookRequest } from '../../providers/index.js';
+import {
+  providerRegistry,
+  type ChatGroupEvent,
+  type ProviderKey,
+  type ProviderSettings,
+  type WebhookRequest,
+} from '../../providers/index.js';
 import { applyGroupLifecycle, applyGroupSettingsNotice, applyGroupStatusNotice } from './lifecycle.js';
 import { applyGroupParticipantsEvent } from './participants.js';
 import { receiveGroupInbound } from './group-inbound.js';
 
-// The one door of the chat provider's webhook ingress into this family (services/messaging/ingress.ts):
-// after the statuses and one-to-one messages of a verified webhook were applied, its group changes
+// The one door of the provider webhook ingress into this family: subscribed to the messaging
+// family's ingress where the API wires it (api/http/ingress.ts, InboundWebhookHook), so messaging
+// names nothing of ours. After the statuses and one-to-one messages of a verified webhook were applied, its group changes
 // (created, deleted, settings, suspension, participants, join requests) and the messages
 // participants wrote into groups come here, read by the registry's chat-group adapter.
 
@@ -18,9 +25,11 @@ export interface GroupWebhookDeps {
   log?: Logger;
 }
 
-/** Applies every group event of a verified chat-provider webhook, in the order the provider listed them. */
-export async function receiveGroupWebhook(deps: GroupWebhookDeps, req: WebhookRequest): Promise<void> {
-  for (const e of providerRegistry(deps.config).chatGroups().parseWebhook(req)) await receiveGroupWebhookEvent(deps, e);
+/** Applies every group event of a verified webhook of the chat-group provider, in the order it listed them. */
+export async function receiveGroupWebhook(deps: GroupWebhookDeps, provider: ProviderKey, req: WebhookRequest): Promise<void> {
+  const groups = providerRegistry(deps.config).chatGroups();
+  if (provider !== groups.key) return;
+  for (const e of groups.parseWebhook(req)) await receiveGroupWebhookEvent(deps, e);
 }
 
 /** Applies one group event; resolves once its effects are stored (or the creation workflow was told). */
