@@ -17,7 +17,6 @@ import { createOrderHoldActivities } from './orders/order-hold.js';
 import { createCartTimerActivities } from './shop/cart-abandonment.js';
 import { createDataIndexActivities } from './data/indexes.js';
 import { createChatGroupActivities } from './groups/chat-group.js';
-import { WhatsAppGroupsClient } from '../providers/whatsapp-cloud/index.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -35,11 +34,6 @@ export function createActivities(deps: ActivityDeps) {
     whatsapp: { bucket: providerBudgetBucket(providerTaskQueue(deps.config, 'whatsapp')), perSecond: deps.config.whatsappMaxPerSecond },
   });
   const messageDeps = { orm: deps.orm, providers, log: deps.log, countProviderCall: (c: 'sms' | 'whatsapp') => void budgets.count[c]() };
-  const groups = new WhatsAppGroupsClient({
-    baseUrl: deps.config.whatsappApiUrl,
-    accessToken: deps.config.whatsappAccessToken,
-    timeoutMs: 10_000,
-  });
   return mapDomainErrors({
     ...createMessageActivities(messageDeps),
     ...createDispatchActivities({ ...messageDeps, budgets }),
@@ -55,7 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCartTimerActivities({ orm: deps.orm, log: deps.log, publicBaseUrl: deps.config.publicBaseUrl }),
     ...createOrderHoldActivities({ orm: deps.orm, log: deps.log }),
     ...createDataIndexActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
-    ...createChatGroupActivities({ orm: deps.orm, config: deps.config, log: deps.log, groups: () => groups }),
+    ...createChatGroupActivities({ orm: deps.orm, config: deps.config, log: deps.log, groups: () => providers.chatGroups() }),
   });
 }
 

@@ -2,9 +2,9 @@
 // the channel's stored provider; the API's ingress serves every adapter's webhooks from this list.
 import type { Config } from '../config.js';
 import { createSmsGateway } from './sms-gateway/index.js';
-import { createWhatsAppCloud } from './whatsapp-cloud/index.js';
+import { createWhatsAppCloud, createWhatsAppCloudGroups } from './whatsapp-cloud/index.js';
 import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';
-import type { CatalogueProvider, ChannelType, ChatProvider, Provider, ProviderKey, SmsProvider } from './types.js';
+import type { CatalogueProvider, ChannelType, ChatGroupProvider, ChatProvider, Provider, ProviderKey, SmsProvider } from './types.js';
 
 export type * from './types.js';
 export { MalformedWebhook } from './types.js';
@@ -43,6 +43,8 @@ export interface ProviderRegistry {
   chat(stored?: string | null): ChatProvider;
   /** The chat provider's commerce catalogue (a shop's `meta_catalogue_id` lives there). */
   catalogue(): CatalogueProvider;
+  /** The chat provider's groups (its Groups API and the group side of its webhook). */
+  chatGroups(): ChatGroupProvider;
 }
 
 export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: number } = {}): ProviderRegistry {
@@ -70,6 +72,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     publicBaseUrl: s.publicBaseUrl,
     timeoutMs: o.timeoutMs,
   });
+  const chatGroups = createWhatsAppCloudGroups({ baseUrl: s.whatsappApiUrl, accessToken: s.whatsappAccessToken, timeoutMs: o.timeoutMs });
   const byKey = new Map<string, Provider>(all.map((p) => [p.key, p]));
   const get = (key: string) => {
     const p = byKey.get(key);
@@ -88,6 +91,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     sms: (stored) => forChannel('sms', stored) as SmsProvider,
     chat: (stored) => forChannel('whatsapp', stored) as ChatProvider,
     catalogue: () => catalogue,
+    chatGroups: () => chatGroups,
   };
 }
 

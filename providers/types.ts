@@ -244,3 +244,132 @@ export interface CatalogueProvider {
     page: { after?: string; limit: number; retailerIds?: readonly string[] },
   ): Promise<ProviderResult<{ items: PlatformItem[]; after?: string }>>;
 }
+
+// --- Chat groups -------------------------------------------------------------------------------------
+
+export type JoinApprovalMode = 'auto_approve' | 'approval_required';
+
+export interface GroupCreateInput {
+  subject: string;
+  description?: string;
+  joinApprovalMode?: JoinApprovalMode;
+}
+
+export interface GroupItemFailure {
+  /** The join request id or the participant as sent. */
+  item: string;
+  code: string;
+  message: string;
+}
+
+/** Per-item outcome of approve/reject/remove: every item is in exactly one of the two lists. */
+export interface GroupItemResults {
+  succeeded: string[];
+  failed: GroupItemFailure[];
+}
+
+export type GroupMediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
+
+/** What a group accepts: text, media, or a (text or media) template; never interactive or commerce messages. */
+export type GroupMessageContent =
+  | { kind: 'text'; body: string; previewUrl?: boolean }
+  | { kind: GroupMediaKind; link: string; caption?: string; filename?: string }
+  | { kind: 'template'; name: string; language: string; components?: unknown[] };
+
+export interface GroupPinInput {
+  /** The provider's id of the message to pin or unpin. */
+  messageId: string;
+  pin: boolean;
+  /** 1 to 30; required to pin. */
+  expirationDays?: number;
+}
+
+/** One error a group notification carries: the provider's code and its most specific text. */
+export interface GroupEventError {
+  code: number | null;
+  message: string;
+}
+
+export interface GroupParticipantRef {
+  waId: string;
+  /** The phone number as the business sent it, when the provider echoes it. */
+  input: string | null;
+}
+
+export interface GroupSettingChange {
+  text: string | null;
+  ok: boolean;
+  errors: GroupEventError[];
+}
+
+interface GroupEventBase {
+  /** The business number the notification came for (its provider phone-number id), when it says. */
+  phoneNumberId: string | undefined;
+  /** When the provider says it happened; null when the notification carried no readable time. */
+  at: Date | null;
+}
+
+/** A change of a group the provider tells of, or a message a participant wrote into a group. */
+export type ChatGroupEvent = GroupEventBase &
+  (
+    | {
+        type: 'group_created';
+        requestId: string;
+        groupId: string;
+        subject: string | null;
+        description: string | null;
+        inviteLink: string | null;
+        joinApprovalMode: string | null;
+      }
+    | { type: 'group_create_failed'; requestId: string; errors: GroupEventError[] }
+    | { type: 'group_deleted'; groupId: string; requestId: string | null; errors: GroupEventError[] }
+    | { type: 'participants_added'; groupId: string; reason: string | null; participants: GroupParticipantRef[] }
+    | {
+        type: 'participants_removed';
+        groupId: string;
+        /** business (we removed them) or participant (they left); null when not said. */
+        initiatedBy: string | null;
+        participants: GroupParticipantRef[];
+        failed: Array<{ input: string | null; waId: string | null; errors: GroupEventError[] }>;
+      }
+    | { type: 'join_request_created'; groupId: string; joinRequestId: string; waId: string }
+    | { type: 'join_request_revoked'; groupId: string; joinRequestId: string; waId: string }
+    | {
+        type: 'settings_updated';
+        groupId: string;
+        requestId: string | null;
+        subject?: GroupSettingChange;
+        description?: GroupSettingChange;
+        profilePicture?: GroupSettingChange;
+      }
+    | { type: 'group_suspended'; groupId: string }
+    | { type: 'group_suspend_cleared'; groupId: string }
+    | { type: 'group_message'; groupId: string; message: InboundMessage }
+  );
+
+/**
+ * The chat provider's groups (WhatsApp's Groups API): groups on a business number, their invite
+ * link, join requests, participants and pins. A creation answers only with a request id; the
+ * group's id and link come in a later notification. Refusals are `permanent` ProviderResults
+ * carrying the provider's code, throttles and outages retryable ones.
+ */
+export interface ChatGroupProvider {
+  readonly key: ProviderKey;
+  /** Asks for a group; its id and invite link arrive in a `group_created` event carrying this request id. */
+  createGroup(phoneNumberId: string, input: GroupCreateInput): Promise<ProviderResult<{ requestId: string }>>;
+  /** Confirmed later by a `settings_updated` event. */
+  updateGroup(groupId: string, change: { subject?: string; description?: string }): Promise<ProviderResult<{ accepted: true }>>;
+  /** Deletes the group and removes everyone, the business included. */
+  deleteGroup(groupId: string): Promise<ProviderResult<{ accepted: true }>>;
+  /** A new link; the old one stops working. */
+  resetInviteLink(groupId: string): Promise<ProviderResult<{ inviteLink: string }>>;
+  approveJoinRequests(groupId: string, joinRequestIds: string[]): Promise<ProviderResult<GroupItemResults>>;
+  rejectJoinRequests(groupId: string, joinRequestIds: string[]): Promise<ProviderResult<GroupItemResults>>;
+  /** Phone numbers or WhatsApp ids; a removed user cannot rejoin through the invite link. */
+  removeParticipants(groupId: string, users: string[]): Promise<ProviderResult<GroupItemResults>>;
+  pin(phoneNumberId: string, groupId: string, p: GroupPinInput, idempotencyKey: string): Promise<ProviderResult<SentMessage>>;
+  /** The request a group message is sent with: stored on the record and sent by the chat provider, as a one-to-one message's. */
+  messageRequest(from: ChatSender, groupId: string, content: GroupMessageContent): ChatRequest;
+  /** A verified notification's group events (group changes, messages written into groups), in the order the provider listed them. */
+  parseWebhook(req: WebhookRequest): ChatGroupEvent[];
+}

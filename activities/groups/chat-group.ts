@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.js';
 import { one } from '../../entities/db.js';
 import type { AccountRow, RequestContext } from '../../services/platform/context.js';
 import type { GroupRow } from '../../services/groups/group-row.js';
+import { groupOfAccount } from '../../services/groups/store.js';
 import {
   activateGroup,
   applyGroupSettings,
@@ -26,8 +27,7 @@ import {
   type ProviderItemFailure,
 } from '../../services/groups/members.js';
 import { waIdOf } from '../../services/groups/participants.js';
-import type { ProviderFailure, ProviderResult } from '../../providers/index.js';
-import type { GroupItemResults, WhatsAppGroupsClient } from '../../providers/whatsapp-cloud/index.js';
+import type { ChatGroupProvider, GroupItemResults, ProviderFailure, ProviderResult } from '../../providers/index.js';
 
 export type { GroupChange, GroupChangeResult, GroupMemberChange, GroupMemberChangeResult };
 
@@ -36,9 +36,9 @@ export type GroupChangeRequest = GroupChange | GroupMemberChange;
 /** Its answer; each carries the group's status after the change. */
 export type GroupChangeOutcome = GroupChangeResult | GroupMemberChangeResult;
 
-/** The provider's group calls these activities make (the WhatsApp Cloud Groups API adapter). */
+/** The provider's group calls these activities make (the registry's chat-group adapter). */
 export type GroupCalls = Pick<
-  WhatsAppGroupsClient,
+  ChatGroupProvider,
   | 'createGroup'
   | 'updateGroup'
   | 'deleteGroup'
@@ -93,7 +93,7 @@ function transient(f: ProviderFailure, what: string): ApplicationFailure {
 export function createChatGroupActivities(deps: ChatGroupDeps) {
   const em = () => deps.orm.em.fork();
   const loadGroup = async (accountId: number, groupId: number) => {
-    const g = await one<GroupRow>(em(), 'select * from chat_groups where id = ? and account_id = ?', [groupId, accountId]);
+    const g = await groupOfAccount(em(), groupId, accountId);
     if (!g) throw ApplicationFailure.nonRetryable(`chat group ${groupId} of account ${accountId} does not exist`, 'GroupMissing');
     return g;
   };

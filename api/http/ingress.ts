@@ -5,7 +5,8 @@ import { emptyQuery, type RouteDef } from './registry.js';
 import { closeAfterAnswer } from './body.js';
 import type { JsonSchema } from './validation.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
-import { providerWebhooks, type WebhookAnswer } from '../../services/messaging/ingress.js';
+import { providerWebhooks, type InboundWebhookHook, type WebhookAnswer } from '../../services/messaging/ingress.js';
+import { receiveGroupWebhook } from '../../services/groups/index.js';
 import { requestIdFor, withRequestId } from '../../observability/request-id.js';
 import { httpRequestDuration, httpRequests } from '../../observability/metrics.js';
 
@@ -40,7 +41,9 @@ const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const;
 export function ingressHooks(deps: AppDeps): IngressHook[] {
   let list = hooks.get(deps);
   if (!list) {
-    list = providerWebhooks(deps).map((w) => ({
+    // Chat groups read the group side of each verified webhook: subscribed here, so messaging imports nothing of theirs.
+    const inboundHooks: InboundWebhookHook[] = [(provider, req) => receiveGroupWebhook(deps, provider, req)];
+    list = providerWebhooks({ ...deps, inboundHooks }).map((w) => ({
       method: w.method,
       path: w.path,
       provider: w.provider,

@@ -6,14 +6,17 @@
 // (131215 not eligible, 131041 unknown group, …), throttles and outages are retryable.
 import { httpRequest, isRecord, trimSlash, type HttpReply, type ProviderFailure, type ProviderResult } from '../http.js';
 import { graphFailure, type WhatsAppCloudOptions } from './client.js';
+import type {
+  GroupCreateInput,
+  GroupItemFailure,
+  GroupItemResults,
+  GroupMediaKind,
+  GroupMessageContent,
+  GroupPinInput,
+  JoinApprovalMode,
+} from '../types.js';
 
-export type JoinApprovalMode = 'auto_approve' | 'approval_required';
-
-export interface GroupCreateInput {
-  subject: string;
-  description?: string;
-  joinApprovalMode?: JoinApprovalMode;
-}
+export type { GroupCreateInput, GroupItemFailure, GroupItemResults, GroupMessageContent, GroupPinInput, JoinApprovalMode };
 
 export interface GroupSummary {
   groupId: string;
@@ -37,35 +40,6 @@ export interface GroupJoinRequest {
   joinRequestId: string;
   waId: string;
   createdAt: Date | null;
-}
-
-export interface GroupItemFailure {
-  /** The join request id or the participant as sent. */
-  item: string;
-  code: string;
-  message: string;
-}
-
-/** Per-item outcome of approve/reject/remove: every item is in exactly one of the two lists. */
-export interface GroupItemResults {
-  succeeded: string[];
-  failed: GroupItemFailure[];
-}
-
-export type GroupMediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
-
-/** What a group accepts: text, media, or a (text or media) template; never interactive or commerce messages. */
-export type GroupMessageContent =
-  | { kind: 'text'; body: string; previewUrl?: boolean }
-  | { kind: GroupMediaKind; link: string; caption?: string; filename?: string }
-  | { kind: 'template'; name: string; language: string; components?: unknown[] };
-
-export interface GroupPinInput {
-  /** The wamid of the message to pin or unpin. */
-  messageId: string;
-  pin: boolean;
-  /** 1 to 30; required to pin. */
-  expirationDays?: number;
 }
 
 export interface Page<T> {

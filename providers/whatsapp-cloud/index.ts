@@ -1,10 +1,11 @@
 // The WhatsApp Cloud API adapter: everything about this provider, behind ChatProvider.
-import type { ChatProvider, WebhookRequest } from '../types.js';
+import type { ChatGroupProvider, ChatProvider, WebhookRequest } from '../types.js';
 import { WhatsAppCloudClient, type WhatsAppCloudOptions } from './client.js';
 import { buildCloudApiPayload, readCloudApiRequest, type CloudApiRequest } from './payload.js';
 import { verifyMetaSignature } from './signature.js';
 import { mapWhatsAppStatus } from './status.js';
-import { WHATSAPP_WEBHOOK_PATH, parseWhatsAppWebhook, whatsAppHandshake } from './webhook.js';
+import { WHATSAPP_WEBHOOK_PATH, parseWhatsAppGroupWebhook, parseWhatsAppWebhook, whatsAppHandshake } from './webhook.js';
+import { WhatsAppGroupsClient, groupMessagePayload } from './groups.js';
 
 export interface WhatsAppCloudSettings extends WhatsAppCloudOptions {
   /** Key of X-Hub-Signature-256. */
@@ -65,27 +66,42 @@ export function createWhatsAppCloud(o: WhatsAppCloudSettings): ChatProvider {
   };
 }
 
-// The Groups API: calls (./groups.ts) and its webhook events (./webhook.ts), for the chat-group family.
+/**
+ * The Groups API behind ChatGroupProvider: calls (./groups.ts) and the group side of the webhook
+ * (./webhook.ts). A group message is sent by the chat adapter above like any message, so its request
+ * has the same {phone_number_id, body} shape.
+ */
+export function createWhatsAppCloudGroups(o: WhatsAppCloudOptions): ChatGroupProvider {
+  const client = new WhatsAppGroupsClient(o);
+  return {
+    key: 'whatsapp-cloud',
+    createGroup: (phoneNumberId, input) => client.createGroup(phoneNumberId, input),
+    updateGroup: (groupId, change) => client.updateGroup(groupId, change),
+    deleteGroup: (groupId) => client.deleteGroup(groupId),
+    resetInviteLink: (groupId) => client.resetInviteLink(groupId),
+    approveJoinRequests: (groupId, ids) => client.approveJoinRequests(groupId, ids),
+    rejectJoinRequests: (groupId, ids) => client.rejectJoinRequests(groupId, ids),
+    removeParticipants: (groupId, users) => client.removeParticipants(groupId, users),
+    pin: (phoneNumberId, groupId, p, idempotencyKey) => client.pin(phoneNumberId, groupId, p, idempotencyKey),
+    messageRequest: (from, groupId, content): CloudApiRequest => ({
+      phone_number_id: from.providerPhoneNumberId,
+      body: groupMessagePayload(groupId, content),
+    }),
+    // Cheap test before a second parse: the busiest webhooks (statuses) never mention a group.
+    parseWebhook: (req) => (req.rawBody.includes(MENTIONS_GROUP) ? parseWhatsAppGroupWebhook(req) : []),
+  };
+}
+
+const MENTIONS_GROUP = Buffer.from('group');
+
 export {
   WhatsAppGroupsClient,
   groupInviteComponents,
   groupMessagePayload,
   groupPinPayload,
-  type GroupCreateInput,
   type GroupInfo,
-  type GroupItemFailure,
-  type GroupItemResults,
   type GroupJoinRequest,
-  type GroupMessageContent,
-  type GroupPinInput,
   type GroupSummary,
-  type JoinApprovalMode,
   type Page,
 } from './groups.js';
-export {
-  parseWhatsAppGroupWebhook,
-  type GroupParticipantRef,
-  type GroupSettingChange,
-  type GroupWebhookError,
-  type WhatsAppGroupEvent,
-} from './webhook.js';
+export { parseWhatsAppGroupWebhook, type WhatsAppGroupEvent } from './webhook.js';

@@ -5,7 +5,11 @@ import { isRecord } from '../http.js';
 import { decodeUtf8 } from '../../domain/platform/utf8.js';
 import {
   MalformedWebhook,
+  type ChatGroupEvent,
   type ChatOrderItem,
+  type GroupEventError,
+  type GroupParticipantRef,
+  type GroupSettingChange,
   type ChatOrderMessage,
   type InboundMessage,
   type ProviderEvent,
@@ -132,75 +136,16 @@ function orderOf(inbound: InboundMessage, order: Record<string, unknown>): ChatO
 
 // --- Groups (notes §2.4) -------------------------------------------------------------------------------
 
-/** One error of a group webhook (`errors[]`): Meta's code and its most specific text. */
-export interface GroupWebhookError {
-  code: number | null;
-  message: string;
-}
-
-interface GroupEventBase {
-  /** The business number (metadata.phone_number_id). */
-  phoneNumberId: string | undefined;
-  /** When Meta says it happened; null when the webhook carried no readable timestamp. */
-  at: Date | null;
-}
-
-export interface GroupParticipantRef {
-  waId: string;
-  /** The phone number as the business sent it, when Meta echoes it. */
-  input: string | null;
-}
-
-/** A change of one of the `group_*` webhook fields, or a message a participant wrote into a group. */
-export type WhatsAppGroupEvent = GroupEventBase &
-  (
-    | {
-        type: 'group_created';
-        requestId: string;
-        groupId: string;
-        subject: string | null;
-        description: string | null;
-        inviteLink: string | null;
-        joinApprovalMode: string | null;
-      }
-    | { type: 'group_create_failed'; requestId: string; errors: GroupWebhookError[] }
-    | { type: 'group_deleted'; groupId: string; requestId: string | null; errors: GroupWebhookError[] }
-    | { type: 'participants_added'; groupId: string; reason: string | null; participants: GroupParticipantRef[] }
-    | {
-        type: 'participants_removed';
-        groupId: string;
-        /** business (we removed them) or participant (they left); null when not said. */
-        initiatedBy: string | null;
-        participants: GroupParticipantRef[];
-        failed: Array<{ input: string | null; waId: string | null; errors: GroupWebhookError[] }>;
-      }
-    | { type: 'join_request_created'; groupId: string; joinRequestId: string; waId: string }
-    | { type: 'join_request_revoked'; groupId: string; joinRequestId: string; waId: string }
-    | {
-        type: 'settings_updated';
-        groupId: string;
-        requestId: string | null;
-        subject?: GroupSettingChange;
-        description?: GroupSettingChange;
-        profilePicture?: GroupSettingChange;
-      }
-    | { type: 'group_suspended'; groupId: string }
-    | { type: 'group_suspend_cleared'; groupId: string }
-    | { type: 'group_message'; groupId: string; message: InboundMessage }
-  );
-
-export interface GroupSettingChange {
-  text: string | null;
-  ok: boolean;
-  errors: GroupWebhookError[];
-}
+/** The chat-group port's event, as this adapter's group parser reads Meta's webhook. */
+export type WhatsAppGroupEvent = ChatGroupEvent;
+type GroupEventBase = Pick<ChatGroupEvent, 'phoneNumberId' | 'at'>;
 
 /** The group id a message written into a group carries (on the message; `context.group_id` is read too). */
 function groupIdOf(m: Record<string, unknown>): string | undefined {
   return str(m.group_id) ?? str(rec(m.context).group_id);
 }
 
-function groupErrors(v: unknown): GroupWebhookError[] {
+function groupErrors(v: unknown): GroupEventError[] {
   return list(v).map((raw) => {
     const e = rec(raw);
     return {

@@ -1,9 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import { receiveInbound, type InboundMessage } from '../messaging/index.js';
-import type { GroupRow } from './group-row.js';
+import { groupByProviderGroupId, openGroupWindow } from './store.js';
 
 // A participant's message into a group (Cloud API: a `messages` entry with a group_id): stored by
 // the messaging family as any inbound message is, carrying the group's id, and in the same
@@ -34,7 +33,7 @@ export async function receiveGroupInbound(
   event: GroupInboundMessage | ProviderGroupMessage,
 ): Promise<{ stored: boolean; uid?: string }> {
   const m: GroupInboundMessage = 'message' in event ? { ...withoutType(event.message), groupId: event.groupId } : event;
-  const g = await one<GroupRow>(deps.orm.em.fork(), 'select * from chat_groups where provider_group_id = ?', [m.groupId]);
+  const g = await groupByProviderGroupId(deps.orm.em.fork(), m.groupId);
   if (!g) {
     deps.log?.info({ providerGroupId: m.groupId }, 'group message for a group we do not know; not stored');
     return { stored: false };
@@ -51,14 +50,9 @@ export async function receiveGroupInbound(
     async (tx, stored) => {
       // The account that owns the number is the group's (a number moved to another account keeps its groups apart).
       if (stored.accountId !== g.account_id) return;
-      await one(
-        tx,
-        `update chat_groups set last_participant_message_at = greatest(coalesce(last_participant_message_at, now()), now()), updated_at = now()
-          where id = ? and account_id = ? returning id`,
-        [g.id, g.account_id],
-      );
+      await openGroupWindow(tx, g.id, g.account_id);
     },
-    { chatGroupId: Number(g.id) },
+    { chatGroup: { id: Number(g.id), accountId: g.account_id } },
   );
   return { stored: r.stored, uid: r.uid };
 }

@@ -3,10 +3,12 @@ import { one } from '../../entities/db.js';
 import { GROUP_LIMITS } from '../../domain/groups/index.js';
 import { prepareWhatsAppMessage, WHATSAPP_LIMITS, WHATSAPP_MEDIA_KINDS, type WhatsAppSendInput } from '../../domain/messaging/index.js';
 import { createOutboundMessages } from '../messaging/index.js';
+import { providerRegistry } from '../../providers/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { NOT_BLANK, TRIM_WHITESPACE } from '../../domain/platform/text-patterns.js';
 import { loadGroup } from './group-row.js';
+import { groupWindowOpen } from './store.js';
 import { awaitGroupChange, groupMessageRequest, requireActive, requireSendPermission, type MemberServiceDeps } from './members.js';
 
 // Messages into a group and pins (Endpoints > Chat-channel groups: {id}/messages, {id}/pin). A group
@@ -183,12 +185,7 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
   const group = await loadGroup(rc, id);
   requireActive(group, 'sent messages');
   if (prepared.kind !== 'template') {
-    const open = await one<{ open: boolean }>(
-      rc.em,
-      `select coalesce(last_participant_message_at > now() - make_interval(hours => ?), false) as open from chat_groups where id = ?`,
-      [GROUP_LIMITS.windowHours, group.id],
-    );
-    if (!open?.open)
+    if (!(await groupWindowOpen(rc.em, group.id, GROUP_LIMITS.windowHours)))
       throw new DomainError(
         'invalid',
         `No participant wrote in this group within the last ${GROUP_LIMITS.windowHours} hours: free-form messages are refused; send an approved template instead.`,
@@ -217,7 +214,12 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
     scheduledAt: null,
     failure: null,
     chatGroupId: Number(group.id),
-    providerRequest: groupMessageRequest(group.sender_phone_number_id, group.provider_group_id, prepared),
+    providerRequest: groupMessageRequest(
+      providerRegistry(deps.config).chatGroups(),
+      group.sender_phone_number_id,
+      group.provider_group_id,
+      prepared,
+    ),
   };
   const [message] = await createOutboundMessages(rc, deps, [draft], { answered: true });
   if (message.status === 'failed' && !message.gateway_message_id) {

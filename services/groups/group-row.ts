@@ -1,44 +1,20 @@
-import { one } from '../../entities/db.js';
 import type { RequestContext } from '../platform/context.js';
 import { notFound } from '../platform/errors.js';
-import type { GroupStatus, JoinApprovalMode } from '../../domain/groups/index.js';
+import { groupOfAccount, type GroupRow } from './store.js';
 
-// A chat group as every group service reads it, and how it leaves the service.
+export type { GroupRow } from './store.js';
 
-export interface GroupRow {
-  id: string | number;
-  account_id: number;
-  sender_phone_number_id: string;
-  channel_id: number | null;
-  provider_group_id: string | null;
-  provider_request_id: string | null;
-  subject: string;
-  description: string | null;
-  join_approval_mode: JoinApprovalMode;
-  status: GroupStatus;
-  invite_link: string | null;
-  invite_template: string | null;
-  invitees: string[];
-  failure_reason: string | null;
-  last_participant_message_at: Date | null;
-  deleted_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+// A chat group as every group service reads it (store.ts), and how it leaves the service.
 
 /** The caller's group by its local numeric id; another account's (or a malformed id) is 404. */
 export async function loadGroup(rc: RequestContext, id: string, opts: { forUpdate?: boolean } = {}): Promise<GroupRow> {
   if (!/^\d{1,18}$/.test(id)) throw notFound('Group');
-  const row = await one<GroupRow>(
-    rc.em,
-    `select * from chat_groups where id = ?::bigint and account_id = ?${opts.forUpdate ? ' for update' : ''}`,
-    [id, rc.account.id],
-  );
+  const row = await groupOfAccount(rc.em, id, rc.account.id, opts);
   if (!row) throw notFound('Group');
   return row;
 }
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const iso = (d: string | null) => (d ? new Date(d).toISOString() : null);
 
 /** The group as the API shows it (Resources > Chat-channel group). */
 export function groupView(g: GroupRow) {

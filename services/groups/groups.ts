@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { FromSchema } from 'json-schema-to-ts';
-import { many, one } from '../../entities/db.js';
+import { many } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { GROUP_LIMITS, GROUP_STATUSES, JOIN_APPROVAL_MODES } from '../../domain/groups/index.js';
@@ -14,6 +14,7 @@ import { DomainError, conflict, validationFailed, type FieldErrors } from '../pl
 import { pageOf, pageQueryProperties, paginationOf } from '../platform/pagination.js';
 import { NOT_BLANK } from '../../domain/platform/text-patterns.js';
 import { groupView, loadGroup, type GroupRow } from './group-row.js';
+import { groupsPage, insertGroup, owedGroupCreations, setGroupDeleting } from './store.js';
 import { markGroupDeleted, type GroupChange, type GroupChangeResult } from './lifecycle.js';
 
 // A chat group's own operations (Endpoints > Chat-channel groups: create, list, read, PATCH,
@@ -150,23 +151,16 @@ export async function createGroup(rc: RequestContext, deps: GroupServiceDeps, in
   const invitees = inviteesOf(input.invitees, sender.number, errors);
   if (Object.keys(errors).length) throw validationFailed(errors);
   const description = input.description?.trim() ? input.description : null;
-  const row = await one<GroupRow>(
-    rc.em,
-    `insert into chat_groups (account_id, sender_phone_number_id, channel_id, subject, description, join_approval_mode, status,
-                              invite_template, invitees, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, 'creating', ?, ?::jsonb, now(), now()) returning *`,
-    [
-      rc.account.id,
-      sender.provider_phone_number_id,
-      sender.channel_id,
-      subject,
-      description,
-      input.join_approval_mode ?? 'auto_approve',
-      input.invite_template ?? null,
-      JSON.stringify(invitees),
-    ],
-  );
-  const group = row!;
+  const group = await insertGroup(rc.em, {
+    accountId: rc.account.id,
+    senderPhoneNumberId: sender.provider_phone_number_id,
+    channelId: sender.channel_id,
+    subject,
+    description,
+    joinApprovalMode: input.join_approval_mode ?? 'auto_approve',
+    inviteTemplate: input.invite_template ?? null,
+    invitees,
+  });
   try {
     await startGroupCreation(deps, rc.account.id, Number(group.id));
   } catch (err) {
@@ -191,14 +185,7 @@ async function startGroupCreation(deps: StarterDeps<'taskQueue'> & GroupServiceD
  * commit and Temporal). A group whose workflow runs is refused by its id policy and left alone.
  */
 export async function startOwedGroupCreations(em: EntityManager, deps: GroupServiceDeps, olderThanSeconds = 30, limit = 200) {
-  const rows = await many<{ id: string; account_id: number }>(
-    em,
-    `select id, account_id from chat_groups
-      where status = 'creating' and provider_request_id is null
-        and created_at < now() - make_interval(secs => ?) and created_at > now() - interval '1 day'
-      order by created_at limit ?`,
-    [olderThanSeconds, limit],
-  );
+  const rows = await owedGroupCreations(em, olderThanSeconds, limit);
   let started = 0;
   for (const r of rows) {
     try {
@@ -216,24 +203,12 @@ export async function startOwedGroupCreations(em: EntityManager, deps: GroupServ
 /** GET /whatsapp/groups: newest first; default every state but deleted; page-number pagination (default 20, cap 100). */
 export async function listGroups(rc: RequestContext, q: GroupListQuery) {
   const { page, perPage, offset } = pageOf(q);
-  const where = ['account_id = ?'];
-  const params: unknown[] = [rc.account.id];
-  if (!q.status) where.push(`status <> 'deleted'`);
-  else if (q.status !== 'all') {
-    where.push('status = ?');
-    params.push(q.status);
-  }
-  if (q.sender_id !== undefined) {
-    where.push('sender_phone_number_id = ?');
-    params.push(q.sender_id.trim());
-  }
-  const cond = where.join(' and ');
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from chat_groups where ${cond}`, params))!.n);
-  const rows = await many<GroupRow>(rc.em, `select * from chat_groups where ${cond} order by id desc limit ? offset ?`, [
-    ...params,
-    perPage,
-    offset,
-  ]);
+  const { total, rows } = await groupsPage(
+    rc.em,
+    rc.account.id,
+    { status: q.status, senderId: q.sender_id?.trim() },
+    { limit: perPage, offset },
+  );
   return { groups: rows.map(groupView), pagination: paginationOf(page, perPage, total) };
 }
 
@@ -287,11 +262,7 @@ export async function deleteGroup(rc: RequestContext, deps: GroupServiceDeps, id
     return groupView(await loadGroup(rc, id));
   }
   if (group.status !== 'active' && group.status !== 'suspended') throw stateConflict(group, 'deleted');
-  const marked = await one<{ id: string }>(
-    rc.em,
-    `update chat_groups set status = 'deleting', updated_at = now() where id = ? and account_id = ? and status = ? returning id`,
-    [group.id, rc.account.id, group.status],
-  );
+  const marked = await setGroupDeleting(rc.em, rc.account.id, Number(group.id), group.status);
   if (!marked) throw conflict('The group changed meanwhile; read it and try again.');
   await changeAtProvider(deps, rc.account.id, Number(group.id), { kind: 'delete', previousStatus: group.status }, 'delete the group');
   return groupView(await loadGroup(rc, id));

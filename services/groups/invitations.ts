@@ -1,4 +1,4 @@
-import { exec, many, one } from '../../entities/db.js';
+import { one } from '../../entities/db.js';
 import { GROUP_LIMITS } from '../../domain/groups/index.js';
 import { type PreparedWhatsAppMessage } from '../../domain/messaging/index.js';
 import { toE164 } from '../platform/phones.js';
@@ -9,6 +9,15 @@ import { createOutboundMessages } from '../messaging/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
 import type { GroupRow } from './group-row.js';
+import {
+  claimInvitations,
+  groupOfAccount,
+  invitedWithMessage,
+  lockGroup,
+  participantsOf,
+  recordInvitationMessage,
+  releaseInvitations,
+} from './store.js';
 
 // Invitations (Notes §2.1: people join a WhatsApp group only through its invite link): one chat
 // message per invitee, the group's invite template when one is named (its body parameter the
@@ -38,11 +47,6 @@ export interface InvitationResult {
 
 /** Template names as the Cloud API spells them. */
 export const INVITE_TEMPLATE_LANGUAGE = 'en';
-
-interface ParticipantRow {
-  wa_id: string;
-  status: string;
-}
 
 const digits = (e164: string) => e164.replace(/^\+/, '');
 
@@ -98,8 +102,8 @@ export async function inviteToGroup(
 
   // Places are taken under the group's row lock, so two invitation calls cannot both fill the last place.
   const claimed = await rc.em.transactional(async (tx) => {
-    await one(tx, 'select id from chat_groups where id = ? for update', [group.id]);
-    const rows = await many<ParticipantRow>(tx, 'select wa_id, status from chat_group_participants where group_id = ?', [group.id]);
+    await lockGroup(tx, group.id);
+    const rows = await participantsOf(tx, group.id);
     const byWaId = new Map(rows.map((p) => [p.wa_id, p.status]));
     let taken = 1 + rows.filter((p) => p.status === 'invited' || p.status === 'joined').length;
     const out: { recipient: string; e164: string; fresh: boolean }[] = [];
@@ -123,14 +127,7 @@ export async function inviteToGroup(
       }
     }
     const fresh = out.filter((o) => o.fresh).map((o) => digits(o.e164));
-    if (fresh.length)
-      await exec(
-        tx,
-        `insert into chat_group_participants (account_id, group_id, wa_id, status, created_at, updated_at)
-         select ?, ?, w, 'invited', now(), now() from unnest(?::text[]) as w
-         on conflict (group_id, wa_id) do update set status = 'invited', invite_message_uid = null, updated_at = now()`,
-        [group.account_id, group.id, fresh],
-      );
+    if (fresh.length) await claimInvitations(tx, group.account_id, group.id, fresh);
     return out;
   });
   if (!claimed.length) return { successes: [], failures: orderAsAsked(recipients, [], failures).failures };
@@ -164,20 +161,13 @@ export async function inviteToGroup(
   } catch (err) {
     // Nothing was sent (the wallet refused the whole send): the places go back.
     const fresh = claimed.filter((c) => c.fresh).map((c) => digits(c.e164));
-    await exec(rc.em, `delete from chat_group_participants where group_id = ? and status = 'invited' and wa_id = any(?::text[])`, [
-      group.id,
-      fresh,
-    ]);
+    await releaseInvitations(rc.em, group.id, fresh);
     throw err;
   }
   const successes: InvitationSuccess[] = [];
   for (const [i, c] of claimed.entries()) {
     const m = messages[i];
-    await exec(
-      rc.em,
-      `update chat_group_participants set invite_message_uid = ?, updated_at = now() where group_id = ? and wa_id = ? and status = 'invited'`,
-      [m.uid, group.id, digits(c.e164)],
-    );
+    await recordInvitationMessage(rc.em, group.id, digits(c.e164), m.uid);
     successes.push({ recipient: c.recipient, message_uid: m.uid, message_status: m.status });
   }
   return orderAsAsked(recipients, successes, failures);
@@ -197,13 +187,9 @@ function orderAsAsked(recipients: readonly string[], successes: InvitationSucces
  * only to invitees whose invitation message was not recorded yet.
  */
 export async function sendInitialInvitations(rc: RequestContext, deps: InvitationDeps, groupId: number): Promise<InvitationResult> {
-  const group = await one<GroupRow>(rc.em, 'select * from chat_groups where id = ? and account_id = ?', [groupId, rc.account.id]);
+  const group = await groupOfAccount(rc.em, groupId, rc.account.id);
   if (!group || group.status !== 'active' || !group.invitees.length) return { successes: [], failures: [] };
-  const done = await many<{ wa_id: string }>(
-    rc.em,
-    'select wa_id from chat_group_participants where group_id = ? and invite_message_uid is not null',
-    [group.id],
-  );
+  const done = await invitedWithMessage(rc.em, group.id);
   const sent = new Set(done.map((d) => d.wa_id));
   const owed = group.invitees.filter((e164) => !sent.has(digits(e164)));
   if (!owed.length) return { successes: [], failures: [] };

@@ -1,12 +1,22 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import { NOT_ELIGIBLE_CODE, type GroupStatus } from '../../domain/groups/index.js';
 import { signalWorkflow } from '../../temporal/starters.js';
 import { chatGroupStarter, chatGroupWorkflowId } from '../../workflows/groups/chat-group.starter.js';
 import { emitEvent } from '../webhooks/index.js';
 import type { GroupRow } from './group-row.js';
+import {
+  groupByCreateRequestId,
+  groupByProviderGroupId,
+  restoreGroupStatus,
+  setCreateRequestId,
+  setGroupActive,
+  setGroupDeleted,
+  setGroupFailed,
+  setGroupSettings,
+  setGroupSuspended,
+} from './store.js';
 
 // A group's moves after its creation was asked for: the guarded writes the chat-group workflow's
 // activities make (creating → active | failed, the provider's answer to a change) and what the
@@ -45,12 +55,7 @@ export function creationFailureReason(code: number | string | null | undefined, 
 
 /** Keeps the provider's id of the create request, which its lifecycle webhook names. */
 export async function recordCreateRequest(em: EntityManager, accountId: number, groupId: number, requestId: string) {
-  await one(
-    em,
-    `update chat_groups set provider_request_id = ?, updated_at = now()
-      where id = ? and account_id = ? and provider_request_id is null returning id`,
-    [requestId, groupId, accountId],
-  );
+  await setCreateRequestId(em, accountId, groupId, requestId);
 }
 
 /** creating → active with the provider's group id and invite link, and group.created; false when the group was not creating. */
@@ -59,12 +64,7 @@ export async function activateGroup(
   a: { accountId: number; groupId: number; providerGroupId: string; inviteLink: string | null },
 ): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const g = await one<GroupRow>(
-      tx,
-      `update chat_groups set status = 'active', provider_group_id = ?, invite_link = ?, failure_reason = null, updated_at = now()
-        where id = ? and account_id = ? and status = 'creating' returning *`,
-      [a.providerGroupId, a.inviteLink, a.groupId, a.accountId],
-    );
+    const g = await setGroupActive(tx, a.accountId, a.groupId, a.providerGroupId, a.inviteLink);
     if (!g) return false;
     await emitEvent(tx, a.accountId, 'group.created', { ...groupEventFields(g), invite_link: g.invite_link });
     return true;
@@ -74,12 +74,7 @@ export async function activateGroup(
 /** creating → failed with the reason, and group.failed; false when the group was not creating. */
 export async function failGroup(em: EntityManager, a: { accountId: number; groupId: number; reason: string }): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const g = await one<GroupRow>(
-      tx,
-      `update chat_groups set status = 'failed', failure_reason = ?, updated_at = now()
-        where id = ? and account_id = ? and status = 'creating' returning *`,
-      [a.reason, a.groupId, a.accountId],
-    );
+    const g = await setGroupFailed(tx, a.accountId, a.groupId, a.reason);
     if (!g) return false;
     await emitEvent(tx, a.accountId, 'group.failed', groupEventFields(g, a.reason));
     return true;
@@ -89,12 +84,7 @@ export async function failGroup(em: EntityManager, a: { accountId: number; group
 /** Any state but deleted → deleted, and group.deleted; false when it was deleted already. */
 export async function markGroupDeleted(em: EntityManager, accountId: number, groupId: number): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const g = await one<GroupRow>(
-      tx,
-      `update chat_groups set status = 'deleted', deleted_at = now(), updated_at = now()
-        where id = ? and account_id = ? and status <> 'deleted' returning *`,
-      [groupId, accountId],
-    );
+    const g = await setGroupDeleted(tx, accountId, groupId);
     if (!g) return false;
     await emitEvent(tx, accountId, 'group.deleted', groupEventFields(g));
     return true;
@@ -103,11 +93,7 @@ export async function markGroupDeleted(em: EntityManager, accountId: number, gro
 
 /** A deletion the provider refused: the group goes back to the state it was deleted from. */
 export async function restoreAfterRefusedDelete(em: EntityManager, accountId: number, groupId: number, previous: GroupStatus) {
-  await one(
-    em,
-    `update chat_groups set status = ?, updated_at = now() where id = ? and account_id = ? and status = 'deleting' returning id`,
-    [previous, groupId, accountId],
-  );
+  await restoreGroupStatus(em, accountId, groupId, previous);
 }
 
 /**
@@ -122,25 +108,7 @@ export async function applyGroupSettings(
 ): Promise<boolean> {
   return em.transactional(async (tx) => {
     const description = s.description === undefined ? undefined : s.description === null || s.description === '' ? null : s.description;
-    const g = await one<GroupRow>(
-      tx,
-      `update chat_groups set subject = coalesce(?, subject),
-                              description = case when ?::boolean then ? else description end,
-                              updated_at = now()
-        where id = ? and account_id = ? and status not in ('deleted', 'failed')
-          and (subject is distinct from coalesce(?, subject) or (?::boolean and description is distinct from ?))
-        returning *`,
-      [
-        s.subject ?? null,
-        description !== undefined,
-        description ?? null,
-        groupId,
-        accountId,
-        s.subject ?? null,
-        description !== undefined,
-        description ?? null,
-      ],
-    );
+    const g = await setGroupSettings(tx, accountId, groupId, { subject: s.subject, description });
     if (!g) return false;
     await emitEvent(tx, accountId, 'group.updated', groupEventFields(g));
     return true;
@@ -150,12 +118,7 @@ export async function applyGroupSettings(
 /** The provider suspended the group (active → suspended) or lifted it (suspended → active), with group.updated. */
 export async function applyGroupSuspension(em: EntityManager, accountId: number, groupId: number, suspended: boolean) {
   return em.transactional(async (tx) => {
-    const [from, to] = suspended ? ['active', 'suspended'] : ['suspended', 'active'];
-    const g = await one<GroupRow>(
-      tx,
-      `update chat_groups set status = ?, updated_at = now() where id = ? and account_id = ? and status = ? returning *`,
-      [to, groupId, accountId, from],
-    );
+    const g = await setGroupSuspended(tx, accountId, groupId, suspended);
     if (!g) return false;
     await emitEvent(tx, accountId, 'group.updated', groupEventFields(g, suspended ? 'suspended by the provider' : null));
     return true;
@@ -203,14 +166,13 @@ const REQUEST_ID_WAIT_MS = 5_000;
 async function groupByRequestId(em: EntityManager, requestId: string): Promise<GroupRow | null> {
   const deadline = Date.now() + REQUEST_ID_WAIT_MS;
   for (;;) {
-    const g = await one<GroupRow>(em.fork(), 'select * from chat_groups where provider_request_id = ?', [requestId]);
+    const g = await groupByCreateRequestId(em.fork(), requestId);
     if (g || Date.now() > deadline) return g;
     await sleep(200);
   }
 }
 
-const groupByProviderId = (em: EntityManager, providerGroupId: string) =>
-  one<GroupRow>(em.fork(), 'select * from chat_groups where provider_group_id = ?', [providerGroupId]);
+const groupByProviderId = (em: EntityManager, providerGroupId: string) => groupByProviderGroupId(em.fork(), providerGroupId);
 
 /**
  * group_create: the creation workflow is told (signal) and decides: it writes active or failed.

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { FromSchema } from 'json-schema-to-ts';
-import { exec, many, one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import { hasPermission } from '../../domain/account/index.js';
 import { GROUP_LIMITS, type GroupStatus } from '../../domain/groups/index.js';
@@ -12,9 +11,17 @@ import type { RequestContext } from '../platform/context.js';
 import { DomainError, forbidden, type DomainErrorDetail } from '../platform/errors.js';
 import { groupView, loadGroup, type GroupRow } from './group-row.js';
 import { inviteToGroup } from './invitations.js';
+import {
+  participantsAmong,
+  pendingJoinRequests,
+  pendingJoinRequestsAmong,
+  setInviteLink,
+  settleJoinRequests,
+  withdrawInvitations,
+} from './store.js';
 import { moveParticipant, waIdOf } from './participants.js';
 import type { PreparedWhatsAppMessage } from '../../domain/messaging/index.js';
-import { groupMessagePayload, type GroupMessageContent } from '../../providers/whatsapp-cloud/index.js';
+import type { ChatGroupProvider, ChatRequest, GroupMessageContent } from '../../providers/index.js';
 
 // Who may be in a group and how they get there (Endpoints > Chat-channel groups: invites,
 // invite-link reset, join requests, participants). People join only through the invite link
@@ -57,37 +64,33 @@ export type GroupMemberChangeResult = { status: GroupStatus } & (
   | { kind: 'pin' }
 );
 
-/** The request of a group message the message workflow sends (the chat adapter's {phone_number_id, body}). */
-export function groupMessageRequest(phoneNumberId: string, groupId: string, m: PreparedWhatsAppMessage): Record<string, unknown> {
+/** The request of a group message the message workflow sends (stored on the record, sent by the chat provider). */
+export function groupMessageRequest(
+  groups: ChatGroupProvider,
+  phoneNumberId: string,
+  groupId: string,
+  m: PreparedWhatsAppMessage,
+): ChatRequest {
   const content: GroupMessageContent =
     m.kind === 'template' && m.templateParams
       ? { kind: 'template', name: m.templateParams.name, language: m.templateParams.language, components: m.templateParams.components }
       : m.mediaType && m.mediaUrl
         ? { kind: m.mediaType, link: m.mediaUrl, ...(m.caption ? { caption: m.caption } : {}) }
         : { kind: 'text', body: m.previewBody };
-  return { phone_number_id: phoneNumberId, body: groupMessagePayload(groupId, content) };
+  return groups.messageRequest({ providerPhoneNumberId: phoneNumberId }, groupId, content);
 }
 
 // ---- what the change workflow's activities write once the provider answered ------------------------
 
 /** The new invite link replaces the stored one; null when the group is gone meanwhile. */
 export async function applyInviteLinkReset(em: EntityManager, accountId: number, groupId: number, inviteLink: string) {
-  return one<GroupRow>(
-    em,
-    `update chat_groups set invite_link = ?, updated_at = now() where id = ? and account_id = ? and status <> 'deleted' returning *`,
-    [inviteLink, groupId, accountId],
-  );
+  return setInviteLink(em, accountId, groupId, inviteLink);
 }
 
 /** The requests the provider decided leave `pending` (a webhook that settled one first wins). */
 export async function applyJoinRequestDecisions(em: EntityManager, g: GroupRow, decision: 'approve' | 'reject', done: string[]) {
   if (!done.length) return;
-  await exec(
-    em,
-    `update chat_group_join_requests set status = ?, updated_at = now()
-      where group_id = ? and account_id = ? and join_request_id = any(?::text[]) and status = 'pending'`,
-    [decision === 'approve' ? 'approved' : 'rejected', g.id, g.account_id, done],
-  );
+  await settleJoinRequests(em, g.id, g.account_id, done, decision === 'approve' ? 'approved' : 'rejected');
 }
 
 /**
@@ -98,13 +101,7 @@ export async function applyJoinRequestDecisions(em: EntityManager, g: GroupRow, 
 export async function applyParticipantRemovals(tx: EntityManager, g: GroupRow, removed: string[], invitations: string[]) {
   for (const waId of removed) await moveParticipant(tx, g, waId, 'removed', { initiated_by: 'business' });
   if (!invitations.length) return [];
-  const rows = await many<{ wa_id: string }>(
-    tx,
-    `delete from chat_group_participants where group_id = ? and account_id = ? and wa_id = any(?::text[]) and status = 'invited'
-     returning wa_id`,
-    [g.id, g.account_id, invitations],
-  );
-  return rows.map((r) => r.wa_id);
+  return withdrawInvitations(tx, g.id, g.account_id, invitations);
 }
 
 // ---- waiting for the change workflow -----------------------------------------------------------------
@@ -269,14 +266,7 @@ export async function resetInviteLink(rc: RequestContext, deps: MemberServiceDep
   return groupView(await loadGroup(rc, id));
 }
 
-interface JoinRequestRow {
-  join_request_id: string;
-  wa_id: string;
-  status: string;
-  created_at: Date;
-}
-
-const joinRequestView = (r: JoinRequestRow) => ({
+const joinRequestView = (r: Awaited<ReturnType<typeof pendingJoinRequests>>[number]) => ({
   join_request_id: r.join_request_id,
   wa_id: r.wa_id,
   phone: `+${r.wa_id}`,
@@ -287,12 +277,7 @@ const joinRequestView = (r: JoinRequestRow) => ({
 /** GET {id}/join-requests: the pending requests as the provider's webhooks reported them, oldest first. */
 export async function listJoinRequests(rc: RequestContext, id: string) {
   const group = await loadGroup(rc, id);
-  const rows = await many<JoinRequestRow>(
-    rc.em,
-    `select join_request_id, wa_id, status, created_at from chat_group_join_requests
-      where group_id = ? and account_id = ? and status = 'pending' order by created_at, id`,
-    [group.id, rc.account.id],
-  );
+  const rows = await pendingJoinRequests(rc.em, group.id, rc.account.id);
   return { group_id: Number(group.id), join_requests: rows.map(joinRequestView) };
 }
 
@@ -316,12 +301,7 @@ export async function decideJoinRequests(
   const group = await loadGroup(rc, id);
   requireActive(group, decision === 'approve' ? 'joined' : 'managed');
   const asked = [...new Set(input.join_requests.map((s) => s.trim()))];
-  const pending = await many<{ join_request_id: string; wa_id: string }>(
-    rc.em,
-    `select join_request_id, wa_id from chat_group_join_requests
-      where group_id = ? and account_id = ? and status = 'pending' and join_request_id = any(?::text[])`,
-    [group.id, rc.account.id, asked],
-  );
+  const pending = await pendingJoinRequestsAmong(rc.em, group.id, rc.account.id, asked);
   const known = new Set(pending.map((p) => p.join_request_id));
   const failures: ({ join_request_id: string } & ItemFailure)[] = asked
     .filter((r) => !known.has(r))
@@ -371,10 +351,11 @@ export async function removeParticipants(rc: RequestContext, deps: MemberService
     else if (wanted.some((w) => w.waId === waId)) failures.push({ participant: p, reason: 'The participant is listed twice.' });
     else wanted.push({ participant: p, waId });
   }
-  const rows = await many<{ wa_id: string; status: string }>(
+  const rows = await participantsAmong(
     rc.em,
-    'select wa_id, status from chat_group_participants where group_id = ? and account_id = ? and wa_id = any(?::text[])',
-    [group.id, rc.account.id, wanted.map((w) => w.waId)],
+    group.id,
+    rc.account.id,
+    wanted.map((w) => w.waId),
   );
   const statusOf = new Map(rows.map((r) => [r.wa_id, r.status]));
   const members: typeof wanted = [];

@@ -1,11 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import type { ParticipantStatus } from '../../domain/groups/index.js';
-import type { WhatsAppGroupEvent } from '../../providers/whatsapp-cloud/index.js';
+import type { ChatGroupEvent } from '../../providers/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import type { GroupRow } from './group-row.js';
+import { approveJoinRequestOf, groupByProviderGroupId, insertJoinRequest, revokeJoinRequest, setParticipantStatus } from './store.js';
 import { groupEventFields } from './lifecycle.js';
 
 // Who is in a group, as the provider's group_participants_update webhooks tell it: people joining by
@@ -38,7 +38,7 @@ export interface GroupParticipantsNotice {
 
 /** The provider's participants events as its webhook parser gives them. */
 export type ProviderParticipantsEvent = Extract<
-  WhatsAppGroupEvent,
+  ChatGroupEvent,
   { type: 'participants_added' | 'participants_removed' | 'join_request_created' | 'join_request_revoked' }
 >;
 
@@ -97,16 +97,7 @@ export async function moveParticipant(
   to: ParticipantStatus,
   extra: Record<string, unknown> = {},
 ): Promise<boolean> {
-  const moved = await one<{ id: string }>(
-    tx,
-    `insert into chat_group_participants (account_id, group_id, wa_id, status, created_at, updated_at)
-     values (?, ?, ?, ?, now(), now())
-     on conflict (group_id, wa_id) do update set status = excluded.status, updated_at = now()
-      where chat_group_participants.status <> excluded.status
-     returning id`,
-    [g.account_id, g.id, waId, to],
-  );
-  if (!moved) return false;
+  if (!(await setParticipantStatus(tx, g.account_id, g.id, waId, to))) return false;
   const kind =
     to === 'joined'
       ? 'group.participant_joined'
@@ -132,7 +123,7 @@ export async function applyGroupParticipantsEvent(
 ): Promise<void> {
   const n = participantsNoticeOf(event);
   const em = deps.orm.em.fork();
-  const g = await one<GroupRow>(em, 'select * from chat_groups where provider_group_id = ?', [n.groupId]);
+  const g = await groupByProviderGroupId(em, n.groupId);
   if (!g) {
     deps.log?.info({ providerGroupId: n.groupId, action: n.action }, 'group_participants_update for a group we do not know');
     return;
@@ -151,12 +142,7 @@ export async function applyGroupParticipantsEvent(
           const waId = waIdOf(raw);
           if (!waId) continue;
           await moveParticipant(tx, g, waId, 'joined');
-          await one(
-            tx,
-            `update chat_group_join_requests set status = 'approved', updated_at = now()
-              where group_id = ? and wa_id = ? and status = 'pending' returning id`,
-            [g.id, waId],
-          );
+          await approveJoinRequestOf(tx, g.id, waId);
         }
         return;
       case 'group_participants_remove': {
@@ -170,14 +156,7 @@ export async function applyGroupParticipantsEvent(
       case 'group_join_request_created': {
         const waId = waIdOf(n.waId ?? '');
         if (!n.joinRequestId || !waId) return;
-        const created = await one<{ id: string }>(
-          tx,
-          `insert into chat_group_join_requests (account_id, group_id, join_request_id, wa_id, status, created_at, updated_at)
-           values (?, ?, ?, ?, 'pending', now(), now())
-           on conflict (group_id, join_request_id) do nothing returning id`,
-          [g.account_id, g.id, n.joinRequestId, waId],
-        );
-        if (created)
+        if (await insertJoinRequest(tx, g.account_id, g.id, n.joinRequestId, waId))
           await emitEvent(tx, g.account_id, 'group.join_requested', {
             ...groupEventFields(g),
             join_request_id: n.joinRequestId,
@@ -188,12 +167,7 @@ export async function applyGroupParticipantsEvent(
       }
       case 'group_join_request_revoked':
         if (!n.joinRequestId) return;
-        await one(
-          tx,
-          `update chat_group_join_requests set status = 'revoked', updated_at = now()
-            where group_id = ? and join_request_id = ? and status = 'pending' returning id`,
-          [g.id, n.joinRequestId],
-        );
+        await revokeJoinRequest(tx, g.id, n.joinRequestId);
         return;
     }
   });

@@ -1,34 +1,39 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../../logger.js';
-import type { WebhookRequest } from '../../providers/index.js';
-import { parseWhatsAppGroupWebhook, type WhatsAppGroupEvent } from '../../providers/whatsapp-cloud/index.js';
+import {
+  providerRegistry,
+  type ChatGroupEvent,
+  type ProviderKey,
+  type ProviderSettings,
+  type WebhookRequest,
+} from '../../providers/index.js';
 import { applyGroupLifecycle, applyGroupSettingsNotice, applyGroupStatusNotice } from './lifecycle.js';
 import { applyGroupParticipantsEvent } from './participants.js';
 import { receiveGroupInbound } from './group-inbound.js';
 
-// The one door of the WhatsApp webhook ingress into this family (services/messaging/ingress.ts):
-// after the statuses and one-to-one messages of a verified webhook were applied, its group fields
-// (group_lifecycle_update, group_settings_update, group_status_update, group_participants_update)
-// and the messages participants wrote into groups come here, read by the adapter's group parser.
+// The one door of the provider webhook ingress into this family: subscribed to the messaging
+// family's ingress where the API wires it (api/http/ingress.ts, InboundWebhookHook), so messaging
+// names nothing of ours. After the statuses and one-to-one messages of a verified webhook were applied, its group changes
+// (created, deleted, settings, suspension, participants, join requests) and the messages
+// participants wrote into groups come here, read by the registry's chat-group adapter.
 
 export interface GroupWebhookDeps {
   orm: MikroORM;
   temporal: Client;
+  config: ProviderSettings;
   log?: Logger;
 }
 
-// Cheap test before a second parse: the busiest WhatsApp webhooks (statuses) never mention a group.
-const MENTIONS_GROUP = Buffer.from('group');
-
-/** Applies every group event of a verified WhatsApp webhook, in the order Meta listed them. */
-export async function receiveGroupWebhook(deps: GroupWebhookDeps, req: WebhookRequest): Promise<void> {
-  if (!req.rawBody.includes(MENTIONS_GROUP)) return;
-  for (const e of parseWhatsAppGroupWebhook(req)) await receiveGroupWebhookEvent(deps, e);
+/** Applies every group event of a verified webhook of the chat-group provider, in the order it listed them. */
+export async function receiveGroupWebhook(deps: GroupWebhookDeps, provider: ProviderKey, req: WebhookRequest): Promise<void> {
+  const groups = providerRegistry(deps.config).chatGroups();
+  if (provider !== groups.key) return;
+  for (const e of groups.parseWebhook(req)) await receiveGroupWebhookEvent(deps, e);
 }
 
 /** Applies one group event; resolves once its effects are stored (or the creation workflow was told). */
-export async function receiveGroupWebhookEvent(deps: GroupWebhookDeps, e: WhatsAppGroupEvent): Promise<void> {
+export async function receiveGroupWebhookEvent(deps: Omit<GroupWebhookDeps, 'config'>, e: ChatGroupEvent): Promise<void> {
   const phoneNumberId = e.phoneNumberId ?? null;
   switch (e.type) {
     case 'group_created':

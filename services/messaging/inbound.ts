@@ -89,14 +89,14 @@ export interface StoredInbound {
  * business number, and opens the 24-hour customer service window for that number and customer.
  * A provider redelivery of the same message changes nothing. `also` runs in the same transaction
  * once the message is stored (never for a redelivery), so what the message carries (an order)
- * commits with it or not at all. `chatGroupId` marks a participant's message into one of the
- * account's chat groups: stored with the group's id, and no one-to-one window is opened.
+ * commits with it or not at all. `chatGroup` marks a participant's message into a chat group: stored
+ * with the group's id when the group is the number owner's, and no one-to-one window is opened.
  */
 export async function receiveInbound<T = undefined>(
   deps: IngressDeps,
   m: InboundMessage,
   also?: (tx: EntityManager, stored: StoredInbound) => Promise<T>,
-  opts: { chatGroupId?: number } = {},
+  opts: { chatGroup?: { id: number; accountId: number } } = {},
 ): Promise<{ stored: boolean; uid?: string; also?: T }> {
   const em = deps.orm.em.fork();
   const owner = m.businessNumber.phoneNumberId
@@ -125,7 +125,7 @@ export async function receiveInbound<T = undefined>(
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
                              gateway_message_id, metadata, segments, encoding, chat_group_id, created_at, updated_at)
        values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7',
-               (select id from chat_groups where id = ?::bigint and account_id = ?), now(), now())
+               ?, now(), now())
        returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message, chat_group_id`,
       [
         newUid('msg'),
@@ -140,12 +140,11 @@ export async function receiveInbound<T = undefined>(
         m.mediaType ?? null,
         m.providerMessageId,
         JSON.stringify({ source: 'provider', ...m.metadata }),
-        opts.chatGroupId ?? null,
-        owner.account_id,
+        opts.chatGroup?.accountId === owner.account_id ? opts.chatGroup.id : null,
       ],
     );
     // A message into a group opens the group's window (its caller's work), not a one-to-one conversation.
-    if (!opts.chatGroupId)
+    if (!opts.chatGroup)
       await exec(
         tx,
         `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())

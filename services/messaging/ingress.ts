@@ -19,7 +19,6 @@ import { badRequest, forbidden } from '../platform/errors.js';
 import { applyReceipt } from './receipts.js';
 import { applyParkableStatus, receiveInbound } from './inbound.js';
 import { receiveChatOrder } from './chat-orders.js';
-import { receiveGroupWebhook } from '../groups/index.js';
 
 export type { WebhookAnswer, WebhookRequest, ProviderKey } from '../../providers/index.js';
 
@@ -29,7 +28,12 @@ export interface IngressDeps {
   config: ProviderSettings;
   /** Where an event that changes nothing for a known reason is told (a chat order for an unknown catalogue). */
   log?: Logger;
+  /** Other families' readers of each verified notification, subscribed where the API wires the services (chat groups). */
+  inboundHooks?: readonly InboundWebhookHook[];
 }
+
+/** Runs after a verified notification's own events were applied; reads what its family owns from the same request. */
+export type InboundWebhookHook = (provider: ProviderKey, req: WebhookRequest) => Promise<void>;
 
 /** One endpoint a provider calls, ready to serve: what it is (for routing and OpenAPI) and how it is answered. */
 export interface ProviderWebhook extends Pick<WebhookEndpoint, 'method' | 'path' | 'summary' | 'answer' | 'query'> {
@@ -73,8 +77,8 @@ async function receiveWebhook(
     throw err;
   }
   for (const e of events) await applyEvent(deps, provider, e);
-  // Group fields and messages written into groups belong to the chat-groups family.
-  if (provider.key === 'whatsapp-cloud' && endpoint.parse) await receiveGroupWebhook(deps, req);
+  // What else the notification carries belongs to the families that subscribed (group changes and messages into groups).
+  if (endpoint.parse) for (const hook of deps.inboundHooks ?? []) await hook(provider.key, req);
   return endpoint.answer;
 }
 

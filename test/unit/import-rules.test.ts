@@ -72,13 +72,7 @@ const pkg = (from: string, to: string, typeOnly = false): Edge => ({ from, to, l
 /** The provider layer's doors: the ports (types) and the registry that picks an adapter by name. */
 const PROVIDER_DOORS = ['providers/index.ts', 'providers/types.ts'];
 /** Files that still name an adapter until chat groups get their own port (issue 24, point 4); must end empty. */
-const PROVIDERS_PENDING = new Set<string>([
-  'services/groups/members.ts',
-  'services/groups/participants.ts',
-  'services/groups/webhooks.ts',
-  'activities/index.ts',
-  'activities/groups/chat-group.ts',
-]);
+const PROVIDERS_PENDING = new Set<string>([]);
 
 export const RULES: Rule[] = [
   {

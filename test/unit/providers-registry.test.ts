@@ -14,6 +14,7 @@ test('adapters are found by the stored provider; a channel without one gets its 
   assert.equal(registry.forChannel('whatsapp', undefined).key, DEFAULT_PROVIDER.whatsapp);
   assert.equal(registry.sms('sms-gateway').key, 'sms-gateway');
   assert.equal(registry.chat(null).key, 'whatsapp-cloud');
+  assert.equal(registry.chatGroups().key, 'whatsapp-cloud', 'chat groups are the chat provider’s');
   assert.equal(providerRegistry(config), providerRegistry(config), 'one registry per configuration');
 });
 
