@@ -91,6 +91,9 @@ export const accountCurrency = async (em: EntityManager, id: number) =>
  */
 export const accountStatusSql = (accountExpr: string) => `(select status from accounts where accounts.id = ${accountExpr})`;
 
+/** The currency of the account `accountExpr` as a scalar subquery (as accountStatusSql). */
+export const accountCurrencySql = (accountExpr: string) => `(select currency from accounts where accounts.id = ${accountExpr})`;
+
 // Wallet
 
 /**

@@ -15,6 +15,8 @@ export const WINDOW_MS = 60_000;
 export const windowStartOf = (now: number) => Math.floor(now / WINDOW_MS) * WINDOW_MS;
 
 export { countInWindowSql, previousWindowSql } from './store.js';
+/** The provider budgets' per-second counts (activities/messaging/dispatch.ts), in the same table. */
+export { countProviderCalls, dropProviderSecondsBefore } from './store.js';
 
 /** Now and then (one call in a thousand) drop windows older than two minutes; nobody waits for it. */
 export function sweepOldWindows(em: EntityManager, windowStart: number): void {
