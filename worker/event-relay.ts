@@ -2,9 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { many } from '../entities/db.js';
 import { relayEvents, relayBusinessEvents } from '../services/webhooks/dispatch.js';
-import { startOperationWorkflow } from '../services/automations/operations.js';
+import { queuedRunsLeftBehind, startOperationWorkflow } from '../services/automations/index.js';
 import { startPoller } from './poller.js';
 
 /**
@@ -25,11 +24,7 @@ export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal:
         const b = await relayBusinessEvents(deps.orm.em.fork(), deps);
         if (n < 500 && b < 500) break;
       }
-      const stale = await many<{ id: string; account_id: number; operation_name: string; input: Record<string, unknown>; source: string }>(
-        deps.orm.em.fork(),
-        `select id, account_id, operation_name, input, source from operation_runs where status = 'queued' and created_at < now() - interval '30 seconds' order by created_at limit 100`,
-      );
-      for (const r of stale) await startOperationWorkflow(deps, r.account_id, r);
+      for (const r of await queuedRunsLeftBehind(deps.orm.em.fork())) await startOperationWorkflow(deps, r.account_id, r);
     },
   });
 }

@@ -1,13 +1,15 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { exec, one } from '../../entities/db.js';
+import { one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import type { RequestContext, AccountRow } from '../../services/platform/context.js';
+import type { RequestContext } from '../../services/platform/context.js';
 import { estimateSegments } from '../../domain/messaging/index.js';
 import { parseRecipient } from '../../services/platform/phones.js';
 import { createOutboundMessages, resolveSmsRoute } from '../../services/messaging/index.js';
+import { accountForContext } from '../../services/account/index.js';
 import { emitBusinessEvent } from '../../services/automations/index.js';
+import { activeOperation, beginRun, businessEventIdBySource, finishRun } from '../../services/automations/store.js';
 import { renderTemplate } from '../../services/automations/operations.js';
 
 export interface OperationDeps {
@@ -36,7 +38,7 @@ export function createOperationActivities(deps: OperationDeps) {
       [a.accountId, a.runId],
     );
     if (existing) return { message_id: Number(existing.id), uid: existing.uid, status: existing.status };
-    const account = await one<AccountRow>(em, 'select * from accounts where id = ?', [a.accountId]);
+    const account = await accountForContext(em, a.accountId);
     if (!account) throw ApplicationFailure.nonRetryable('account not found', 'OperationInvalid');
     const rc: RequestContext = { account, actor: { kind: 'system', process: `operation-run:${a.runId}` }, em, log: deps.log };
     const route = await resolveSmsRoute(rc, a.config.sender_id as string | undefined);
@@ -69,17 +71,15 @@ export function createOperationActivities(deps: OperationDeps) {
     /** Records the run as running (creating it for scheduled runs) and reads the definition. */
     async beginOperationRun(b: Begin): Promise<BeginResult> {
       const em = deps.orm.em.fork();
-      const def = await one<{ id: number; kind: string; config: Record<string, unknown> }>(
-        em,
-        'select id, kind, config from operation_definitions where account_id = ? and name = ? and active',
-        [b.accountId, b.operationName],
-      );
-      await exec(
-        em,
-        `insert into operation_runs (id, account_id, operation_id, operation_name, input, status, source, created_at) values (?, ?, ?, ?, ?, 'running', ?, now())
-         on conflict (id) do update set status = 'running' where operation_runs.status = 'queued'`,
-        [b.runId, b.accountId, def?.id ?? 0, b.operationName, JSON.stringify(b.input), b.source],
-      );
+      const def = await activeOperation(em, b.accountId, b.operationName);
+      await beginRun(em, {
+        id: b.runId,
+        account_id: b.accountId,
+        operation_id: def?.id ?? 0,
+        operation_name: b.operationName,
+        input: b.input,
+        source: b.source,
+      });
       return def
         ? { ok: true, kind: def.kind, config: def.config }
         : { ok: false, error: `operation ${b.operationName} is not defined or inactive` };
@@ -97,12 +97,8 @@ export function createOperationActivities(deps: OperationDeps) {
       if (a.kind === 'emit_business_event') {
         return await deps.orm.em.fork().transactional(async (tx) => {
           const source = `operation:${a.runId}`;
-          const done = await one<{ id: string }>(tx, 'select id from business_events where account_id = ? and source = ?', [
-            a.accountId,
-            source,
-          ]);
           const id =
-            done?.id ??
+            (await businessEventIdBySource(tx, a.accountId, source)) ??
             (await emitBusinessEvent(tx, a.accountId, String(a.config.type), (a.input.data as Record<string, unknown>) ?? {}, source));
           return { business_event_id: id };
         });
@@ -116,12 +112,7 @@ export function createOperationActivities(deps: OperationDeps) {
       result?: Record<string, unknown>;
       error?: string;
     }): Promise<void> {
-      await exec(deps.orm.em.fork(), 'update operation_runs set status = ?, result = ?, error = ?, finished_at = now() where id = ?', [
-        f.status,
-        f.result ? JSON.stringify(f.result) : null,
-        f.error ?? null,
-        f.runId,
-      ]);
+      await finishRun(deps.orm.em.fork(), { id: f.runId, status: f.status, result: f.result ?? null, error: f.error ?? null });
     },
   };
 }

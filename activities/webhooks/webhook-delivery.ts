@@ -1,11 +1,13 @@
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import { request, type Agent } from 'undici';
-import { exec, many, one } from '../../entities/db.js';
 import type { Logger } from '../../logger.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
 import { communicationHeaders, automationHeaders } from '../../services/webhooks/signing.js';
 import { orderedPayload } from '../../services/webhooks/events.js';
-import { businessEnvelope, emitBusinessEvent, type BusinessEventRow } from '../../services/automations/index.js';
+import { businessEnvelope, businessEventById, emitBusinessEvent, subscriptionTarget } from '../../services/automations/index.js';
+import { clearEndpointFailure, countEndpointFailure, disableEndpoint, endpointSigning } from '../../services/webhooks/store/endpoints.js';
+import { eventPayload } from '../../services/webhooks/store/outbox.js';
+import { logAttempt, upsertDelivery } from '../../services/webhooks/store/deliveries.js';
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILED_DELIVERIES,
@@ -145,34 +147,17 @@ export function endpointRequest(
 /** The request for one attempt, signed now (a retry gets a fresh timestamp, same webhook-id). */
 async function prepare(em: EntityManager, ref: DeliveryRef, now: Date): Promise<Prepared | string> {
   if (ref.target.type === 'endpoint') {
-    const ep = await one<{
-      url: string;
-      secret: string;
-      previous_secret: string | null;
-      previous_secret_expires_at: Date | null;
-      status: string;
-    }>(
-      em,
-      'select url, secret, previous_secret, previous_secret_expires_at, status from webhook_endpoints where id = ? and account_id = ?',
-      [ref.target.id, ref.accountId],
-    );
+    const ep = await endpointSigning(em, ref.accountId, ref.target.id);
     if (!ep) return 'endpoint deleted';
     if (ep.status !== 'active') return 'endpoint disabled';
-    const ev = await one<{ payload: Record<string, unknown> }>(em, 'select payload from events where event_id = ? and account_id = ?', [
-      ref.eventId,
-      ref.accountId,
-    ]);
-    if (!ev) return 'event not found';
-    return endpointRequest(ep, ref.eventId, ev.payload, now);
+    const payload = await eventPayload(em, ref.accountId, ref.eventId);
+    if (!payload) return 'event not found';
+    return endpointRequest(ep, ref.eventId, payload, now);
   }
-  const sub = await one<{ target_url: string; secret: string; active: boolean }>(
-    em,
-    'select target_url, secret, active from automation_subscriptions where id = ? and account_id = ?',
-    [ref.target.id, ref.accountId],
-  );
+  const sub = await subscriptionTarget(em, ref.accountId, ref.target.id);
   if (!sub) return 'subscription deleted';
   if (!sub.active) return 'subscription inactive';
-  const ev = await one<BusinessEventRow>(em, 'select * from business_events where id = ? and account_id = ?', [ref.eventId, ref.accountId]);
+  const ev = await businessEventById(em, ref.accountId, ref.eventId);
   if (!ev) return 'event not found';
   const body = JSON.stringify(businessEnvelope(ev));
   return { url: sub.target_url, body, headers: automationHeaders(sub.secret, ev.id, ev.type, body, now) };
@@ -234,29 +219,31 @@ export async function recordAttempt(
   const final = input.final || r.outcome !== 'failed';
   const status = r.outcome === 'succeeded' ? 'succeeded' : final ? 'failed' : 'pending';
   return orm.em.fork().transactional(async (tx) => {
-    const delivery = await one<{ id: string }>(
-      tx,
-      `insert into webhook_deliveries (account_id, workflow_id, event_id, target_type, target_id, status, attempts, last_status_code, last_error, created_at, updated_at, completed_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), ${final ? 'now()' : 'null'})
-       on conflict (workflow_id) do update set status = excluded.status, attempts = greatest(webhook_deliveries.attempts, excluded.attempts),
-         last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = now(), completed_at = excluded.completed_at
-       returning id`,
-      [input.accountId, input.workflowId, input.eventId, target.type, target.id, status, input.attempt, r.statusCode, r.error],
-    );
-    const logged = await one(
-      tx,
-      `insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (delivery_id, attempt) do nothing returning id`,
-      [delivery!.id, input.attempt, r.attemptedAt, r.statusCode, r.latencyMs, r.error, r.responseExcerpt],
-    );
+    const delivery = await upsertDelivery(tx, {
+      account_id: input.accountId,
+      workflow_id: input.workflowId,
+      event_id: input.eventId,
+      target_type: target.type,
+      target_id: target.id,
+      status,
+      attempts: input.attempt,
+      last_status_code: r.statusCode,
+      last_error: r.error,
+      final,
+    });
+    const logged = await logAttempt(tx, {
+      delivery_id: delivery!.id,
+      attempt: input.attempt,
+      attempted_at: r.attemptedAt,
+      status_code: r.statusCode,
+      latency_ms: r.latencyMs,
+      error: r.error,
+      response_excerpt: r.responseExcerpt,
+    });
     if (logged) countWebhookAttempt(r.outcome, final);
     if (!logged || target.type !== 'endpoint' || r.outcome === 'skipped') return { disabled: false };
     if (r.outcome === 'succeeded') {
-      await exec(
-        tx,
-        'update webhook_endpoints set consecutive_failures = 0, failing_since = null where id = ? and (consecutive_failures > 0 or failing_since is not null)',
-        [target.id],
-      );
+      await clearEndpointFailure(tx, target.id);
       return { disabled: false };
     }
     return countFailure(tx, input.accountId, target.id, r, final);
@@ -270,12 +257,7 @@ async function countFailure(
   r: AttemptResult,
   final: boolean,
 ): Promise<{ disabled: boolean }> {
-  const ep = await one<{ consecutive_failures: number; failing_hours: number }>(
-    tx,
-    `update webhook_endpoints set failing_since = coalesce(failing_since, ?), consecutive_failures = consecutive_failures + ?, updated_at = now()
-      where id = ? returning consecutive_failures, extract(epoch from now() - failing_since) / 3600 as failing_hours`,
-    [r.attemptedAt, final ? 1 : 0, endpointId],
-  );
+  const ep = await countEndpointFailure(tx, endpointId, r.attemptedAt, final);
   if (!ep || !final) return { disabled: false };
   const reason =
     r.outcome === 'gone'
@@ -286,21 +268,17 @@ async function countFailure(
           ? `No attempt succeeded for ${DISABLE_AFTER_FAILING_HOURS} hours.`
           : null;
   if (!reason) return { disabled: false };
-  const off = await many<{ id: number; url: string }>(
-    tx,
-    `update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = now() where id = ? and status = 'active' returning id, url`,
-    [reason, endpointId],
-  );
+  const off = await disableEndpoint(tx, endpointId, reason);
   // The account is told through its business-event log (and any automation subscribed to it).
-  if (off.length)
+  if (off)
     await emitBusinessEvent(
       tx,
       accountId,
       'webhook.endpoint_disabled',
-      { endpoint_id: endpointId, url: off[0].url, reason, last_error: r.error },
+      { endpoint_id: endpointId, url: off.url, reason, last_error: r.error },
       'webhooks',
     );
-  return { disabled: off.length > 0 };
+  return { disabled: off !== null };
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -1,6 +1,5 @@
 import { Context } from '@temporalio/activity';
 import { throttledHeartbeat } from '../heartbeat.js';
-import { many, manyPlanned } from '../../entities/db.js';
 import { ATTEMPT_TIMEOUT_MS } from '../../domain/webhooks/retry.js';
 import { destinationAgent } from '../../services/platform/destinations.js';
 import { startDelivery } from '../../services/webhooks/dispatch.js';
@@ -8,6 +7,8 @@ import { endpointRequest, postAttempt, recordAttempt, type AttemptResult, type D
 import { countWebhookAttempt } from '../../observability/metrics.js';
 import { processStopping } from '../../services/platform/shutdown.js';
 import { lingeringWriter } from '../../services/platform/group-commit.js';
+import { claimFirstAttempts, logFirstSuccesses, releaseClaims, type ClaimedDelivery } from '../../services/webhooks/store/deliveries.js';
+import { clearEndpointFailures } from '../../services/webhooks/store/endpoints.js';
 
 export interface DispatchWebhooksInput {
   /** Deliveries claimed per statement. */
@@ -32,21 +33,6 @@ export interface DispatchWebhooksResult {
   lastError: string | null;
 }
 
-interface ClaimedRow {
-  id: string;
-  account_id: number;
-  workflow_id: string;
-  event_id: string;
-  target_id: number;
-  claimed_until: Date;
-  url: string | null;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  endpoint_status: string | null;
-  payload: Record<string, unknown> | null;
-}
-
 /**
  * A row is posted only while at least this much of its lease is left: past the lease another worker
  * may have claimed it, and a POST started now could still be running when the lease ends.
@@ -67,61 +53,23 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
 
   /** Successful first attempts, written a batch at a time while the next ones gather (group commit). */
   function successWriter() {
-    return lingeringWriter<{ row: ClaimedRow; r: AttemptResult }>(async (batch) => {
+    return lingeringWriter<{ row: ClaimedDelivery; r: AttemptResult }>(async (batch) => {
       await deps.orm.em.fork().transactional(async (tx) => {
-        // Only rows still waiting for their first attempt: a row a retry workflow has taken
-        // over (a re-claim after a lost lease) is that workflow's to log.
-        await many(
-          tx,
-          `with s as (select * from unnest(?::bigint[], ?::timestamptz[], ?::int[], ?::int[], ?::text[]) as s(id, at, code, ms, excerpt)),
-              done as (update webhook_deliveries d set status = 'succeeded', attempts = 1, last_status_code = s.code, last_error = null,
-                              updated_at = now(), completed_at = now(), claimed_until = null
-                         from s where d.id = s.id and d.status = 'pending' and d.attempts = 0 returning d.id)
-         insert into delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-         select s.id, 1, s.at, s.code, s.ms, null, s.excerpt from s join done on done.id = s.id
-         on conflict (delivery_id, attempt) do nothing`,
-          [
-            batch.map((b) => b.row.id),
-            batch.map((b) => b.r.attemptedAt),
-            batch.map((b) => b.r.statusCode),
-            batch.map((b) => b.r.latencyMs),
-            batch.map((b) => b.r.responseExcerpt),
-          ],
-        );
+        await logFirstSuccesses(tx, {
+          ids: batch.map((b) => b.row.id),
+          at: batch.map((b) => b.r.attemptedAt),
+          codes: batch.map((b) => b.r.statusCode),
+          latencies: batch.map((b) => b.r.latencyMs),
+          excerpts: batch.map((b) => b.r.responseExcerpt),
+        });
         // One success resets an endpoint's failure count, as for an attempt of a retry workflow.
-        await many(
-          tx,
-          `update webhook_endpoints set consecutive_failures = 0, failing_since = null
-          where id = any(?::int[]) and (consecutive_failures > 0 or failing_since is not null)`,
-          [[...new Set(batch.map((b) => b.row.target_id))]],
-        );
+        await clearEndpointFailures(tx, [...new Set(batch.map((b) => b.row.target_id))]);
       });
       countWebhookAttempt('succeeded', true, batch.length);
     });
   }
 
-  /**
-   * Claims up to `limit` queued first attempts with a lease, with what signing them needs, in one
-   * statement (asked several times a second while deliveries flow: planned once per connection).
-   */
-  const claim = (limit: number, leaseSeconds: number) =>
-    manyPlanned<ClaimedRow>(
-      deps.orm.em.fork(),
-      `with picked as (
-         select id from webhook_deliveries
-          where status = 'pending' and attempts = 0 and target_type = 'endpoint' and (claimed_until is null or claimed_until < now())
-          order by id limit ? for update skip locked),
-       claimed as (
-         update webhook_deliveries d set claimed_until = now() + make_interval(secs => ?)
-           from picked where d.id = picked.id
-         returning d.id, d.account_id, d.workflow_id, d.event_id, d.target_id, d.claimed_until)
-       select c.*, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.status as endpoint_status, e.payload
-         from claimed c
-         left join webhook_endpoints w on w.id = c.target_id and w.account_id = c.account_id
-         left join events e on e.event_id = c.event_id and e.account_id = c.account_id
-        order by c.id`,
-      [limit, leaseSeconds],
-    );
+  const claim = (limit: number, leaseSeconds: number) => claimFirstAttempts(deps.orm.em.fork(), limit, leaseSeconds);
 
   return {
     /**
@@ -137,14 +85,14 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
       const writer = successWriter();
       const until = Date.now() + input.maxSeconds * 1000;
       const out: DispatchWebhooksResult = { attempted: 0, succeeded: 0, handedOver: 0, lastError: null };
-      let queue: ClaimedRow[] = [];
+      let queue: ClaimedDelivery[] = [];
       let idleSince = Date.now();
       let refilling: Promise<void> | null = null;
       let emptyAt = 0;
       let emptyWaitMs = 0;
       let exhausted = false;
       let failure: unknown = null;
-      const late: ClaimedRow[] = [];
+      const late: ClaimedDelivery[] = [];
       const stopping = () => Date.now() >= until || ctx.cancellationSignal.aborted || processStopping.aborted;
       // A few rows beyond the pool: enough that no sender waits for a claim, few enough that a
       // claimed row is posted long before its lease ends.
@@ -166,7 +114,7 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
         }
         refilling = null;
       };
-      const attempt = async (row: ClaimedRow) => {
+      const attempt = async (row: ClaimedDelivery) => {
         const ref: DeliveryRef = { accountId: row.account_id, eventId: row.event_id, target: { type: 'endpoint', id: row.target_id } };
         const now = new Date();
         const skip = !row.url
@@ -183,7 +131,7 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
               agent,
               timeoutMs,
               ref,
-              endpointRequest(row as ClaimedRow & { url: string }, row.event_id, row.payload!, now),
+              endpointRequest(row as ClaimedDelivery & { url: string }, row.event_id, row.payload!, now),
               now,
             );
         out.attempted++;
@@ -241,9 +189,10 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
       // Claimed but not posted (a stop, or too little lease left): claimable again at once.
       const unsent = [...queue, ...late];
       if (unsent.length)
-        await many(deps.orm.em.fork(), `update webhook_deliveries set claimed_until = null where id = any(?::bigint[]) and attempts = 0`, [
+        await releaseClaims(
+          deps.orm.em.fork(),
           unsent.map((r) => r.id),
-        ]);
+        );
       return out;
     },
   };

@@ -8,7 +8,7 @@ import { hasPermission } from '../../domain/account/permissions.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthFailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
-import { admissionSql, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
+import { admissionSql, contextAccount, contextKey, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
 import { rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
 import { admissionsInStatement, earlyReads } from '../../observability/metrics.js';
 import { forgetAuthenticated, rememberAuthenticated, rememberedPrincipal, samePrincipal, speculativePrincipal } from './speculation.js';
@@ -72,24 +72,8 @@ export async function authenticate(
   if (row.touch_due) touchKeyLastUsed(em, row.key_id);
   sweepOldWindows(em, windowStart);
   return {
-    account: {
-      id: row.id,
-      uid: row.uid,
-      name: row.name,
-      status: row.status,
-      wallet_balance: row.wallet_balance,
-      currency: row.currency,
-      billing_mode: row.billing_mode,
-      created_at: row.created_at,
-    },
-    key: {
-      id: row.key_id,
-      kind: row.kind,
-      name: row.key_name,
-      user_id: row.user_id,
-      expires_at: row.expires_at,
-      revoked_at: row.revoked_at,
-    },
+    account: contextAccount(row),
+    key: contextKey(row),
     user: row.user_id ? { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] } : null,
     rate: rateDecision(Number(row.rate_count), rateLimitPerMinute, windowStart, now, Number(row.rate_previous)),
     defaultSmsChannel:

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
 import { hashToken, newSecret, tokenHint, MCP_PREFIX } from '../platform/secrets.js';
 import { newUid } from '../platform/ids.js';
+import type { AccountRow } from '../platform/context.js';
+import { accountById, insertAccount, insertKey, insertUser, type AccountRecord } from './store.js';
 
 // Account, user and key creation, shared by the operator services (settings.ts) and the dev bootstrap.
 
@@ -9,27 +10,17 @@ export async function createAccount(
   em: EntityManager,
   input: { name: string; currency?: string; billing_mode?: 'prepaid' | 'postpaid'; wallet_balance?: number },
 ) {
-  return one<Record<string, unknown>>(
-    em,
-    `insert into accounts (uid, name, status, wallet_balance, currency, billing_mode, created_at, updated_at)
-     values (?, ?, 'active', ?, ?, ?, now(), now()) returning *`,
-    [
-      newUid('acc'),
-      input.name,
-      String(input.wallet_balance ?? 0),
-      (input.currency ?? 'USD').toUpperCase(),
-      input.billing_mode ?? 'prepaid',
-    ],
-  );
+  return insertAccount(em, {
+    uid: newUid('acc'),
+    name: input.name,
+    wallet_balance: String(input.wallet_balance ?? 0),
+    currency: (input.currency ?? 'USD').toUpperCase(),
+    billing_mode: input.billing_mode ?? 'prepaid',
+  });
 }
 
 export async function createUser(em: EntityManager, accountId: number, input: { email: string; name: string; permissions: string[] }) {
-  return one<Record<string, unknown>>(
-    em,
-    `insert into users (account_id, email, name, permissions, active, created_at, updated_at)
-     values (?, ?, ?, ?, true, now(), now()) returning *`,
-    [accountId, input.email, input.name, JSON.stringify(input.permissions)],
-  );
+  return insertUser(em, { account_id: accountId, ...input });
 }
 
 /**
@@ -45,11 +36,36 @@ export async function createApiKey(
   const kind = input.kind ?? 'rest';
   const secret = newSecret(64);
   const token = kind === 'mcp' ? `${MCP_PREFIX}${secret}` : secret;
-  const row = await one<Record<string, unknown>>(
-    em,
-    `insert into api_keys (account_id, user_id, kind, name, token_hash, token_hint, expires_at, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, now()) returning id, account_id, user_id, kind, name, token_hint, expires_at, revoked_at, created_at`,
-    [accountId, input.userId, kind, input.name, hashToken(token), tokenHint(token), input.expiresAt ?? null],
-  );
-  return { ...row!, token };
+  const row = await insertKey(em, {
+    account_id: accountId,
+    user_id: input.userId,
+    kind,
+    name: input.name,
+    token_hash: hashToken(token),
+    token_hint: tokenHint(token),
+    expires_at: input.expiresAt ?? null,
+  });
+  return { ...row, token };
+}
+
+/**
+ * The account as a request context carries it. services/platform/context.ts still declares
+ * `created_at: Date`; the driver gives the timestamp's text (as it always did), which every reader
+ * passes through `new Date(…)` or `iso(…)`.
+ */
+export const contextAccount = (a: Pick<AccountRecord, keyof AccountRow>): AccountRow => ({
+  id: a.id,
+  uid: a.uid,
+  name: a.name,
+  status: a.status,
+  wallet_balance: a.wallet_balance,
+  currency: a.currency,
+  billing_mode: a.billing_mode,
+  created_at: a.created_at as unknown as Date,
+});
+
+/** The account a context of the service's own work (a workflow, an operation run) acts for; null when it is gone. */
+export async function accountForContext(em: EntityManager, accountId: number): Promise<AccountRow | null> {
+  const a = await accountById(em, accountId);
+  return a && { ...a, created_at: a.created_at as unknown as Date };
 }

@@ -1,7 +1,9 @@
 // The account family as other families and the doors see it.
 export * from './profile.js';
-export { createAccount, createApiKey, createUser } from './accounts.js';
+export { createAccount, createApiKey, createUser, accountForContext } from './accounts.js';
 export { requireAccount, accountRef } from './settings.js';
 export { addIdentity, updateIdentity, listIdentities, removeIdentity, type IdentityKind } from './identities.js';
 export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
+// What other families read of an account, instead of naming `accounts` in their statements.
+export { accountStatus, accountCurrency, accountStatusSql, accountCurrencySql } from './store.js';

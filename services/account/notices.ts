@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many, one } from '../../entities/db.js';
 import type { OperatorContext, RequestContext } from '../platform/context.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
 import { iso } from '../platform/time.js';
 import { requireAccount } from './settings.js';
+import { insertNotices, noticesPage, type NoticeRecord } from './store.js';
 
 // Account notices: what the service tells an account about its own resources (a product running
 // low, a feed switched off after repeated failures), kept for the account to read beside the
@@ -27,15 +27,7 @@ export interface NoticeInput {
  */
 export async function recordNotices(tx: EntityManager, accountId: number, notices: readonly NoticeInput[]): Promise<number> {
   if (!notices.length) return 0;
-  return exec(
-    tx,
-    `insert into account_notices (account_id, kind, message, data, dedupe_key, created_at)
-     select ?, e.n->>'kind', e.n->>'message', coalesce(e.n->'data', '{}'::jsonb), e.n->>'dedupeKey', now()
-       from jsonb_array_elements(?::jsonb) with ordinality as e(n, ord)
-      order by e.ord
-     on conflict (account_id, dedupe_key) do nothing`,
-    [accountId, JSON.stringify(notices)],
-  );
+  return insertNotices(tx, accountId, notices);
 }
 
 /** One notice; true when recorded, false when its dedupe key was already there. */
@@ -43,17 +35,7 @@ export async function recordNotice(tx: EntityManager, accountId: number, notice:
   return (await recordNotices(tx, accountId, [notice])) === 1;
 }
 
-interface NoticeRow {
-  id: string;
-  account_id: number;
-  kind: string;
-  message: string;
-  data: Record<string, unknown>;
-  created_at: Date;
-  read_at: Date | null;
-}
-
-const noticeView = (n: NoticeRow) => ({
+const noticeView = (n: Omit<NoticeRecord, 'dedupe_key'>) => ({
   id: Number(n.id),
   kind: n.kind,
   message: n.message,
@@ -84,19 +66,7 @@ export interface NoticeQuery {
 
 async function pageOfNotices(em: EntityManager, accountId: number, q: NoticeQuery) {
   const { page, perPage, offset } = pageOf(q);
-  const where = ['account_id = ?'];
-  const params: unknown[] = [accountId];
-  if (q.kind) {
-    where.push('kind = ?');
-    params.push(q.kind);
-  }
-  const total = Number((await one<{ n: string }>(em, `select count(*) as n from account_notices where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<NoticeRow>(
-    em,
-    `select id, account_id, kind, message, data, created_at, read_at from account_notices
-      where ${where.join(' and ')} order by id desc limit ? offset ?`,
-    [...params, perPage, offset],
-  );
+  const { total, rows } = await noticesPage(em, accountId, { kind: q.kind, limit: perPage, offset });
   return { notices: rows.map(noticeView), pagination: paginationOf(page, perPage, total) };
 }
 

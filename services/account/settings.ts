@@ -1,15 +1,27 @@
 import { numericId } from '../platform/ids.js';
-import { many, one } from '../../entities/db.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
 import { createAccount, createApiKey, createUser } from './accounts.js';
+import {
+  accountById,
+  accountExists,
+  accountIdByUid,
+  allAccounts,
+  keysOf,
+  revokeKeyRow,
+  updateAccountColumns,
+  updateUserColumns,
+  userInAccount,
+  userWithEmail,
+  usersOf,
+  type KeyRecord,
+} from './store.js';
 import { iso, withIsoTimestamps } from '../platform/time.js';
 
 // The operator's side of the account family ("Settings" in the contract): accounts, their users
 // and their credentials. Every function acts as the operator on the account it names; a missing
 // account is not found, never created on the fly.
 
-export type Row = Record<string, unknown>;
 export type KeyKind = 'rest' | 'mcp';
 
 /**
@@ -18,40 +30,30 @@ export type KeyKind = 'rest' | 'mcp';
  */
 export async function accountRef(oc: OperatorContext, ref: string): Promise<number> {
   if (!/^acc_/.test(ref)) return numericId(ref, 'Account');
-  const row = await one<{ id: number }>(oc.em, 'select id from accounts where uid = ?', [ref]);
-  if (!row) throw notFound('Account');
-  return row.id;
+  const id = await accountIdByUid(oc.em, ref);
+  if (id === null) throw notFound('Account');
+  return id;
 }
 
 export async function requireAccount(oc: OperatorContext, accountId: number): Promise<void> {
-  if (!Number.isInteger(accountId) || !(await one(oc.em, 'select id from accounts where id = ?', [accountId]))) throw notFound('Account');
+  if (!Number.isInteger(accountId) || !(await accountExists(oc.em, accountId))) throw notFound('Account');
 }
 
-export const listAccounts = async (oc: OperatorContext) =>
-  (await many<Row>(oc.em, 'select * from accounts order by id')).map(withIsoTimestamps);
+export const listAccounts = async (oc: OperatorContext) => (await allAccounts(oc.em)).map(withIsoTimestamps);
 
 export async function openAccount(
   oc: OperatorContext,
   input: { name: string; currency?: string; billing_mode?: 'prepaid' | 'postpaid'; wallet_balance?: number },
-): Promise<Row> {
-  const row = (await createAccount(oc.em, input))!;
+) {
+  const row = await createAccount(oc.em, input);
   oc.log.info({ actor: 'operator', account: row.id }, 'account created');
   return withIsoTimestamps(row);
 }
 
-export async function getAccount(oc: OperatorContext, accountId: number): Promise<Row> {
-  const row = await one<Row>(oc.em, 'select * from accounts where id = ?', [accountId]);
+export async function getAccount(oc: OperatorContext, accountId: number) {
+  const row = await accountById(oc.em, accountId);
   if (!row) throw notFound('Account');
   return withIsoTimestamps(row);
-}
-
-// Column names come from these fixed lists, never from request keys.
-const ACCOUNT_COLUMNS = ['name', 'status', 'wallet_balance', 'currency', 'billing_mode'] as const;
-const USER_COLUMNS = ['name', 'active', 'permissions'] as const;
-
-function assignments<C extends string>(columns: readonly C[], input: Partial<Record<C, unknown>>) {
-  const cols = columns.filter((c) => input[c] !== undefined);
-  return { sql: cols.map((c) => `${c} = ?, `).join(''), values: cols.map((c) => input[c]) };
 }
 
 /** Rename, suspend or reactivate; set the wallet (a decimal string, never a float), currency and billing mode. */
@@ -65,37 +67,33 @@ export async function updateAccount(
     currency?: string;
     billing_mode?: 'prepaid' | 'postpaid';
   },
-): Promise<Row> {
-  const set = assignments(ACCOUNT_COLUMNS, {
+) {
+  const row = await updateAccountColumns(oc.em, accountId, {
     ...input,
     currency: input.currency?.toUpperCase(),
     wallet_balance: input.wallet_balance === undefined ? undefined : String(input.wallet_balance),
   });
-  const row = await one<Row>(oc.em, `update accounts set ${set.sql}updated_at = now() where id = ? returning *`, [
-    ...set.values,
-    accountId,
-  ]);
   if (!row) throw notFound('Account');
   oc.log.info({ actor: 'operator', account: accountId, fields: Object.keys(input) }, 'account changed');
   return withIsoTimestamps(row);
 }
 
-export async function listUsers(oc: OperatorContext, accountId: number): Promise<Row[]> {
+export async function listUsers(oc: OperatorContext, accountId: number) {
   await requireAccount(oc, accountId);
-  return (await many<Row>(oc.em, 'select * from users where account_id = ? order by id', [accountId])).map(withIsoTimestamps);
+  return (await usersOf(oc.em, accountId)).map(withIsoTimestamps);
 }
 
 export async function addUser(
   oc: OperatorContext,
   accountId: number,
   input: { email: string; name: string; permissions?: readonly string[] },
-): Promise<Row> {
+) {
   await requireAccount(oc, accountId);
-  if (await one(oc.em, 'select id from users where account_id = ? and email = ?', [accountId, input.email])) {
+  if (await userWithEmail(oc.em, accountId, input.email)) {
     throw conflict('A user with this email already exists in the account.');
   }
   return withIsoTimestamps(
-    (await createUser(oc.em, accountId, { email: input.email, name: input.name, permissions: [...(input.permissions ?? [])] }))!,
+    await createUser(oc.em, accountId, { email: input.email, name: input.name, permissions: [...(input.permissions ?? [])] }),
   );
 }
 
@@ -105,19 +103,18 @@ export async function updateUser(
   accountId: number,
   userId: number,
   input: { name?: string; active?: boolean; permissions?: readonly string[] },
-): Promise<Row> {
-  const set = assignments(USER_COLUMNS, { ...input, permissions: input.permissions ? JSON.stringify(input.permissions) : undefined });
-  const row = await one<Row>(oc.em, `update users set ${set.sql}updated_at = now() where id = ? and account_id = ? returning *`, [
-    ...set.values,
-    userId,
-    accountId,
-  ]);
+) {
+  const row = await updateUserColumns(oc.em, accountId, userId, {
+    name: input.name,
+    active: input.active,
+    permissions: input.permissions ? [...input.permissions] : undefined,
+  });
   if (!row) throw notFound('User');
   return withIsoTimestamps(row);
 }
 
 /** A key as the operator sees it after creation: a hint, never the secret. */
-export const keyView = (k: Row) => ({
+export const keyView = (k: Omit<KeyRecord, 'token_hash' | 'last_used_at'> & { last_used_at?: string | null }) => ({
   id: k.id,
   account_id: k.account_id,
   user_id: k.user_id,
@@ -141,7 +138,7 @@ export async function issueKey(
   input: { name: string; user_id?: number | null; expires_at?: string | null },
 ) {
   await requireAccount(oc, accountId);
-  if (input.user_id != null && !(await one(oc.em, 'select id from users where id = ? and account_id = ?', [input.user_id, accountId]))) {
+  if (input.user_id != null && !(await userInAccount(oc.em, accountId, input.user_id))) {
     throw validationFailed({ user_id: ['The issuing user does not belong to this account.'] });
   }
   const key = await createApiKey(oc.em, accountId, {
@@ -157,16 +154,12 @@ export async function issueKey(
 
 export async function listKeys(oc: OperatorContext, accountId: number, kind: KeyKind) {
   await requireAccount(oc, accountId);
-  return (await many<Row>(oc.em, 'select * from api_keys where account_id = ? and kind = ? order by id', [accountId, kind])).map(keyView);
+  return (await keysOf(oc.em, accountId, kind)).map(keyView);
 }
 
 /** Revocation is permanent: a second revoke keeps the first time. */
 export async function revokeKey(oc: OperatorContext, accountId: number, kind: KeyKind, keyId: number) {
-  const row = await one<Row>(
-    oc.em,
-    'update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? and account_id = ? and kind = ? returning *',
-    [keyId, accountId, kind],
-  );
+  const row = await revokeKeyRow(oc.em, accountId, kind, keyId);
   if (!row) throw notFound('Key');
   oc.log.info({ actor: 'operator', account: accountId, key: keyId, kind }, 'key revoked');
   return keyView(row);

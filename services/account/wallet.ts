@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
-import { RELEASE_BEFORE_FLUSH } from '../platform/durable-commit.js';
+import { debit, debitSql } from './store.js';
+
+export { debitSql };
 
 /**
  * Debits a prepaid wallet by segments × price, refusing to go negative; postpaid accounts are not
@@ -10,19 +11,6 @@ import { RELEASE_BEFORE_FLUSH } from '../platform/durable-commit.js';
  * writes what is being paid for, so both commit or neither does, and last in it: every send of the
  * account waits for this one row until the transaction ends.
  */
-/**
- * The debit as SQL (`returning id`: a row when it is made), for a statement that writes what is paid
- * for in the same breath (a CTE whose row the write requires). Its commit does not wait for the
- * flush when asked (services/platform/durable-commit.ts): the caller then answers only after durableCommit.
- */
-export function debitSql(accountId: number, segments: number, pricePerSegment: string, opts: { releaseBeforeFlush?: boolean } = {}) {
-  return {
-    sql: `update accounts set wallet_balance = case when billing_mode = 'prepaid' then wallet_balance - (?::numeric * ?) else wallet_balance end, updated_at = now()
-      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?)${opts.releaseBeforeFlush ? ` and ${RELEASE_BEFORE_FLUSH}` : ''} returning id`,
-    params: [pricePerSegment, segments, accountId, pricePerSegment, segments] as unknown[],
-  };
-}
-
 export async function debitSegments(
   em: EntityManager,
   accountId: number,
@@ -32,7 +20,5 @@ export async function debitSegments(
   opts: { releaseBeforeFlush?: boolean } = {},
 ): Promise<boolean> {
   if (segments <= 0) return true;
-  const debit = debitSql(accountId, segments, pricePerSegment, opts);
-  const row = await one<{ id: number }>(em, debit.sql, debit.params);
-  return row !== null;
+  return debit(em, debitSql(accountId, segments, pricePerSegment, opts));
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec } from '../../entities/db.js';
+import { insertBusinessEvent, type BusinessEventRecord } from './store.js';
 
 /**
  * Business-event types with their `live` flag. live=false means the source is reconciled later
@@ -35,29 +35,14 @@ export async function emitBusinessEvent(
   source: string | null = null,
 ): Promise<string> {
   const id = crypto.randomUUID();
-  await exec(tx, 'insert into business_events (id, account_id, type, data, live, source, occurred_at) values (?, ?, ?, ?, ?, ?, now())', [
-    id,
-    accountId,
-    type,
-    JSON.stringify(data),
-    isLive(type),
-    source,
-  ]);
+  await insertBusinessEvent(tx, { id, account_id: accountId, type, data, live: isLive(type), source });
   return id;
 }
 
 /** The envelope an automation receiver gets (and the REST log shows). */
-export interface BusinessEventRow {
-  id: string;
-  account_id: number;
-  type: string;
-  data: Record<string, unknown>;
-  live: boolean;
-  source: string | null;
-  occurred_at: Date | string;
-}
-
-export const businessEnvelope = (e: BusinessEventRow) => ({
+export const businessEnvelope = (
+  e: Pick<BusinessEventRecord, 'id' | 'account_id' | 'type' | 'data' | 'live' | 'source' | 'occurred_at'>,
+) => ({
   id: e.id,
   type: e.type,
   occurred_at: new Date(e.occurred_at).toISOString(),

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { one } from '../../entities/db.js';
 import { notFound } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { validateBody, type JsonSchema } from '../platform/validation.js';
@@ -10,6 +9,7 @@ import { startWorkflow } from '../../temporal/starters.js';
 import { operationRunStarter } from '../../workflows/automations/operation-run.starter.js';
 import { BUSINESS_TYPE_PATTERN } from './business-events.js';
 import type { OperationRunInput } from '../../workflows/automations/operation-run.js';
+import { activeOperation, insertQueuedRun, type RunRecord } from './store.js';
 
 /**
  * The built-in operation kinds: what an operator may define (config) and what a caller passes when
@@ -54,18 +54,6 @@ export interface OperationDeps {
   config: Config;
 }
 
-export interface RunRow {
-  id: string;
-  operation_name: string;
-  status: string;
-  source: string;
-  input: Record<string, unknown>;
-  result: unknown;
-  error: string | null;
-  created_at: Date;
-  finished_at: Date | null;
-}
-
 /** An operation run as every door shows it (runView's output). */
 export const operationRunSchema = {
   type: 'object',
@@ -83,7 +71,9 @@ export const operationRunSchema = {
   },
 } as const;
 
-export const runView = (r: RunRow) => ({
+export const runView = (
+  r: Pick<RunRecord, 'id' | 'operation_name' | 'status' | 'source' | 'input' | 'result' | 'error' | 'created_at' | 'finished_at'>,
+) => ({
   run_id: r.id,
   operation: r.operation_name,
   status: r.status,
@@ -104,20 +94,19 @@ export async function runOperation(rc: RequestContext, deps: OperationDeps, name
   const accountId = rc.account.id;
   // Where the run came from, for the run record and its business events.
   const source = rc.actor.kind === 'mcp_credential' ? 'mcp' : 'api';
-  const def = await one<{ id: number; kind: string }>(
-    em,
-    'select id, kind from operation_definitions where account_id = ? and name = ? and active',
-    [accountId, name],
-  );
+  const def = await activeOperation(em, accountId, name);
   if (!def) throw notFound('Operation');
   validateBody(OPERATION_KINDS[def.kind].input, input);
-  const run = await one<RunRow>(
-    em,
-    `insert into operation_runs (id, account_id, operation_id, operation_name, input, status, source, created_at) values (?, ?, ?, ?, ?, 'queued', ?, now()) returning *`,
-    [crypto.randomUUID(), accountId, def.id, name, JSON.stringify(input), source],
-  );
-  await startOperationWorkflow(deps, accountId, run!);
-  return runView(run!);
+  const run = await insertQueuedRun(em, {
+    id: crypto.randomUUID(),
+    account_id: accountId,
+    operation_id: def.id,
+    operation_name: name,
+    input,
+    source,
+  });
+  await startOperationWorkflow(deps, accountId, run);
+  return runView(run);
 }
 
 export async function startOperationWorkflow(

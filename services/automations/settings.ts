@@ -1,14 +1,31 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleOverlapPolicy, ScheduleNotFoundError, type Client } from '@temporalio/client';
-import { exec, many, one } from '../../entities/db.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext } from '../platform/context.js';
 import { assertDestinationAllowed, type DestinationPolicy } from '../platform/destinations.js';
 import { requireAccount } from '../account/index.js';
 import { validateBody } from '../platform/validation.js';
 import { newSecret } from '../platform/secrets.js';
-import { OPERATION_KINDS, runView, type RunRow } from './operations.js';
+import { OPERATION_KINDS, runView } from './operations.js';
+import {
+  deleteOperationRow,
+  deleteScheduleRow,
+  deleteSubscriptionRow,
+  insertOperation,
+  insertSchedule,
+  insertSubscription,
+  latestRuns,
+  operationNamed,
+  operationsOf,
+  scheduleExists,
+  schedulesOf,
+  setSubscriptionActiveRow,
+  subscriptionsOf,
+  type OperationRecord,
+  type ScheduleRecord,
+  type SubscriptionRecord,
+} from './store.js';
 import { automationScheduleId } from '../../temporal/ids.js';
 import { scheduleAction } from '../../temporal/starters.js';
 import type { OperationRunInput } from '../../workflows/automations/operation-run.js';
@@ -17,9 +34,9 @@ import { iso } from '../platform/time.js';
 
 // Operator side of automations: subscriptions, operation definitions and schedules. API keys can
 // read subscriptions and schedules and run operations, never define them.
-type Row = Record<string, unknown>;
-
-export const subscriptionView = (r: Row) => ({
+export const subscriptionView = (
+  r: Pick<SubscriptionRecord, 'id' | 'event_type' | 'target_url' | 'description' | 'active' | 'created_at'>,
+) => ({
   id: r.id,
   event_type: r.event_type,
   target_url: r.target_url,
@@ -27,7 +44,9 @@ export const subscriptionView = (r: Row) => ({
   active: r.active,
   created_at: iso(r.created_at),
 });
-export const scheduleView = (r: Row) => ({
+export const scheduleView = (
+  r: Pick<ScheduleRecord, 'id' | 'name' | 'operation_name' | 'input' | 'every_seconds' | 'active' | 'created_at'>,
+) => ({
   id: r.id,
   name: r.name,
   operation: r.operation_name,
@@ -36,7 +55,7 @@ export const scheduleView = (r: Row) => ({
   active: r.active,
   created_at: iso(r.created_at),
 });
-export const operationView = (r: Row) => ({
+export const operationView = (r: Omit<OperationRecord, 'account_id'>) => ({
   id: r.id,
   name: r.name,
   kind: r.kind,
@@ -57,12 +76,14 @@ export async function createSubscription(
   await requireAccount(oc, accountId);
   await assertDestinationAllowed(b.target_url, policy, 'target_url');
   const secret = `svcsec_${newSecret(40)}`;
-  const row = await one<Row>(
-    oc.em,
-    'insert into automation_subscriptions (account_id, event_type, target_url, secret, description, active, created_at) values (?, ?, ?, ?, ?, true, now()) returning *',
-    [accountId, b.event_type, b.target_url, secret, b.description ?? null],
-  );
-  return { ...subscriptionView(row!), secret };
+  const row = await insertSubscription(oc.em, {
+    account_id: accountId,
+    event_type: b.event_type,
+    target_url: b.target_url,
+    secret,
+    description: b.description ?? null,
+  });
+  return { ...subscriptionView(row), secret };
 }
 
 export async function createOperation(
@@ -73,15 +94,18 @@ export async function createOperation(
   await requireAccount(oc, accountId);
   const em = oc.em;
   validateBody(OPERATION_KINDS[b.kind].config, b.config);
-  if (await one(em, 'select id from operation_definitions where account_id = ? and name = ?', [accountId, b.name])) {
+  if (await operationNamed(em, accountId, b.name)) {
     throw conflict('An operation with this name already exists in the account.');
   }
-  const row = await one<Row>(
-    em,
-    'insert into operation_definitions (account_id, name, kind, config, description, active, created_at, updated_at) values (?, ?, ?, ?, ?, true, now(), now()) returning *',
-    [accountId, b.name, b.kind, JSON.stringify(b.config), b.description ?? null],
-  );
-  return operationView(row!);
+  const row = await insertOperation(em, {
+    account_id: accountId,
+    name: b.name,
+    // The request schema names only OPERATION_KINDS' kinds, and validateBody above found this one.
+    kind: b.kind as OperationRecord['kind'],
+    config: b.config,
+    description: b.description ?? null,
+  });
+  return operationView(row);
 }
 
 /** A schedule is a row and a Temporal Schedule of the same id; both are made or neither is. */
@@ -92,20 +116,20 @@ export async function createSchedule(
   accountId: number,
   b: { name: string; operation: string; input?: Record<string, unknown>; every_seconds: number },
 ) {
-  const def = await one<{ kind: string }>(em, 'select kind from operation_definitions where account_id = ? and name = ?', [
-    accountId,
-    b.operation,
-  ]);
+  const def = await operationNamed(em, accountId, b.operation);
   if (!def) throw validationFailed({ operation: ['No operation with this name is defined in the account.'] });
   const input = b.input ?? {};
   validateBody(OPERATION_KINDS[def.kind].input, input);
   const id = crypto.randomUUID();
   return em.transactional(async (tx) => {
-    const row = await one<Row>(
-      tx,
-      'insert into automation_schedules (id, account_id, name, operation_name, input, every_seconds, active, created_at) values (?, ?, ?, ?, ?, ?, true, now()) returning *',
-      [id, accountId, b.name, b.operation, JSON.stringify(input), b.every_seconds],
-    );
+    const row = await insertSchedule(tx, {
+      id,
+      account_id: accountId,
+      name: b.name,
+      operation_name: b.operation,
+      input,
+      every_seconds: b.every_seconds,
+    });
     const args: OperationRunInput = { accountId, operationName: b.operation, input, source: `schedule:${id}` };
     await temporal.schedule.create({
       scheduleId: automationScheduleId(accountId, id),
@@ -114,74 +138,61 @@ export async function createSchedule(
       // A missed run is skipped rather than replayed in a burst after an outage.
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
     });
-    return scheduleView(row!);
+    return scheduleView(row);
   });
 }
 
 export async function deleteSchedule(em: EntityManager, temporal: Client, accountId: number, id: string) {
-  const row = await one(em, 'select id from automation_schedules where id::text = ? and account_id = ?', [id, accountId]);
-  if (!row) throw notFound('Schedule');
+  if (!(await scheduleExists(em, accountId, id))) throw notFound('Schedule');
   try {
     await temporal.schedule.getHandle(automationScheduleId(accountId, id)).delete();
   } catch (err) {
     if (!(err instanceof ScheduleNotFoundError)) throw err;
   }
-  await exec(em, 'delete from automation_schedules where id = ?', [id]);
+  await deleteScheduleRow(em, id);
 }
 
 // The operator's reads, changes and removals; every one names the account and finds nothing in another.
 
 export async function listSubscriptionsOf(oc: OperatorContext, accountId: number) {
   await requireAccount(oc, accountId);
-  return (await many<Row>(oc.em, 'select * from automation_subscriptions where account_id = ? order by id', [accountId])).map(
-    subscriptionView,
-  );
+  return (await subscriptionsOf(oc.em, accountId)).map(subscriptionView);
 }
 
 /** Pause (active false) or resume a subscription. */
 export async function setSubscriptionActive(oc: OperatorContext, accountId: number, id: number, active: boolean) {
   await requireAccount(oc, accountId);
-  const row = await one<Row>(oc.em, 'update automation_subscriptions set active = ? where id = ? and account_id = ? returning *', [
-    active,
-    id,
-    accountId,
-  ]);
+  const row = await setSubscriptionActiveRow(oc.em, accountId, id, active);
   if (!row) throw notFound('Subscription');
   return subscriptionView(row);
 }
 
 export async function deleteSubscription(oc: OperatorContext, accountId: number, id: number): Promise<{ deleted: true }> {
   await requireAccount(oc, accountId);
-  const row = await one(oc.em, 'delete from automation_subscriptions where id = ? and account_id = ? returning id', [id, accountId]);
-  if (!row) throw notFound('Subscription');
+  if (!(await deleteSubscriptionRow(oc.em, accountId, id))) throw notFound('Subscription');
   return { deleted: true };
 }
 
 export async function listOperations(oc: OperatorContext, accountId: number) {
   await requireAccount(oc, accountId);
-  return (await many<Row>(oc.em, 'select * from operation_definitions where account_id = ? order by id', [accountId])).map(operationView);
+  return (await operationsOf(oc.em, accountId)).map(operationView);
 }
 
 export async function deleteOperation(oc: OperatorContext, accountId: number, id: number): Promise<{ deleted: true }> {
   await requireAccount(oc, accountId);
-  const row = await one(oc.em, 'delete from operation_definitions where id = ? and account_id = ? returning id', [id, accountId]);
-  if (!row) throw notFound('Operation');
+  if (!(await deleteOperationRow(oc.em, accountId, id))) throw notFound('Operation');
   return { deleted: true };
 }
 
 /** The latest 100 runs, newest first. */
 export async function listRuns(oc: OperatorContext, accountId: number) {
   await requireAccount(oc, accountId);
-  return (
-    await many<RunRow>(oc.em, 'select * from operation_runs where account_id = ? order by created_at desc limit 100', [accountId])
-  ).map(runView);
+  return (await latestRuns(oc.em, accountId, 100)).map(runView);
 }
 
 export async function listSchedulesOf(oc: OperatorContext, accountId: number) {
   await requireAccount(oc, accountId);
-  return (await many<Row>(oc.em, 'select * from automation_schedules where account_id = ? order by created_at', [accountId])).map(
-    scheduleView,
-  );
+  return (await schedulesOf(oc.em, accountId)).map(scheduleView);
 }
 
 /** The operator's door to createSchedule: the account must exist. */

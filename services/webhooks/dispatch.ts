@@ -1,12 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many } from '../../entities/db.js';
 import { startWorkflow } from '../../temporal/starters.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhooks/webhook-delivery.js';
 import { webhookDeliveryStarter, webhookDeliveryWorkflowId } from '../../workflows/webhooks/webhook-delivery.starter.js';
 import type { WebhookDispatcherInput } from '../../workflows/webhooks/webhook-dispatcher.js';
 import { webhookDispatcherStarter, WEBHOOK_DISPATCHERS } from '../../workflows/webhooks/webhook-dispatcher.starter.js';
 import { matchesFilter } from './events.js';
+import { activeEndpointFilters, claimUndispatchedEvents, markEventsDispatched, queueDeliveries } from './store/outbox.js';
+import { activeSubscriptionsOf, claimUndispatchedBusinessEvents, markBusinessEventsDispatched } from '../automations/index.js';
 
 export interface DispatchDeps {
   temporal: Client;
@@ -42,8 +43,6 @@ export async function inPool<T>(items: T[], width: number, fn: (item: T) => Prom
   );
 }
 
-const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
-
 /**
  * One relay pass over the communication outbox: claims up to `limit` undispatched events (SKIP
  * LOCKED, so several workers share the backlog), queues one delivery row per matching active
@@ -55,38 +54,26 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
  */
 export async function relayEvents(em: EntityManager, _deps: DispatchDeps, limit = 2000): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await many<{ id: string; event_id: string; account_id: number; kind: string }>(
-      tx,
-      'select id, event_id, account_id, kind from events where dispatched_at is null order by id limit ? for update skip locked',
-      [limit],
-    );
+    const rows = await claimUndispatchedEvents(tx, limit);
     if (!rows.length) return 0;
     const accounts = [...new Set(rows.map((r) => r.account_id))];
-    const endpoints = await many<{ id: number; account_id: number; events: string[] }>(
-      tx,
-      `select id, account_id, events from webhook_endpoints where status = 'active' and account_id in (${marks(accounts.length)})`,
-      accounts,
-    );
+    const endpoints = await activeEndpointFilters(tx, accounts);
     const queued = rows.flatMap((r) =>
       endpoints
         .filter((e) => e.account_id === r.account_id && matchesFilter(e.events, r.kind))
         .map((e) => ({ accountId: r.account_id, eventId: r.event_id, endpointId: e.id })),
     );
     if (queued.length)
-      await exec(
-        tx,
-        `insert into webhook_deliveries (account_id, workflow_id, event_id, target_type, target_id, status, attempts, created_at, updated_at)
-         select q.account_id, q.workflow_id, q.event_id, 'endpoint', q.endpoint_id, 'pending', 0, now(), now()
-           from unnest(?::int[], ?::text[], ?::text[], ?::int[]) as q(account_id, workflow_id, event_id, endpoint_id)
-         on conflict (workflow_id) do nothing`,
-        [
-          queued.map((q) => q.accountId),
-          queued.map((q) => webhookDeliveryWorkflowId(q.accountId, q.eventId, q.endpointId)),
-          queued.map((q) => q.eventId),
-          queued.map((q) => q.endpointId),
-        ],
-      );
-    await exec(tx, 'update events set dispatched_at = now() where id = any(?::bigint[])', [rows.map((r) => r.id)]);
+      await queueDeliveries(tx, {
+        accountIds: queued.map((q) => q.accountId),
+        workflowIds: queued.map((q) => webhookDeliveryWorkflowId(q.accountId, q.eventId, q.endpointId)),
+        eventIds: queued.map((q) => q.eventId),
+        endpointIds: queued.map((q) => q.endpointId),
+      });
+    await markEventsDispatched(
+      tx,
+      rows.map((r) => r.id),
+    );
     return rows.length;
   });
 }
@@ -104,27 +91,18 @@ export async function startWebhookDispatchers(deps: DispatchDeps): Promise<void>
 /** The same for business events and automation subscriptions (`*`, `prefix.*` or an exact type). */
 export async function relayBusinessEvents(em: EntityManager, deps: DispatchDeps, limit = 500): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await many<{ id: string; account_id: number; type: string }>(
-      tx,
-      'select id, account_id, type from business_events where dispatched_at is null order by seq limit ? for update skip locked',
-      [limit],
-    );
+    const rows = await claimUndispatchedBusinessEvents(tx, limit);
     if (!rows.length) return 0;
     const accounts = [...new Set(rows.map((r) => r.account_id))];
-    const subs = await many<{ id: number; account_id: number; event_type: string }>(
-      tx,
-      `select id, account_id, event_type from automation_subscriptions where active and account_id in (${marks(accounts.length)})`,
-      accounts,
-    );
+    const subs = await activeSubscriptionsOf(tx, accounts);
     const starts = rows.flatMap((r) =>
       subs
         .filter((s) => s.account_id === r.account_id && matchesFilter([s.event_type], r.type))
         .map((s) => ({ accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } })),
     );
     await inPool(starts, 32, (input) => startDelivery(deps, input));
-    await exec(
+    await markBusinessEventsDispatched(
       tx,
-      `update business_events set dispatched_at = now() where id in (${marks(rows.length)})`,
       rows.map((r) => r.id),
     );
     return rows.length;

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newUid } from '../platform/ids.js';
-import { exec } from '../../entities/db.js';
+import { insertEvent } from './store/outbox.js';
+
+export { dispatchedAtOnRecord } from './store/outbox.js';
 
 /**
  * Every communication-callback kind. Message kinds are emitted by moveStatus and receiveInbound
@@ -80,18 +82,6 @@ export function matchesFilter(filters: readonly string[], kind: string): boolean
 }
 
 /**
- * SQL for an event's `dispatched_at` when it is recorded: null (the relay must look at it) when an
- * active endpoint of the account subscribes to the kind, else now(): nobody listens, so the event
- * is recorded already settled and the relay never reads or marks it. Like Stripe's endpoints, an
- * endpoint receives the events that occur after it is active; one that becomes active in the same
- * instant as the event may or may not.
- */
-export const dispatchedAtOnRecord = (account: string, kind: string) => `case when exists (
-    select 1 from webhook_endpoints w cross join lateral jsonb_array_elements_text(w.events) f
-     where w.account_id = ${account} and w.status = 'active'
-       and (f = '*' or f = ${kind} or (right(f, 2) = '.*' and starts_with(${kind}, left(f, -1))))) then null else now() end`;
-
-/**
  * Records a communication event in the outbox. Call it with the transaction that makes the change
  * the event reports: both commit or neither does, and the relay delivers whatever committed.
  * The payload is flat: event_id, event and occurred_at first, then the kind's own fields.
@@ -105,13 +95,7 @@ export async function emitEvent(
 ): Promise<string> {
   const eventId = newUid('evt');
   const payload = { event_id: eventId, event: kind, occurred_at: occurredAt.toISOString(), account_id: accountId, ...fields };
-  await exec(
-    tx,
-    `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
-    select e.id, e.account, e.kind, e.payload, e.at, ${dispatchedAtOnRecord('e.account', 'e.kind')}
-      from (select ?::text as id, ?::int as account, ?::text as kind, ?::jsonb as payload, ?::timestamptz as at) e`,
-    [eventId, accountId, kind, JSON.stringify(payload), occurredAt],
-  );
+  await insertEvent(tx, { event_id: eventId, account_id: accountId, kind, payload, occurred_at: occurredAt });
   return eventId;
 }
 
