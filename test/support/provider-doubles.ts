@@ -87,6 +87,9 @@ export function providerDoubles(answers: SendAnswer[] = [ok('PM1')]) {
     catalogue: () => {
       throw new Error('no catalogue in this double');
     },
+    chatGroups: () => {
+      throw new Error('no chat groups in this double');
+    },
   };
   return { registry, sms, chat, sent };
 }
