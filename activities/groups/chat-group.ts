@@ -2,8 +2,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { one } from '../../entities/db.js';
-import type { AccountRow, RequestContext } from '../../services/platform/context.js';
+import type { RequestContext } from '../../services/platform/context.js';
+import { accountForContext } from '../../services/account/index.js';
 import type { GroupRow } from '../../services/groups/group-row.js';
 import { groupOfAccount } from '../../services/groups/store.js';
 import {
@@ -146,7 +146,7 @@ export function createChatGroupActivities(deps: ChatGroupDeps) {
     /** The invite link (or template) to each invitee named at creation, through the messaging family. */
     async sendInitialInvitations(a: { accountId: number; groupId: number }): Promise<InvitationTally> {
       const db = em();
-      const account = await one<AccountRow>(db, 'select * from accounts where id = ?', [a.accountId]);
+      const account = await accountForContext(db, a.accountId);
       if (!account) return { sent: 0, failed: 0 };
       const rc: RequestContext = { account, actor: { kind: 'system', process: `chat-group:${a.groupId}` }, em: db, log: deps.log };
       // No first-outcome wait: the invitations go to the dispatch and their outcomes follow as statuses.

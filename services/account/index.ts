@@ -6,4 +6,4 @@ export { addIdentity, updateIdentity, listIdentities, removeIdentity, type Ident
 export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.
-export { accountStatus, accountCurrency, accountStatusSql, accountCurrencySql } from './store.js';
+export { accountStatus, accountCurrency, accountStatusSql, accountCurrencySql, userIdsOf } from './store.js';

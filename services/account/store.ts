@@ -126,6 +126,10 @@ export const insertUser = (em: EntityManager, v: Pick<UserRecord, 'account_id' |
 export const usersOf = (em: EntityManager, accountId: number) =>
   db(em).selectFrom('users').select(USER_COLUMNS).where('account_id', '=', accountId).orderBy('id').execute();
 
+/** The ids of an account's users (what a data table's grants may name). */
+export const userIdsOf = async (em: EntityManager, accountId: number) =>
+  (await db(em).selectFrom('users').select('id').where('account_id', '=', accountId).execute()).map((u) => Number(u.id));
+
 export const userWithEmail = async (em: EntityManager, accountId: number, email: string) =>
   (await db(em).selectFrom('users').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst()) ?? null;
 

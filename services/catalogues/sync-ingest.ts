@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
 import {
   endRun,
   ensureRecords,
@@ -19,6 +18,7 @@ import {
   rowsAfter,
   takeAcceptLock,
   upsertChunkProducts,
+  lockSyncRun,
   type RunLock,
   type RunStart,
 } from './store/syncs.js';
@@ -90,15 +90,7 @@ function refusalOf(data: unknown): RowRefusal | null {
  * changed. Stock movements (kind sync) record inventory a row changed.
  */
 export async function ingestSyncChunk(em: EntityManager, input: { syncId: number; chunkSize: number }): Promise<ChunkOutcome> {
-  const run = await one<RunLock>(
-    em,
-    `select s.account_id, s.catalogue_id, s.mode, s.status, s.received, s.created, s.updated, s.rejected,
-            jsonb_array_length(s.problems) as problem_count, coalesce(c.default_currency, a.currency) as default_currency,
-            c.allow_backorders, c.sku_prefix, c.channels, s.applied_through, s.landed = '{}'::jsonb as landed_empty
-       from catalogue_syncs s join catalogues c on c.id = s.catalogue_id join accounts a on a.id = s.account_id
-      where s.id = ? for update of s`,
-    [input.syncId],
-  );
+  const run = await lockSyncRun(em, input.syncId);
   if (!run) return { state: 'gone', received: 0, processed: 0, created: 0, updated: 0, rejected: 0 };
   const counts = () => ({ received: run.received, created: run.created, updated: run.updated, rejected: run.rejected });
   if (run.status === 'completed' || run.status === 'failed')

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many } from '../../entities/db.js';
 import { accountTableIds, slugsLike } from './store/definitions.js';
+import { userIdsOf } from '../account/index.js';
 import { DomainError, validationFailed } from '../platform/errors.js';
 import type { TableQuotas } from '../../domain/data/index.js';
 import type { AccountFacts, Problems } from '../../domain/data/definition-rules.js';
@@ -16,10 +16,9 @@ export function throwIfAny(p: Problems) {
 
 export async function accountFacts(em: EntityManager, accountId: number, selfTableId?: string): Promise<AccountFacts> {
   const tableIds = new Set(await accountTableIds(em, accountId));
-  // Another family's table, read here until the account family offers its users by account (issue 24, second wave).
-  const users = await many<{ id: number }>(em, 'select id from users where account_id = ?', [accountId]);
+  const users = await userIdsOf(em, accountId);
   if (selfTableId) tableIds.add(selfTableId);
-  return { accountId, tableIds, userIds: new Set(users.map((u) => Number(u.id))) };
+  return { accountId, tableIds, userIds: new Set(users) };
 }
 
 /** 402 when a table's columns or indexed columns pass its quotas. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many, one } from '../../../entities/db.js';
 import type { Row } from '../../../entities/database.js';
+import { accountCurrencySql } from '../../account/index.js';
 import type { MatchedProduct } from '../../../domain/catalogues/sync.js';
 import type { PlatformKey, SyncMode, SyncStatus } from '../../../domain/catalogues/vocabulary.js';
 
@@ -114,7 +115,7 @@ export async function syncOfAccount(em: EntityManager, id: number, accountId: nu
 // ---------------------------------------------------------------------------------------------
 // The chunk apply
 
-/** The run as a chunk reads it under its lock, with its shop's rules (the statement joins the account: it stays with the caller). */
+/** The run as a chunk reads it under its lock, with its shop's rules. */
 export type RunLock = Pick<
   Syncs,
   'account_id' | 'catalogue_id' | 'mode' | 'status' | 'received' | 'created' | 'updated' | 'rejected' | 'applied_through'
@@ -123,6 +124,19 @@ export type RunLock = Pick<
     problem_count: number;
     landed_empty: boolean;
   };
+
+/** A sync run locked for its next chunk, with its shop's rules and default currency (the shop's, else its account's). */
+export function lockSyncRun(em: EntityManager, syncId: number): Promise<RunLock | null> {
+  return one<RunLock>(
+    em,
+    `select s.account_id, s.catalogue_id, s.mode, s.status, s.received, s.created, s.updated, s.rejected,
+            jsonb_array_length(s.problems) as problem_count, coalesce(c.default_currency, ${accountCurrencySql('s.account_id')}) as default_currency,
+            c.allow_backorders, c.sku_prefix, c.channels, s.applied_through, s.landed = '{}'::jsonb as landed_empty
+       from catalogue_syncs s join catalogues c on c.id = s.catalogue_id
+      where s.id = ? for update of s`,
+    [syncId],
+  );
+}
 
 const MATCH_COLUMNS = `p.id::int as id, p.sku, p.name, p.description, p.price::float8 as price, p.sale_price::float8 as sale_price, p.currency, p.image_url,
   p.availability, p.availability_explicit, p.condition, p.inventory, p.reserved, p.visibility, b.name as brand, c.name as category, p.product_type`;
