@@ -83,7 +83,7 @@ test('120 requests per minute per token, counted across two API processes', asyn
     stdio: 'ignore',
   });
   try {
-    await waitForPort(port, 30_000, second);
+    await waitForPort(port, 120_000, second);
     const other = `http://127.0.0.1:${port}`;
     const t = await newTenant();
     const bystander = await newTenant();

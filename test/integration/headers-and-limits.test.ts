@@ -105,7 +105,13 @@ async function privateApi(env: Record<string, string>) {
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'error', ...env },
     stdio: 'ignore',
   });
-  await waitForPort(port, 30_000, child);
+  try {
+    await waitForPort(port, 120_000, child);
+  } catch (err) {
+    // Left running, the child would keep this file from ever ending.
+    child.kill('SIGKILL');
+    throw err;
+  }
   return { base: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 

@@ -65,7 +65,7 @@ test('with NODE_ENV=production and real secrets the API starts and takes its ope
   const port = await freePort();
   const child = run('api/main.ts', { ...STRONG, NODE_ENV: 'production', PORT: String(port) });
   try {
-    await waitForPort(port, 30_000, child);
+    await waitForPort(port, 120_000, child);
     const base = `http://127.0.0.1:${port}`;
     assert.equal((await http('GET', `${base}/admin/v1/accounts?per_page=1`, { token: STRONG.OPERATOR_TOKEN })).status, 200);
     assert.equal((await http('GET', `${base}/admin/v1/accounts?per_page=1`, { token: 'dev-operator-token' })).status, 401);
@@ -78,8 +78,8 @@ test('OPERATOR_PORT: /admin/v1 and its document are served only there; the publi
   const [port, operatorPort] = [await freePort(), await freePort()];
   const child = run('api/main.ts', { PORT: String(port), OPERATOR_PORT: String(operatorPort), OPERATOR_HOST: '127.0.0.1' });
   try {
-    await waitForPort(port, 30_000, child);
-    await waitForPort(operatorPort, 30_000, child);
+    await waitForPort(port, 120_000, child);
+    await waitForPort(operatorPort, 120_000, child);
     const pub = `http://127.0.0.1:${port}`;
     const ops = `http://127.0.0.1:${operatorPort}`;
     const t = await newTenant();
@@ -109,7 +109,7 @@ test('failed operator attempts are throttled per client address: 429 with Retry-
   const port = await freePort();
   const child = run('api/main.ts', { PORT: String(port), OPERATOR_FAILURES_PER_MINUTE: '3' });
   try {
-    await waitForPort(port, 30_000, child);
+    await waitForPort(port, 120_000, child);
     const base = `http://127.0.0.1:${port}`;
     assert.equal((await http('GET', `${base}/admin/v1/accounts?per_page=1`, { token: OPERATOR_TOKEN })).status, 200);
     for (const token of ['guess-1', `${OPERATOR_TOKEN}x`, OPERATOR_TOKEN.slice(0, -1)]) {

@@ -33,7 +33,13 @@ async function privateApi(name: string, env: Record<string, string>) {
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', out(name), out(name)],
   });
-  await waitForPort(port, 60_000, child);
+  try {
+    await waitForPort(port, 120_000, child);
+  } catch (err) {
+    // Left running, the child would keep this file from ever ending.
+    child.kill('SIGKILL');
+    throw err;
+  }
   return { url: `http://127.0.0.1:${port}`, stop: () => stop(child) };
 }
 

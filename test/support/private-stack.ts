@@ -36,7 +36,6 @@ export async function privateStack(env: Record<string, string> = {}, shape: { ap
   const workerName = (i: number) => (i === 0 ? 'worker' : `worker-${i}`);
   const workers: ChildProcess[] = Array.from({ length: workerCount }, (_, i) => spawnPart('worker/main.ts', workerName(i), workerEnv));
   const apis: ChildProcess[] = ports.map((p, i) => spawnPart('api/main.ts', i === 0 ? 'api' : `api-${i}`, apiEnv(p)));
-  for (const [i, p] of ports.entries()) await waitForPort(p, 60_000, apis[i]);
   const kill = (c: ChildProcess, signal: NodeJS.Signals) =>
     new Promise<void>((resolve) => {
       if (c.exitCode !== null || c.signalCode !== null) return resolve();
@@ -45,6 +44,15 @@ export async function privateStack(env: Record<string, string> = {}, shape: { ap
       // A process that will not stop must not hold the suite hostage.
       setTimeout(() => c.kill('SIGKILL'), 30_000).unref();
     });
+  try {
+    // Two minutes: on a loaded machine an API's first start (module loading) has taken over 60 s.
+    for (const [i, p] of ports.entries()) await waitForPort(p, 120_000, apis[i]);
+  } catch (err) {
+    // The caller gets no handle to stop what started, so stop it here: left running, it would keep
+    // the test file (and the whole run) from ever ending.
+    await Promise.all([...workers, ...apis].map((c) => kill(c, 'SIGKILL')));
+    throw err;
+  }
   return {
     apiUrl: `http://127.0.0.1:${port}`,
     apiUrls: ports.map((p) => `http://127.0.0.1:${p}`),
