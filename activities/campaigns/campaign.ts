@@ -35,8 +35,6 @@ async function lockCampaign(em: EntityManager, id: number) {
   return { ...c, channel_active: await smsChannelActive(em, c.channel_id), account_status: account?.status ?? null };
 }
 
-const setStatus = setCampaignStatus;
-
 /**
  * One audience page in one transaction: the page's message records, the wallet debit, the cursor
  * and total_recipients commit together. A retry after a crash either sees the page done (cursor
@@ -51,11 +49,11 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
   // (POST /campaign/{uid}/resume) once the account is active again. What it already queued fails at
   // dispatch (ACCOUNT_SUSPENDED_ERROR).
   if (c.account_status !== 'active') {
-    await setStatus(em, c.id, 'paused');
+    await setCampaignStatus(em, c.id, 'paused');
     return { ...base, state: 'paused' };
   }
   if (!c.channel_active) {
-    await setStatus(em, c.id, 'cancelled');
+    await setCampaignStatus(em, c.id, 'cancelled');
     return { ...base, state: 'cancelled' };
   }
   const page =
@@ -106,7 +104,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
         if (!c) throw ApplicationFailure.retryable(`campaign ${input.campaignId} is not visible`, 'CampaignNotVisible');
         if (c.status !== 'draft' && c.status !== 'scheduled') return c.status;
         const next: CampaignStatus = c.channel_active ? 'running' : 'cancelled';
-        await setStatus(em, c.id, next);
+        await setCampaignStatus(em, c.id, next);
         return next;
       });
     },
