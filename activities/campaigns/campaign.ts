@@ -1,7 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { exec, one } from '../../entities/db.js';
+import { one } from '../../entities/db.js';
 import { readAudiencePage, draftRecipients, insertRecipientMessages, debitSegments } from '../../services/campaigns/campaign-audience.js';
+import { advanceCampaign, lockCampaign as lockCampaignRow, pauseRunning, setCampaignStatus } from '../../services/campaigns/store.js';
+import { smsChannelActive } from '../../services/messaging/index.js';
 import type { Logger } from '../../logger.js';
 
 export interface CampaignActivityDeps {
@@ -20,34 +22,18 @@ export interface CampaignPageOutcome {
   skipped: number;
 }
 
-interface CampaignLock {
-  id: number;
-  account_id: number;
-  contact_group_id: number | null;
-  message: string;
-  sender: string | null;
-  channel_id: number | null;
-  channel_code: string | null;
-  status: CampaignStatus;
-  cursor: string;
-  total_recipients: number;
-  channel_active: boolean | null;
-  account_status: string;
-}
-
 class InsufficientFunds extends Error {}
 
-const lockCampaign = (em: EntityManager, id: number) =>
-  one<CampaignLock>(
-    em,
-    `select c.*, ch.active as channel_active, (select status from accounts a where a.id = c.account_id) as account_status
-       from campaigns c left join channels ch on ch.id = c.channel_id and ch.channel_type = 'sms'
-      where c.id = ? for update of c`,
-    [id],
-  );
-
-const setStatus = (em: EntityManager, id: number, status: CampaignStatus) =>
-  exec(em, 'update campaigns set status = ?, updated_at = now() where id = ?', [status, id]);
+/**
+ * The campaign, locked for this transaction, with whether its SMS channel is active (null: none)
+ * and its account's status (the account family's table: its index would offer this read).
+ */
+async function lockCampaign(em: EntityManager, id: number) {
+  const c = await lockCampaignRow(em, id);
+  if (!c) return null;
+  const account = await one<{ status: string }>(em, 'select status from accounts a where a.id = ?', [c.account_id]);
+  return { ...c, channel_active: await smsChannelActive(em, c.channel_id), account_status: account?.status ?? null };
+}
 
 /**
  * One audience page in one transaction: the page's message records, the wallet debit, the cursor
@@ -63,11 +49,11 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
   // (POST /campaign/{uid}/resume) once the account is active again. What it already queued fails at
   // dispatch (ACCOUNT_SUSPENDED_ERROR).
   if (c.account_status !== 'active') {
-    await setStatus(em, c.id, 'paused');
+    await setCampaignStatus(em, c.id, 'paused');
     return { ...base, state: 'paused' };
   }
   if (!c.channel_active) {
-    await setStatus(em, c.id, 'cancelled');
+    await setCampaignStatus(em, c.id, 'cancelled');
     return { ...base, state: 'cancelled' };
   }
   const page =
@@ -96,12 +82,7 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
   if (!(await debitSegments(em, c.account_id, written.queuedSegments, price))) throw new InsufficientFunds();
   const cursor = page.length ? page[page.length - 1].id : Number(c.cursor);
   const done = page.length < pageSize;
-  await exec(em, `update campaigns set cursor = ?, total_recipients = total_recipients + ?, status = ?, updated_at = now() where id = ?`, [
-    cursor,
-    written.inserted,
-    done ? 'completed' : 'running',
-    c.id,
-  ]);
+  await advanceCampaign(em, c.id, cursor, written.inserted, done ? 'completed' : 'running');
   return {
     state: done ? 'completed' : 'more',
     cursor,
@@ -123,7 +104,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
         if (!c) throw ApplicationFailure.retryable(`campaign ${input.campaignId} is not visible`, 'CampaignNotVisible');
         if (c.status !== 'draft' && c.status !== 'scheduled') return c.status;
         const next: CampaignStatus = c.channel_active ? 'running' : 'cancelled';
-        await setStatus(em, c.id, next);
+        await setCampaignStatus(em, c.id, next);
         return next;
       });
     },
@@ -138,11 +119,7 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       } catch (err) {
         if (!(err instanceof InsufficientFunds)) throw err;
         // The page rolled back whole; the campaign stops here, its cursor at the last covered page.
-        const row = await one<{ cursor: string; total_recipients: number }>(
-          deps.orm.em.fork(),
-          `update campaigns set status = 'paused', updated_at = now() where id = ? and status = 'running' returning cursor, total_recipients`,
-          [input.campaignId],
-        );
+        const row = await pauseRunning(deps.orm.em.fork(), input.campaignId);
         deps.log.info({ campaignId: input.campaignId }, 'campaign paused: the wallet cannot cover the next page');
         return { state: 'paused', cursor: Number(row?.cursor ?? 0), totalRecipients: row?.total_recipients ?? 0, inserted: 0, skipped: 0 };
       }

@@ -1,6 +1,16 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
 import { throttledHeartbeat } from '../heartbeat.js';
-import { exec, many, manyBound, one } from '../../entities/db.js';
+import { exec, one } from '../../entities/db.js';
+import {
+  claimQueued,
+  claimQueuedOutbound,
+  claimedIds,
+  claimedMessages,
+  checkingBatchMessages,
+  releaseStaleClaims as releaseStale,
+  silentBatchMessages,
+  unclaim,
+} from '../../services/messaging/store/dispatch.js';
 import {
   pollOnce,
   moveStatus,
@@ -8,7 +18,7 @@ import {
   providerOf,
   loadSendable,
   applyPendingReceipts,
-  OUTBOUND_COLUMNS,
+  ACCOUNT_STATUS_COLUMN,
   ACCOUNT_SUSPENDED_ERROR,
   type MessageDeps,
   type OutboundRow,
@@ -189,8 +199,7 @@ async function sendAndRecord(deps: DispatchDeps, writer: ReturnType<typeof outco
 }
 
 /** What an earlier attempt of the same claim left in processing (sent or not: the uid dedupes at the provider). */
-const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) =>
-  many<OutboundRow>(em, `select ${OUTBOUND_COLUMNS} from messages where dispatch_claim = ? and status = 'processing' order by id`, [claim]);
+const claimedRows = (em: ReturnType<DispatchDeps['orm']['em']['fork']>, claim: string) => claimedMessages(em, claim, ACCOUNT_STATUS_COLUMN);
 
 /**
  * Claims nobody finished: a dispatcher run that was terminated or reset leaves its claimed messages
@@ -205,14 +214,7 @@ async function releaseStaleClaims(
   channelType: 'sms' | 'whatsapp',
   claim: string,
 ) {
-  const released = await many<{ id: string }>(
-    em,
-    `update messages set status = 'queued', dispatch_claim = null, updated_at = now()
-      where status = 'processing' and dispatch_mode = 'batch' and channel_type = ? and dispatch_claim <> ?
-        and updated_at < now() - make_interval(mins => ?)
-      returning id`,
-    [channelType, claim, STALE_CLAIM_MINUTES],
-  );
+  const released = await releaseStale(em, channelType, claim, STALE_CLAIM_MINUTES);
   if (released.length) deps.log.warn({ channelType, count: released.length }, 'released stale dispatch claims back to the queue');
 }
 
@@ -236,22 +238,11 @@ export function createDispatchActivities(deps: DispatchDeps) {
       claim: string;
     }): Promise<number[]> {
       const em = deps.orm.em.fork();
-      const again = await many<{ id: string }>(
-        em,
-        `select id from messages where dispatch_claim = ? and status = 'processing' order by id`,
-        [claim],
-      );
+      const again = await claimedIds(em, claim);
       if (again.length) return again.map((r) => Number(r.id));
       const until = Date.now() + waitMs;
       for (;;) {
-        const rows = await many<{ id: string }>(
-          em,
-          `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
-            where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
-                          order by id limit ? for update skip locked)
-            returning id`,
-          [claim, channelType, limit],
-        );
+        const rows = await claimQueued(em, claim, channelType, limit);
         if (rows.length || Date.now() >= until) return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
         heartbeat();
         await sleep(50);
@@ -346,14 +337,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
         refilling = null;
       };
       const claimSlice = async () => {
-        const rows = await manyBound<OutboundRow>(
-          em,
-          `update messages set status = 'processing', dispatch_claim = ?, updated_at = now()
-            where id in (select id from messages where status = 'queued' and dispatch_mode = 'batch' and channel_type = ?
-                          order by id limit ? for update skip locked)
-            returning ${OUTBOUND_COLUMNS}`,
-          [claim, channelType, sliceSize],
-        );
+        const rows = await claimQueuedOutbound(em, claim, channelType, sliceSize, ACCOUNT_STATUS_COLUMN);
         if (rows.length) {
           queue = queue.concat(rows.sort((a, b) => Number(a.id) - Number(b.id)));
           idleSince = Date.now();
@@ -400,10 +384,9 @@ export function createDispatchActivities(deps: DispatchDeps) {
       await writer.drain();
       // Whatever a stop left claimed but unsent goes back to the queue for the next run.
       if (queue.length) {
-        await exec(
+        await unclaim(
           em,
-          `update messages set status = 'queued', dispatch_claim = null where id = any(?::bigint[]) and status = 'processing'`,
-          [`{${queue.map((m) => Number(m.id)).join(',')}}`],
+          queue.map((m) => Number(m.id)),
         );
       }
       return { sent: sent - retry.length, retry, lastError };
@@ -421,12 +404,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
      * asked where they stand (the per-message workflow does the same for its own message).
      */
     async sweepSilentMessages({ olderThanSeconds, limit }: { olderThanSeconds: number; limit: number }): Promise<number> {
-      const rows = await many<{ id: string }>(
-        deps.orm.em.fork(),
-        `select id from messages where status = 'sent' and dispatch_mode = 'batch' and channel_type = 'sms'
-          and sent_at < now() - make_interval(secs => ?) order by sent_at limit ?`,
-        [olderThanSeconds, limit],
-      );
+      const rows = await silentBatchMessages(deps.orm.em.fork(), olderThanSeconds, limit);
       for (const r of rows) {
         await moveStatus(deps.orm, Number(r.id), 'checking_delivery');
         await pollOnce(deps, Number(r.id)).catch(() => undefined);
@@ -437,12 +415,7 @@ export function createDispatchActivities(deps: DispatchDeps) {
 
     /** Checking-delivery batch messages are asked again, a bounded number of times (oldest first). */
     async pollCheckingMessages({ limit, maxAgeSeconds }: { limit: number; maxAgeSeconds: number }): Promise<number> {
-      const rows = await many<{ id: string }>(
-        deps.orm.em.fork(),
-        `select id from messages where status = 'checking_delivery' and dispatch_mode = 'batch' and channel_type = 'sms'
-          and sent_at > now() - make_interval(secs => ?) order by updated_at limit ?`,
-        [maxAgeSeconds, limit],
-      );
+      const rows = await checkingBatchMessages(deps.orm.em.fork(), maxAgeSeconds, limit);
       for (const r of rows) {
         await pollOnce(deps, Number(r.id)).catch(() => undefined);
         heartbeat();

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { many, one } from '../../entities/db.js';
+import { outboundMessage, sendableMessages, type OutboundRow } from '../../services/messaging/store/dispatch.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { UnknownProvider, type Provider, type ProviderRegistry, type ProviderResult, type SentMessage } from '../../providers/index.js';
 import type { Logger } from '../../logger.js';
@@ -16,22 +16,7 @@ export interface MessageDeps {
   countProviderCall: (channelType: 'sms' | 'whatsapp') => void;
 }
 
-export interface OutboundRow {
-  id: string;
-  uid: string;
-  status: MessageStatus;
-  channel_type: 'sms' | 'whatsapp';
-  sender: string | null;
-  recipient: string;
-  body: string;
-  media_url: string | null;
-  gateway_message_id: string | null;
-  provider_request: Record<string, unknown> | null;
-  /** The stored provider of the message's channel (null: none stored, the channel type's default). */
-  provider: string | null;
-  /** The account's status when the message was loaded for its send: only an active account's messages go out. */
-  account_status: string;
-}
+export type { OutboundRow };
 
 /**
  * The failure a message of a suspended account gets at dispatch time instead of its send. Failed, not
@@ -59,21 +44,16 @@ export async function applyPendingReceipts(orm: MikroORM, providerMessageId: str
   return (await applyParkedStatuses(orm.em.fork(), providerMessageId))?.status ?? current;
 }
 
-export const OUTBOUND_COLUMNS =
-  'id, uid, status, channel_type, sender, recipient, body, media_url, gateway_message_id, provider_request, ' +
-  '(select provider from channels where channels.id = messages.channel_id and channels.channel_type = messages.channel_type) as provider, ' +
-  '(select status from accounts where accounts.id = messages.account_id) as account_status';
+/**
+ * The account's status beside each message loaded for its send (the account family's table: its
+ * index would offer this column, as it offers the wallet's debit statement).
+ */
+export const ACCOUNT_STATUS_COLUMN = '(select status from accounts where accounts.id = messages.account_id) as account_status';
 
-const loadMessage = (deps: MessageDeps, messageId: number) =>
-  one<OutboundRow>(deps.orm.em.fork(), `select ${OUTBOUND_COLUMNS} from messages where id = ?`, [messageId]);
+const loadMessage = (deps: MessageDeps, messageId: number) => outboundMessage(deps.orm.em.fork(), messageId, ACCOUNT_STATUS_COLUMN);
 
 /** The messages of a batch that still wait for their provider call (a retried batch skips the rest). */
-export const loadSendable = (deps: MessageDeps, ids: number[]) =>
-  many<OutboundRow>(
-    deps.orm.em.fork(),
-    `select ${OUTBOUND_COLUMNS} from messages where id = any(?::bigint[]) and status in ('queued', 'processing') order by id`,
-    [`{${ids.map((i) => Math.trunc(Number(i))).join(',')}}`],
-  );
+export const loadSendable = (deps: MessageDeps, ids: number[]) => sendableMessages(deps.orm.em.fork(), ids, ACCOUNT_STATUS_COLUMN);
 
 /** The adapter of the message's channel, chosen by the channel's stored provider. */
 export function providerOf(deps: MessageDeps, msg: Pick<OutboundRow, 'uid' | 'channel_type' | 'provider'>): Provider {

@@ -1,14 +1,14 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Client } from '@temporalio/client';
-import { many, one } from '../../entities/db.js';
+import { accountCampaign, campaignStatus, insertCampaign, resumePaused, type CampaignRef, type CampaignRow } from './store.js';
 import { DomainError, conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Config } from '../../config.js';
 import { startWorkflow } from '../../temporal/starters.js';
 import type { CampaignWorkflowInput } from '../../workflows/campaigns/campaign.js';
 import { campaignResumeStarter, campaignStarter } from '../../workflows/campaigns/campaign.starter.js';
-import { groupCondition } from '../contacts/index.js';
-import { parseScheduleTime, resolveSmsRoute, type ResolvedRoute } from '../messaging/index.js';
+import { groupById, groupRef, groupsAmong } from '../contacts/index.js';
+import { campaignCounts, parseScheduleTime, resolveSmsRoute, type ResolvedRoute } from '../messaging/index.js';
 import { scheduleTimeSchema } from '../../domain/messaging/index.js';
 import { newUid } from '../platform/ids.js';
 
@@ -40,33 +40,17 @@ export const campaignBody = {
 } as const;
 export type CampaignCreateInput = FromSchema<typeof campaignBody>;
 
-/** Messages of a campaign that count as sent (sent_count) and as failed (failed_count). */
-const SENT_STATUSES = `('sent', 'delivered', 'read', 'checking_delivery')`;
-
-interface CampaignRow {
-  id: number;
-  uid: string;
-  account_id: number;
-  contact_group_id: number | null;
-  name: string;
-  message: string;
-  sender: string | null;
-  channel_id: number | null;
-  channel_code: string | null;
-  status: string;
-  scheduled_at: Date | string | null;
-  total_recipients: number;
-  created_at: Date | string;
-  updated_at: Date | string;
+/** A campaign with its group's reference and its message counts (sent, failed). */
+type CampaignWithGroup = CampaignRow & {
   group_uid: string | null;
   group_name: string | null;
   sent_count?: string | number;
   failed_count?: string | number;
-}
+};
 
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
-export function campaignView(r: CampaignRow) {
+export function campaignView(r: CampaignWithGroup) {
   return {
     id: r.id,
     uid: r.uid,
@@ -120,20 +104,15 @@ export async function resolveCampaignGroups(rc: RequestContext, value: string) {
   const uids: string[] = [];
   const order = new Map<string, number>();
   splitContactListIds(value).forEach((token, i) => {
-    const cond = groupCondition(token);
-    if (!cond) return;
-    const key = typeof cond.param === 'number' ? `id:${cond.param}` : `uid:${cond.param}`;
+    const ref = groupRef(token);
+    if (!ref) return;
+    const key = 'id' in ref ? `id:${ref.id}` : `uid:${ref.uid}`;
     if (!order.has(key)) order.set(key, i);
-    if (typeof cond.param === 'number') ids.push(cond.param);
-    else uids.push(cond.param);
+    if ('id' in ref) ids.push(ref.id);
+    else uids.push(ref.uid);
   });
   if (ids.length === 0 && uids.length === 0) return [];
-  const rows = await many<{ id: number; uid: string; name: string }>(
-    rc.em,
-    `select id, uid, name from contact_groups
-      where account_id = ? and (id in (select (jsonb_array_elements_text(?::jsonb))::int) or uid in (select (jsonb_array_elements_text(?::jsonb))::uuid))`,
-    [rc.account.id, JSON.stringify(ids), JSON.stringify(uids)],
-  );
+  const rows = await groupsAmong(rc.em, rc.account.id, ids, uids);
   const rank = (g: { id: number; uid: string }) => Math.min(order.get(`id:${g.id}`) ?? Infinity, order.get(`uid:${g.uid}`) ?? Infinity);
   return rows.sort((a, b) => rank(a) - rank(b));
 }
@@ -160,31 +139,23 @@ export async function createCampaigns(rc: RequestContext, deps: CampaignServiceD
   }
   const status = route === null ? 'cancelled' : scheduledAt ? 'scheduled' : 'draft';
   const rows = await rc.em.transactional(async (em) => {
-    const out: CampaignRow[] = [];
+    const out: CampaignWithGroup[] = [];
     for (const g of groups) {
       const name = input.name !== undefined && input.name.trim() !== '' ? input.name.trim() : `${g.name} campaign`.slice(0, 160);
-      const row = await one<CampaignRow>(
-        em,
-        `insert into campaigns (uid, account_id, contact_group_id, name, message, sender, channel_id, channel_code, status, scheduled_at,
-                                total_recipients, cursor, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, now(), now()) returning *, ?::text as group_uid, ?::text as group_name`,
-        [
-          newUid('cmp'),
-          rc.account.id,
-          g.id,
-          name,
-          input.message,
-          route?.sender ?? null,
-          route?.channelId ?? null,
-          route?.channelCode ?? null,
-          status,
-          scheduledAt,
-          g.uid,
-          g.name,
-        ],
-      );
-      if (status !== 'cancelled') await startCampaignWorkflow(deps, rc.account.id, row!, scheduledAt);
-      out.push(row!);
+      const row = await insertCampaign(em, {
+        uid: newUid('cmp'),
+        accountId: rc.account.id,
+        groupId: g.id,
+        name,
+        message: input.message,
+        sender: route?.sender ?? null,
+        channelId: route?.channelId ?? null,
+        channelCode: route?.channelCode ?? null,
+        status,
+        scheduledAt,
+      });
+      if (status !== 'cancelled') await startCampaignWorkflow(deps, rc.account.id, row, scheduledAt);
+      out.push({ ...row, group_uid: g.uid, group_name: g.name });
     }
     return out;
   });
@@ -216,6 +187,13 @@ export async function startCampaignWorkflow(
   await startWorkflow(deps, starter, { accountId, campaignId: row.id, uid: row.uid }, [input]);
 }
 
+/** `{uid}`: the campaign's uid or numeric id; an id past the column's range is no campaign. */
+function campaignRef(ref: string): CampaignRef {
+  const byId = /^\d+$/.test(ref);
+  if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
+  return byId ? { id: Number(ref) } : { uid: ref };
+}
+
 /**
  * POST /campaign/{uid}/resume: a paused campaign (its wallet could not cover a page) runs again from
  * where it stopped. The status moves to running and the new workflow run starts in one transaction;
@@ -223,18 +201,11 @@ export async function startCampaignWorkflow(
  * status, 404 for a missing or foreign campaign.
  */
 export async function resumeCampaign(rc: RequestContext, deps: CampaignServiceDeps, ref: string) {
-  const byId = /^\d+$/.test(ref);
-  if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
-  const where = `account_id = ? and ${byId ? 'id = ?' : 'uid = ?'}`;
-  const key = [rc.account.id, byId ? Number(ref) : ref];
+  const key = campaignRef(ref);
   await rc.em.transactional(async (em) => {
-    const row = await one<{ id: number; uid: string; cursor: string }>(
-      em,
-      `update campaigns set status = 'running', updated_at = now() where ${where} and status = 'paused' returning id, uid, cursor`,
-      key,
-    );
+    const row = await resumePaused(em, rc.account.id, key);
     if (!row) {
-      const current = await one<{ status: string }>(em, `select status from campaigns where ${where}`, key);
+      const current = await campaignStatus(em, rc.account.id, key);
       if (!current) throw notFound('Campaign');
       throw conflict(`Only a paused campaign can be resumed; this one is ${current.status}.`);
     }
@@ -245,19 +216,15 @@ export async function resumeCampaign(rc: RequestContext, deps: CampaignServiceDe
 
 /** GET /campaign/{uid}/view: by uid or numeric id, with the group reference and the counts (one aggregate). */
 export async function getCampaign(rc: RequestContext, ref: string) {
-  const byId = /^\d+$/.test(ref);
-  if (byId && (ref.length > 10 || Number(ref) > 2_147_483_647)) throw notFound('Campaign');
-  const row = await one<CampaignRow>(
-    rc.em,
-    `select c.*, g.uid::text as group_uid, g.name as group_name, m.sent_count, m.failed_count
-       from campaigns c
-       left join contact_groups g on g.id = c.contact_group_id
-       cross join lateral (select count(*) filter (where m.status in ${SENT_STATUSES}) as sent_count,
-                                  count(*) filter (where m.status = 'failed') as failed_count
-                             from messages m where m.campaign_id = c.id) m
-      where c.account_id = ? and ${byId ? 'c.id = ?' : 'c.uid = ?'}`,
-    [rc.account.id, byId ? Number(ref) : ref],
-  );
+  const row = await accountCampaign(rc.em, rc.account.id, campaignRef(ref));
   if (!row) throw notFound('Campaign');
-  return campaignView(row);
+  const group = row.contact_group_id === null ? undefined : await groupById(rc.em, row.contact_group_id);
+  const counts = await campaignCounts(rc.em, row.id);
+  return campaignView({
+    ...row,
+    group_uid: group?.uid ?? null,
+    group_name: group?.name ?? null,
+    sent_count: counts.sent,
+    failed_count: counts.failed,
+  });
 }

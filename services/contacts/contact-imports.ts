@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { exec, one } from '../../entities/db.js';
+import { groupImport, insertImport } from './store/imports.js';
 import { notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Config } from '../../config.js';
@@ -9,7 +9,7 @@ import { startWorkflow } from '../../temporal/starters.js';
 import type { ContactImportInput } from '../../workflows/contacts/contact-import.js';
 import { contactImportStarter } from '../../workflows/contacts/contact-import.starter.js';
 import { resolveGroup } from './contact-groups.js';
-import { importView, type ImportRow } from './contact-view.js';
+import { importView } from './contact-view.js';
 
 export interface ImportServiceDeps {
   temporal: Client;
@@ -69,20 +69,9 @@ export async function createImport(rc: RequestContext, deps: ImportServiceDeps, 
   const group = await resolveGroup(rc, groupRef);
   const { format, rows } = stageRows(input);
   const row = await rc.em.transactional(async (em) => {
-    const imp = await one<ImportRow>(
-      em,
-      `insert into contact_imports (account_id, group_id, format, status, total_rows, problems, created_at, updated_at)
-       values (?, ?, ?, 'queued', ?, '[]'::jsonb, now(), now()) returning *`,
-      [rc.account.id, group.id, format, rows.length],
-    );
-    await exec(
-      em,
-      `insert into contact_import_rows (import_id, row_no, line, data, note)
-       select ?, t.ord, (t.value->>'line')::int, t.value->'data', t.value->>'note' from jsonb_array_elements(?::jsonb) with ordinality as t(value, ord)`,
-      [imp!.id, JSON.stringify(rows)],
-    );
-    await startImportWorkflow(deps, rc.account.id, Number(imp!.id));
-    return imp!;
+    const imp = await insertImport(em, rc.account.id, group.id, format, rows);
+    await startImportWorkflow(deps, rc.account.id, Number(imp.id));
+    return imp;
   });
   return importView({ ...row, group_uid: group.uid });
 }
@@ -94,13 +83,7 @@ async function startImportWorkflow(deps: ImportServiceDeps, accountId: number, i
 
 export async function getImport(rc: RequestContext, groupRef: string, importRef: string) {
   const group = await resolveGroup(rc, groupRef);
-  const row = /^\d{1,18}$/.test(importRef)
-    ? await one<ImportRow>(rc.em, 'select * from contact_imports where account_id = ? and group_id = ? and id = ?', [
-        rc.account.id,
-        group.id,
-        Number(importRef),
-      ])
-    : null;
+  const row = /^\d{1,18}$/.test(importRef) ? await groupImport(rc.em, rc.account.id, group.id, Number(importRef)) : null;
   if (!row) throw notFound('Contact import');
   return importView({ ...row, group_uid: group.uid });
 }

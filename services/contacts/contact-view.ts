@@ -1,23 +1,12 @@
 // The Contact resource as the contract lists it, the group and import objects we designed beside it,
 // and their JSON Schemas (the same objects feed the OpenAPI document).
+import type { ContactRow } from './store/contacts.js';
+import type { GroupRow } from './store/groups.js';
+import type { ImportRow } from './store/imports.js';
+
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
-export interface ContactRow {
-  id: string | number;
-  uid: string;
-  group_id: number;
-  group_uid: string;
-  name: string;
-  country_code: string;
-  phone_number: string;
-  full_phone_number: string;
-  is_subscribed: boolean;
-  custom_field_values: Record<string, unknown> | null;
-  created_at: Date | string | null;
-  updated_at: Date | string | null;
-}
-
-export function contactView(r: ContactRow) {
+export function contactView(r: ContactRow & { group_uid: string }) {
   return {
     id: Number(r.id),
     uid: r.uid,
@@ -34,15 +23,6 @@ export function contactView(r: ContactRow) {
   };
 }
 
-export interface GroupRow {
-  id: number;
-  uid: string;
-  name: string;
-  contacts_count?: string | number;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
 export const groupView = (r: GroupRow) => ({
   id: r.id,
   uid: r.uid,
@@ -51,26 +31,6 @@ export const groupView = (r: GroupRow) => ({
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 });
-
-export interface ImportRow {
-  id: string | number;
-  group_id: number;
-  group_uid: string;
-  format: string;
-  status: string;
-  total_rows: number;
-  processed_rows: number;
-  created_count: number;
-  updated_count: number;
-  failed_count: number;
-  problems: unknown[];
-  problems_truncated: boolean;
-  error_message: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  started_at: Date | string | null;
-  finished_at: Date | string | null;
-}
 
 /** An import's progress in the contract's words: what the view shows and what its workflow returns. */
 export const importCounts = (
@@ -84,7 +44,7 @@ export const importCounts = (
   failed: r.failed_count,
 });
 
-export const importView = (r: ImportRow) => ({
+export const importView = (r: ImportRow & { group_uid: string }) => ({
   id: Number(r.id),
   group_id: r.group_id,
   group_uid: r.group_uid,

@@ -1,4 +1,4 @@
-import { many, one } from '../../entities/db.js';
+import { senderCandidates, smsChannel } from './store/routes.js';
 import { validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 
@@ -11,14 +11,7 @@ export interface ResolvedRoute extends SmsChannel {
   sender: string | null;
 }
 
-/**
- * The account's default SMS channel, else the system default (at most one row: id, code, provider).
- * `accountExpr` is an SQL expression for the account id; the authentication statement (api/auth.ts)
- * embeds this, so a send without sender_id needs no lookup of its own.
- */
-export const defaultSmsChannelSql = (accountExpr: string) =>
-  `select id, code, provider from channels where channel_type = 'sms' and active and is_default and (account_id = ${accountExpr} or account_id is null)
-    order by account_id nulls last limit 1`;
+export { defaultSmsChannelSql } from './store/routes.js';
 
 /**
  * The default SMS channel read by this request's own authentication statement. Not a cache: it lives
@@ -31,12 +24,6 @@ export function rememberDefaultSmsChannel(rc: RequestContext, channel: SmsChanne
   readWithAuthentication.set(rc, channel);
 }
 
-interface Candidate {
-  channel_id: number | null;
-  sender: string;
-  kind: string;
-}
-
 /**
  * Rule 6 of the SMS send: sender_id must name exactly one approved alphanumeric id, one assigned,
  * unreleased SMS-capable number or one active short code of the account. Without it the account's
@@ -47,18 +34,7 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
   if (senderId !== undefined && senderId.trim() !== '') {
     const wanted = senderId.trim();
     const digits = wanted.replace(/[^\d]/g, '');
-    const found = await many<Candidate & { usable: boolean }>(
-      rc.em,
-      `select channel_id, value as sender, 'alphanumeric' as kind, approval_status = 'approved' as usable
-         from sender_ids where account_id = ? and lower(value) = lower(?)
-       union all
-       select channel_id, number, 'number', (not released and capabilities @> '"sms"'::jsonb)
-         from phone_numbers where account_id = ? and ? <> '' and regexp_replace(number, '[^0-9]', '', 'g') = ?
-       union all
-       select channel_id, code, 'short_code', assignment_status = 'active'
-         from short_codes where account_id = ? and code = ?`,
-      [accountId, wanted, accountId, digits, digits, accountId, wanted],
-    );
+    const found = await senderCandidates(rc.em, accountId, wanted, digits);
     if (found.length === 0) throw validationFailed({ sender_id: ['The selected sender id is not registered on this account.'] });
     if (found.length > 1) throw validationFailed({ sender_id: ['The sender id is ambiguous: it matches more than one sending identity.'] });
     const c = found[0];
@@ -77,12 +53,6 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
 
 async function channelFor(rc: RequestContext, channelId: number | null): Promise<SmsChannel | null> {
   if (channelId === null && readWithAuthentication.has(rc)) return readWithAuthentication.get(rc) ?? null;
-  const row = await one<{ id: number; code: string; provider: string }>(
-    rc.em,
-    channelId === null
-      ? defaultSmsChannelSql('?')
-      : `select id, code, provider from channels where id = ? and channel_type = 'sms' and active and (account_id = ? or account_id is null)`,
-    channelId === null ? [rc.account.id] : [channelId, rc.account.id],
-  );
+  const row = await smsChannel(rc.em, rc.account.id, channelId);
   return row ? { channelId: row.id, channelCode: row.code, provider: row.provider } : null;
 }

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { exec, one } from '../../entities/db.js';
+import { noteOnMessage } from './store/messages.js';
 import type { ChatOrderMessage } from '../../providers/index.js';
 import { createOrder, majorToHundredths, startOrderHoldAfterCommit, type CreatedOrder, type CreateOrderInput } from '../orders/index.js';
 import { DomainError, describeDomainError } from '../platform/errors.js';
@@ -49,11 +50,7 @@ type Outcome = CreatedOrder | { skipped: 'unknown_catalogue' | 'no_items' | 'inv
  */
 export async function receiveChatOrder(deps: ChatOrderDeps, e: ChatOrderMessage): Promise<CreatedOrder | null> {
   const result = await receiveInbound(deps, e, async (tx, stored): Promise<Outcome> => {
-    const note = async (fields: Record<string, unknown>) =>
-      exec(tx, "update messages set metadata = coalesce(metadata, '{}'::jsonb) || ?::jsonb where id = ?", [
-        JSON.stringify(fields),
-        stored.messageId,
-      ]);
+    const note = async (fields: Record<string, unknown>) => noteOnMessage(tx, stored.messageId, fields);
     const shop = e.order.catalogueId
       ? await one<{ id: number }>(tx, 'select id from catalogues where account_id = ? and meta_catalogue_id = ? order by id limit 1', [
           stored.accountId,

@@ -1,6 +1,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { exec, many, one } from '../../entities/db.js';
+import { one } from '../../entities/db.js';
+import { inboundStored, openWindow, parkStatus, takeParkedStatuses } from './store/messages.js';
+import { numberOwner } from './store/routes.js';
 import { moveMessage, type MoveResult } from './message-moves.js';
 import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
 import { signalWorkflow } from '../../temporal/starters.js';
@@ -27,11 +29,7 @@ export async function applyParkableStatus(deps: IngressDeps, s: Pick<StatusUpdat
   const em = deps.orm.em.fork();
   const moved = await moveMessage(em, { gatewayMessageId: id }, { to, errorMessage });
   if (!moved) {
-    await exec(em, 'insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [
-      id,
-      to,
-      errorMessage ?? null,
-    ]);
+    await parkStatus(em, id, to, errorMessage ?? null);
     // The send's outcome may have stored this id after our lookup and checked for parked statuses
     // before our insert; then nobody would apply it. Looking again after parking closes that gap.
     const applied = await applyParkedStatuses(em, id);
@@ -49,12 +47,7 @@ export async function applyParkableStatus(deps: IngressDeps, s: Pick<StatusUpdat
  * exactly one caller.
  */
 export async function applyParkedStatuses(em: EntityManager, providerMessageId: string): Promise<MoveResult | null> {
-  const parked = await many<{ status: MessageStatus; error_message: string | null }>(
-    em,
-    `delete from pending_receipts where provider_message_id = ? and exists (select 1 from messages where gateway_message_id = ?)
-     returning status, error_message`,
-    [providerMessageId, providerMessageId],
-  );
+  const parked = await takeParkedStatuses(em, providerMessageId);
   let last: MoveResult | null = null;
   for (const p of parked) {
     last =
@@ -99,27 +92,15 @@ export async function receiveInbound<T = undefined>(
   opts: { chatGroup?: { id: number; accountId: number } } = {},
 ): Promise<{ stored: boolean; uid?: string; also?: T }> {
   const em = deps.orm.em.fork();
-  const owner = m.businessNumber.phoneNumberId
-    ? await one<{ account_id: number; number: string; channel_id: number | null }>(
-        em,
-        'select account_id, number, channel_id from phone_numbers where provider_phone_number_id = ? and not released order by id limit 1',
-        [m.businessNumber.phoneNumberId],
-      )
-    : await one<{ account_id: number; number: string; channel_id: number | null }>(
-        em,
-        `select account_id, number, channel_id from phone_numbers where regexp_replace(number, '[^0-9]', '', 'g') = ? and not released order by id limit 1`,
-        [(m.businessNumber.number ?? '').replace(/[^\d]/g, '')],
-      );
+  const owner = await numberOwner(em, {
+    phoneNumberId: m.businessNumber.phoneNumberId,
+    digits: (m.businessNumber.number ?? '').replace(/[^\d]/g, ''),
+  });
   if (!owner) return { stored: false };
   const from = `+${m.from.replace(/[^\d]/g, '')}`;
   const business = m.businessNumber.phoneNumberId ?? owner.number;
   return em.transactional(async (tx) => {
-    const dup = await one(tx, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [
-      m.providerMessageId,
-      'inbound',
-      owner.account_id,
-    ]);
-    if (dup) return { stored: false };
+    if (await inboundStored(tx, owner.account_id, m.providerMessageId)) return { stored: false };
     const row = await one<MessageEventRow & { chat_group_id: string | null }>(
       tx,
       `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
@@ -144,13 +125,7 @@ export async function receiveInbound<T = undefined>(
       ],
     );
     // A message into a group opens the group's window (its caller's work), not a one-to-one conversation.
-    if (!opts.chatGroup)
-      await exec(
-        tx,
-        `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
-       on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
-        [owner.account_id, m.channelType, business, from],
-      );
+    if (!opts.chatGroup) await openWindow(tx, owner.account_id, m.channelType, business, from);
     // The callback commits with the record: a redelivered provider webhook adds neither.
     const group = row!.chat_group_id ? { chat_group_id: Number(row!.chat_group_id) } : {};
     await emitEvent(tx, owner.account_id, 'message.received', {
@@ -163,20 +138,4 @@ export async function receiveInbound<T = undefined>(
     const extra = await also(tx, { accountId: owner.account_id, messageId: Number(row!.id), uid: row!.uid, customer: from });
     return { stored: true, uid: row!.uid, also: extra };
   });
-}
-
-/** Whether a customer wrote to this business number in the last 24 hours (free-form chat allowed). */
-export async function windowOpen(
-  orm: MikroORM,
-  accountId: number,
-  channelType: string,
-  businessNumber: string,
-  customer: string,
-): Promise<boolean> {
-  const row = await one(
-    orm.em.fork(),
-    `select 1 from conversation_windows where account_id = ? and channel_type = ? and business_number = ? and customer = ? and last_inbound_at > now() - interval '24 hours'`,
-    [accountId, channelType, businessNumber, customer],
-  );
-  return row !== null;
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { manyBound } from '../../entities/db.js';
+import type { Row as TableRow } from '../../entities/database.js';
 import { movableFrom, type MessageStatus } from '../../domain/messaging/message-status.js';
 import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from '../webhooks/index.js';
 import { newUid } from '../platform/ids.js';
@@ -10,6 +11,8 @@ import { countMessageStatuses } from '../../observability/metrics.js';
 // without an explicit transaction (one round trip instead of four on the hot paths: receipts, sends).
 // The guard (`status = any(allowed)`) makes concurrent receipts and retries unable to move a status
 // backwards; a move that changes nothing emits nothing.
+
+type MessageRecord = TableRow<'messaging', 'messages'>;
 
 export interface Move {
   to: MessageStatus;
@@ -47,14 +50,8 @@ const EVENT_INSERT = `insert into events (event_id, account_id, kind, payload, o
          m.at::timestamptz, ${dispatchedAtOnRecord('m.account_id', 'm.kind')}
     from m where m.kind is not null`;
 
-interface Row {
-  id: string;
-  uid: string;
-  account_id: number;
-  dispatch_mode: string;
-  status: MessageStatus;
-  moved: boolean;
-}
+/** Where a moved (or unmoved) message stands. */
+type Row = Pick<MessageRecord, 'id' | 'uid' | 'account_id' | 'dispatch_mode' | 'status'> & { moved: boolean };
 const toResult = (r: Row): MoveResult => ({
   id: Number(r.id),
   uid: r.uid,

@@ -1,33 +1,9 @@
 // The Message resource exactly as the contract lists it, from a `messages` row.
-export interface MessageRow {
-  id: string | number;
-  uid: string;
-  direction: string;
-  channel_type: string;
-  channel_id: number | null;
-  channel_code: string | null;
-  sender: string | null;
-  recipient: string;
-  body: string;
-  status: string;
-  media_url: string | null;
-  media_type: string | null;
-  gateway_message_id: string | null;
-  error_message: string | null;
-  metadata: Record<string, unknown> | null;
-  template_params: Record<string, unknown> | null;
-  segments: number;
-  encoding: string;
-  created_at: Date | string | null;
-  updated_at: Date | string | null;
-  sent_at: Date | string | null;
-  delivered_at: Date | string | null;
-  read_at: Date | string | null;
-}
+import type { MessageViewRow } from './store/messages.js';
 
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
-export function messageView(r: MessageRow) {
+export function messageView(r: MessageViewRow) {
   return {
     id: Number(r.id),
     uid: r.uid,

@@ -1,10 +1,10 @@
-import { many, one } from '../../entities/db.js';
+import { accountMessage, messagesPage, unstartedMessages } from './store/messages.js';
 import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { estimateSegments } from '../../domain/messaging/segments.js';
 import { validationFailed, notFound } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { resolveSmsRoute } from './channels.js';
-import { messageView, type MessageRow } from './message-view.js';
+import { messageView } from './message-view.js';
 import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';
 import { sendWhatsApp } from './whatsapp.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
@@ -77,11 +77,7 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
 export async function getMessage(rc: RequestContext, channelType: 'sms' | 'whatsapp', ref: string) {
   const byId = /^\d+$/.test(ref);
   if (byId && ref.length > 18) throw notFound('Message');
-  const row = await one<MessageRow>(
-    rc.em,
-    `select * from messages where account_id = ? and channel_type = ? and ${byId ? 'id = ?' : 'uid = ?'}`,
-    [rc.account.id, channelType, byId ? Number(ref) : ref],
-  );
+  const row = await accountMessage(rc.em, rc.account.id, channelType, byId ? { id: Number(ref) } : { uid: ref });
   if (!row) throw notFound('Message');
   return messageView(row);
 }
@@ -98,37 +94,16 @@ export interface MessageListQuery {
 /** Newest first, page-number pagination; `limit` wins over `per_page`, default 20, cap 100. */
 export async function listMessages(rc: RequestContext, q: MessageListQuery) {
   const { page, perPage, offset } = pageOf(q);
-  const where = ['account_id = ?'];
-  const params: unknown[] = [rc.account.id];
-  if (q.status) {
-    where.push('status = ?');
-    params.push(q.status);
-  }
-  if (q.direction) {
-    where.push('direction = ?');
-    params.push(q.direction);
-  }
-  if (q.channel_type) {
-    where.push('channel_type = ?');
-    params.push(q.channel_type);
-  }
-  const total = Number((await one<{ n: string }>(rc.em, `select count(*) as n from messages where ${where.join(' and ')}`, params))!.n);
-  const rows = await many<MessageRow>(rc.em, `select * from messages where ${where.join(' and ')} order by id desc limit ? offset ?`, [
-    ...params,
+  const { total, rows } = await messagesPage(
+    rc.em,
+    { accountId: rc.account.id, status: q.status, direction: q.direction, channelType: q.channel_type },
     perPage,
     offset,
-  ]);
+  );
   return { messages: rows.map(messageView), pagination: paginationOf(page, perPage, total) };
 }
 
 /** Queued outbound messages whose workflow may never have started (a crash between insert and start). */
 export async function findUnstartedMessages(em: RequestContext['em'], olderThanSeconds: number, limit: number) {
-  return many<{ id: string; uid: string; account_id: number; channel_type: 'sms' | 'whatsapp' }>(
-    em,
-    `select id, uid, account_id, channel_type from messages
-      where status = 'queued' and direction = 'outbound' and dispatch_mode = 'workflow' and created_at < now() - make_interval(secs => ?)
-        and (scheduled_at is null or scheduled_at < now() - make_interval(secs => ?))
-      order by id limit ?`,
-    [olderThanSeconds, olderThanSeconds, limit],
-  );
+  return unstartedMessages(em, olderThanSeconds, limit);
 }

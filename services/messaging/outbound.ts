@@ -1,18 +1,25 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { manyBound, manyPlanned, one } from '../../entities/db.js';
 import { debitSegments, debitSql } from '../account/index.js';
 import { durableCommit } from '../platform/durable-commit.js';
 import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { parseRecipient } from '../platform/phones.js';
 import { providerTaskQueue, type Config } from '../../config.js';
-import { messageView, type MessageRow } from './message-view.js';
+import { messageView } from './message-view.js';
+import {
+  insertMessages,
+  insertMessagesWithDebit,
+  messageById,
+  toBatchDispatch,
+  type MessageViewRow,
+  type StoredMessage,
+} from './store/messages.js';
 import { newUid } from '../platform/ids.js';
 import { executeUpdateWithStart, startWorkflow } from '../../temporal/starters.js';
 import type { MessageWorkflowInput } from '../../workflows/messaging/message.js';
 import { messageStarter, messageWithOutcomeStarter } from '../../workflows/messaging/message.starter.js';
 import { requestsInFlight, rateMeter } from '../platform/load.js';
-import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
+import { emitEvent, messageEventFields } from '../webhooks/index.js';
 import { countMessageStatuses } from '../../observability/metrics.js';
 
 export interface MessageServiceDeps {
@@ -64,30 +71,6 @@ export function draftsFor(
 let waitingForFirstOutcome = 0;
 /** Immediate sends of this API process in the last second. */
 const immediateSends = rateMeter();
-
-/** Hands a still-queued immediate send to the batch dispatcher (no workflow of its own was started). */
-const toBatchDispatch = (rc: RequestContext, id: number | string) =>
-  one<MessageRow>(
-    rc.em,
-    `update messages set dispatch_mode = 'batch', updated_at = now() where id = ? and status = 'queued' and dispatch_mode = 'workflow' returning *`,
-    [id],
-  );
-
-/** The request's records, in order (`?` account id, `?` the records as JSON); `where` gates the select. */
-const INSERT_MESSAGES_SQL = (where: string) =>
-  `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
-                             media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
-                             campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
-       select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
-              v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
-              v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
-         from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
-              recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
-              template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
-              dispatch_mode text, chat_group_id bigint)
-       ${where}
-        order by v.ord
-       returning *`;
 
 const insufficientBalance = () => quotaExceeded('The prepaid balance cannot cover this send; nothing was sent.', 'insufficient_balance');
 
@@ -162,25 +145,18 @@ export async function createOutboundMessages(
     })),
   );
   const refusedUpFront = drafts.some((d) => d.failure);
-  let created: Map<string, MessageRow>;
+  let created: Map<string, StoredMessage>;
   if (releaseBeforeFlush && !refusedUpFront && chargedSegments > 0) {
     const debit = debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush });
-    // Planned once per connection (the text does not vary): every send runs it.
-    const rows = await manyPlanned<MessageRow>(
-      rc.em,
-      `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`,
-      [...debit.params, rc.account.id, records],
-    );
+    const rows = await insertMessagesWithDebit(rc.em, debit, rc.account.id, records);
     if (!rows.length) throw insufficientBalance();
     created = new Map(rows.map((r) => [r.uid, r]));
   } else {
     created = await rc.em.transactional(async (tx) => {
-      const rows = await manyBound<MessageRow>(tx, INSERT_MESSAGES_SQL(''), [rc.account.id, records]);
+      const rows = await insertMessages(tx, rc.account.id, records);
       // A record refused before any send (a malformed number) is final at once: its message.failed
       // callback commits with it, as every other status change does through moveStatus.
-      for (const row of rows)
-        if (row.status === 'failed')
-          await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row as unknown as MessageEventRow));
+      for (const row of rows) if (row.status === 'failed') await emitEvent(tx, rc.account.id, 'message.failed', messageEventFields(row));
       // Refused: the rollback takes the records and their events with it.
       if (!(await debitSegments(tx, rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush })))
         throw insufficientBalance();
@@ -192,7 +168,7 @@ export async function createOutboundMessages(
 
   const out = [];
   for (const { d, future, uid, mode } of planned) {
-    let row = created.get(uid)!;
+    let row: MessageViewRow = created.get(uid)!;
     if (!d.failure && mode === 'workflow') {
       try {
         if (future) {
@@ -201,12 +177,12 @@ export async function createOutboundMessages(
           // The request's wait for first outcomes is spent (a slow or throttled provider): what is
           // left goes to the batch dispatcher and answers queued now, as admission control promises,
           // instead of each starting a workflow of its own behind the provider's rate limit.
-          row = (await toBatchDispatch(rc, row.id)) ?? row;
+          row = (await toBatchDispatch(rc.em, row.id)) ?? row;
         } else {
           waitingForFirstOutcome++;
           try {
             const answered = await startMessageWorkflow(deps, rc.account.id, row, d.channelType, null, Math.max(1, deadline - Date.now()));
-            if (answered) row = (await one<MessageRow>(rc.em, 'select * from messages where id = ?', [row.id])) ?? row;
+            if (answered) row = (await messageById(rc.em, row.id)) ?? row;
           } finally {
             waitingForFirstOutcome--;
           }

@@ -1,32 +1,11 @@
-import { many, one } from '../../entities/db.js';
+import { defaultSmsRoute, sendingIdentities } from './store/routes.js';
 import type { RequestContext } from '../platform/context.js';
 
 /** GET /sms/senders: every identity a message can name as sender_id, and whether it can send now. */
 export async function listSmsSenders(rc: RequestContext) {
   const id = rc.account.id;
-  const [alpha, numbers, codes] = await Promise.all([
-    many<{ id: number; value: string; approval_status: string; channel_id: number | null }>(
-      rc.em,
-      'select id, value, approval_status, channel_id from sender_ids where account_id = ? order by id',
-      [id],
-    ),
-    many<{ id: number; number: string; capabilities: string[]; released: boolean; channel_id: number | null }>(
-      rc.em,
-      'select id, number, capabilities, released, channel_id from phone_numbers where account_id = ? order by id',
-      [id],
-    ),
-    many<{ id: number; code: string; assignment_status: string; channel_id: number | null }>(
-      rc.em,
-      'select id, code, assignment_status, channel_id from short_codes where account_id = ? order by id',
-      [id],
-    ),
-  ]);
-  const route = await one<{ id: number; code: string; account_id: number | null }>(
-    rc.em,
-    `select id, code, account_id from channels where channel_type = 'sms' and active and is_default and (account_id = ? or account_id is null)
-      order by account_id nulls last limit 1`,
-    [id],
-  );
+  const [alpha, numbers, codes] = await sendingIdentities(rc.em, id);
+  const route = await defaultSmsRoute(rc.em, id);
   return {
     senders: [
       ...alpha.map((s) => ({
@@ -38,7 +17,7 @@ export async function listSmsSenders(rc: RequestContext) {
         tenant_channel_id: s.channel_id,
       })),
       ...numbers.map((n) => {
-        const sms = (n.capabilities as string[]).includes('sms');
+        const sms = n.capabilities.includes('sms');
         return {
           type: 'phone_number',
           id: n.id,

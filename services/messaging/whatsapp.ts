@@ -1,4 +1,4 @@
-import { many } from '../../entities/db.js';
+import { whatsappNumbers, whatsappSenders, type WhatsAppNumber } from './store/routes.js';
 import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { prepareWhatsAppMessage, type WhatsAppSendInput } from '../../domain/messaging/whatsapp-message.js';
 import { providerRegistry } from '../../providers/index.js';
@@ -7,29 +7,12 @@ import type { RequestContext } from '../platform/context.js';
 import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';
 import { parseScheduleTime } from './messages.js';
 
-interface WaNumber {
-  id: number;
-  number: string;
-  channel_id: number | null;
-  provider_phone_number_id: string;
-  business_account_id: string | null;
-  /** The stored provider of the number's channel; null when it has none (the chat default). */
-  provider?: string | null;
-}
-
 /**
  * The business number a chat message goes out from: sender_id names a provider phone-number id (or
  * the number itself) of the account; without it the account's first WhatsApp number is used.
  */
-export async function resolveWhatsAppSender(rc: RequestContext, senderId: string | undefined): Promise<WaNumber> {
-  const numbers = await many<WaNumber>(
-    rc.em,
-    `select p.id, p.number, p.channel_id, p.provider_phone_number_id, p.business_account_id, c.provider
-       from phone_numbers p left join channels c on c.id = p.channel_id and c.channel_type = 'whatsapp'
-      where p.account_id = ? and not p.released and p.capabilities @> '"whatsapp"'::jsonb and p.provider_phone_number_id is not null
-      order by p.id`,
-    [rc.account.id],
-  );
+export async function resolveWhatsAppSender(rc: RequestContext, senderId: string | undefined): Promise<WhatsAppNumber> {
+  const numbers = await whatsappSenders(rc.em, rc.account.id);
   if (senderId === undefined || senderId.trim() === '') {
     if (!numbers.length) throw validationFailed({ sender_id: ['No WhatsApp business number is configured for this account.'] });
     return numbers[0];
@@ -80,13 +63,8 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
 
 /** GET /whatsapp/accounts: business accounts and the numbers a message can be sent from. */
 export async function listWhatsAppAccounts(rc: RequestContext) {
-  const numbers = await many<WaNumber>(
-    rc.em,
-    `select id, number, channel_id, provider_phone_number_id, business_account_id from phone_numbers
-      where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb order by id`,
-    [rc.account.id],
-  );
-  const byAccount = new Map<string, WaNumber[]>();
+  const numbers = await whatsappNumbers(rc.em, rc.account.id);
+  const byAccount = new Map<string, typeof numbers>();
   for (const n of numbers) {
     const key = n.business_account_id ?? 'default';
     byAccount.set(key, [...(byAccount.get(key) ?? []), n]);

@@ -1,0 +1,221 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { exec, many, manyBound, manyPlanned, one } from '../../../entities/db.js';
+import { tablesOf, type Row } from '../../../entities/database.js';
+import type { MessageStatus } from '../../../domain/messaging/message-status.js';
+
+// The message records: the send statement, reads for the API, the inbound record's neighbours
+// (parked receipts, conversation windows) and the campaign pages' records.
+
+type MessageRecord = Row<'messaging', 'messages'>;
+
+/** The columns the Message resource shows (message-view.ts). */
+const VIEW_COLUMNS = [
+  'id',
+  'uid',
+  'direction',
+  'channel_type',
+  'channel_id',
+  'channel_code',
+  'sender',
+  'recipient',
+  'body',
+  'status',
+  'media_url',
+  'media_type',
+  'gateway_message_id',
+  'error_message',
+  'metadata',
+  'template_params',
+  'segments',
+  'encoding',
+  'created_at',
+  'updated_at',
+  'sent_at',
+  'delivered_at',
+  'read_at',
+] as const;
+/** A message as the API presents it (message-view.ts). */
+export type MessageViewRow = Pick<MessageRecord, (typeof VIEW_COLUMNS)[number]>;
+/** A message just written, every column (the send statement's `returning *`). */
+export type StoredMessage = MessageRecord;
+
+/** The request's records, in order (`?` account id, `?` the records as JSON); `where` gates the select. */
+const INSERT_MESSAGES_SQL = (where: string) =>
+  `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
+                             media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
+                             campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
+       select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
+              v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
+              v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
+         from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
+              recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
+              template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
+              dispatch_mode text, chat_group_id bigint)
+       ${where}
+        order by v.ord
+       returning *`;
+
+/**
+ * The send statement: the wallet's debit (`debit`, the account family's statement) and the records
+ * together, the records written only when the debit is made (none answered: refused). Planned once per
+ * connection (the text does not vary): every send runs it.
+ */
+export const insertMessagesWithDebit = (em: EntityManager, debit: { sql: string; params: unknown[] }, accountId: number, records: string) =>
+  manyPlanned<StoredMessage>(em, `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`, [
+    ...debit.params,
+    accountId,
+    records,
+  ]);
+
+/** The request's records without a debit of their own (the caller debits in the same transaction). */
+export const insertMessages = (em: EntityManager, accountId: number, records: string) =>
+  manyBound<StoredMessage>(em, INSERT_MESSAGES_SQL(''), [accountId, records]);
+
+/** Hands a still-queued immediate send to the batch dispatcher (no workflow of its own was started). */
+export const toBatchDispatch = (em: EntityManager, id: number | string) =>
+  one<StoredMessage>(
+    em,
+    `update messages set dispatch_mode = 'batch', updated_at = now() where id = ? and status = 'queued' and dispatch_mode = 'workflow' returning *`,
+    [id],
+  );
+
+export const messageById = (em: EntityManager, id: number | string) =>
+  tablesOf(em, 'messaging').selectFrom('messages').select(VIEW_COLUMNS).where('id', '=', String(id)).executeTakeFirst();
+
+/** One message of the account on one channel type, by numeric id or uid. */
+export function accountMessage(
+  em: EntityManager,
+  accountId: number,
+  channelType: 'sms' | 'whatsapp',
+  ref: { id: number } | { uid: string },
+) {
+  const q = tablesOf(em, 'messaging')
+    .selectFrom('messages')
+    .select(VIEW_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('channel_type', '=', channelType);
+  return ('id' in ref ? q.where('id', '=', String(ref.id)) : q.where('uid', '=', ref.uid)).executeTakeFirst();
+}
+
+export interface MessageFilter {
+  accountId: number;
+  status?: string;
+  direction?: string;
+  channelType?: string;
+}
+
+/** One page of the account's messages, newest first, and how many match in all. */
+export async function messagesPage(em: EntityManager, f: MessageFilter, limit: number, offset: number) {
+  let q = tablesOf(em, 'messaging').selectFrom('messages').where('account_id', '=', f.accountId);
+  // The filters are compared as text: a value no message has matches none.
+  if (f.status) q = q.where('status', '=', f.status as MessageRecord['status']);
+  if (f.direction) q = q.where('direction', '=', f.direction as MessageRecord['direction']);
+  if (f.channelType) q = q.where('channel_type', '=', f.channelType as MessageRecord['channel_type']);
+  const counted = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.select(VIEW_COLUMNS).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return { total: Number(counted.n), rows };
+}
+
+/** Queued outbound messages whose workflow may never have started (a crash between insert and start). */
+export const unstartedMessages = (em: EntityManager, olderThanSeconds: number, limit: number) =>
+  many<Pick<MessageRecord, 'id' | 'uid' | 'account_id'> & { channel_type: 'sms' | 'whatsapp' }>(
+    em,
+    `select id, uid, account_id, channel_type from messages
+      where status = 'queued' and direction = 'outbound' and dispatch_mode = 'workflow' and created_at < now() - make_interval(secs => ?)
+        and (scheduled_at is null or scheduled_at < now() - make_interval(secs => ?))
+      order by id limit ?`,
+    [olderThanSeconds, olderThanSeconds, limit],
+  );
+
+/** Whether the account already stored this provider's inbound message (a redelivery). */
+export const inboundStored = (em: EntityManager, accountId: number, providerMessageId: string) =>
+  one(em, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [
+    providerMessageId,
+    'inbound',
+    accountId,
+  ]);
+
+/** Adds fields to a message's metadata (what became of the order a chat message carried). */
+export const noteOnMessage = (em: EntityManager, id: number, fields: Record<string, unknown>) =>
+  exec(em, "update messages set metadata = coalesce(metadata, '{}'::jsonb) || ?::jsonb where id = ?", [JSON.stringify(fields), id]);
+
+/** Parks a status for a provider id no message carries yet. */
+export const parkStatus = (em: EntityManager, providerMessageId: string, status: MessageStatus, errorMessage: string | null) =>
+  exec(em, 'insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, ?, now())', [
+    providerMessageId,
+    status,
+    errorMessage,
+  ]);
+
+/**
+ * Hands over the statuses parked for a provider id once a message carries it (none while none does):
+ * `delete … returning` gives each parked status to exactly one caller.
+ */
+export const takeParkedStatuses = (em: EntityManager, providerMessageId: string) =>
+  many<{ status: MessageStatus } & Pick<Row<'messaging', 'pending_receipts'>, 'error_message'>>(
+    em,
+    `delete from pending_receipts where provider_message_id = ? and exists (select 1 from messages where gateway_message_id = ?)
+     returning status, error_message`,
+    [providerMessageId, providerMessageId],
+  );
+
+/** Opens (or extends) the 24-hour customer service window of a business number and customer. */
+export const openWindow = (em: EntityManager, accountId: number, channelType: string, businessNumber: string, customer: string) =>
+  exec(
+    em,
+    `insert into conversation_windows (account_id, channel_type, business_number, customer, last_inbound_at) values (?, ?, ?, ?, now())
+       on conflict (account_id, channel_type, business_number, customer) do update set last_inbound_at = now()`,
+    [accountId, channelType, businessNumber, customer],
+  );
+
+/** Whether a customer wrote to this business number in the last 24 hours (free-form chat allowed). */
+export async function windowOpen(em: EntityManager, accountId: number, channelType: string, businessNumber: string, customer: string) {
+  const row = await one(
+    em,
+    `select 1 from conversation_windows where account_id = ? and channel_type = ? and business_number = ? and customer = ? and last_inbound_at > now() - interval '24 hours'`,
+    [accountId, channelType, businessNumber, customer],
+  );
+  return row !== null;
+}
+
+/** The records of one campaign page, in order: the batch dispatcher sends the queued ones. */
+export interface CampaignPageRecords {
+  accountId: number;
+  campaignId: number;
+  channelId: number | null;
+  channelCode: string | null;
+  sender: string | null;
+  metadata: Record<string, unknown>;
+  /** As JSON: ord, uid, recipient, body, status, error_message, segments, encoding, contact_id. */
+  records: string;
+}
+
+/**
+ * Writes a campaign page's records in one statement. A (campaign, contact) pair already written is
+ * left alone (ON CONFLICT DO NOTHING), so repeating a page adds nothing; answers what was inserted.
+ */
+export const insertCampaignRecords = (em: EntityManager, p: CampaignPageRecords) =>
+  manyBound<Pick<MessageRecord, 'status' | 'segments'>>(
+    em,
+    `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, error_message,
+                           metadata, segments, encoding, campaign_id, contact_id, dispatch_mode, created_at, updated_at)
+     select v.uid, ?::int, 'outbound', 'sms', ?::int, ?::text, ?::text, v.recipient, v.body, v.status, v.error_message,
+            ?::jsonb, v.segments, v.encoding, ?::int, v.contact_id, 'batch', now(), now()
+       from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, recipient text, body text, status text, error_message text, segments int, encoding text, contact_id bigint)
+      order by v.ord
+     on conflict (campaign_id, contact_id) do nothing
+     returning status, segments`,
+    [p.accountId, p.channelId, p.channelCode, p.sender, JSON.stringify(p.metadata), p.campaignId, p.records],
+  );
+
+/** How many of a campaign's messages count as sent (sent, delivered, read, checking delivery) and as failed. */
+export async function campaignCounts(em: EntityManager, campaignId: number) {
+  const row = await one<{ sent_count: string; failed_count: string }>(
+    em,
+    `select count(*) filter (where m.status in ('sent', 'delivered', 'read', 'checking_delivery')) as sent_count,
+            count(*) filter (where m.status = 'failed') as failed_count
+       from messages m where m.campaign_id = ?`,
+    [campaignId],
+  );
+  return { sent: Number(row?.sent_count ?? 0), failed: Number(row?.failed_count ?? 0) };
+}

@@ -1,0 +1,162 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { many, one } from '../../../entities/db.js';
+import { tablesOf, type Row } from '../../../entities/database.js';
+
+// What a message can be sent from, and what a message received names: channels (sending routes),
+// alphanumeric sender ids, numbers and short codes, and the blacklist of the account's routes.
+
+type ChannelRow = Row<'messaging', 'channels'>;
+type NumberRow = Row<'messaging', 'phone_numbers'>;
+
+/**
+ * The account's default SMS channel, else the system default (at most one row: id, code, provider).
+ * `accountExpr` is an SQL expression for the account id; the authentication statement (api/auth.ts)
+ * embeds this, so a send without sender_id needs no lookup of its own.
+ */
+export const defaultSmsChannelSql = (accountExpr: string) =>
+  `select id, code, provider from channels where channel_type = 'sms' and active and is_default and (account_id = ${accountExpr} or account_id is null)
+    order by account_id nulls last limit 1`;
+
+/** The route of a message: id, code and stored provider of an SMS channel. */
+export type SmsChannelRow = Pick<ChannelRow, 'id' | 'code' | 'provider'>;
+
+/** The account's default SMS channel (or the system default); `channelId` asks for that channel instead, if the account may use it. */
+export const smsChannel = (em: EntityManager, accountId: number, channelId: number | null) =>
+  channelId === null
+    ? one<SmsChannelRow>(em, defaultSmsChannelSql('?'), [accountId])
+    : one<SmsChannelRow>(
+        em,
+        `select id, code, provider from channels where id = ? and channel_type = 'sms' and active and (account_id = ? or account_id is null)`,
+        [channelId, accountId],
+      );
+
+/** The default SMS route as the senders listing shows it (whether it is the system's). */
+export const defaultSmsRoute = (em: EntityManager, accountId: number) =>
+  one<Pick<ChannelRow, 'id' | 'code' | 'account_id'>>(
+    em,
+    `select id, code, account_id from channels where channel_type = 'sms' and active and is_default and (account_id = ? or account_id is null)
+      order by account_id nulls last limit 1`,
+    [accountId],
+  );
+
+/** Whether an SMS channel is active: null when there is no such SMS channel. */
+export async function smsChannelActive(em: EntityManager, channelId: number | null): Promise<boolean | null> {
+  if (channelId === null) return null;
+  const row = await tablesOf(em, 'messaging')
+    .selectFrom('channels')
+    .select('active')
+    .where('id', '=', channelId)
+    .where('channel_type', '=', 'sms')
+    .executeTakeFirst();
+  return row ? row.active : null;
+}
+
+/** A sending identity sender_id may name, and whether it can send. */
+export type SenderCandidate = Pick<Row<'messaging', 'sender_ids'>, 'channel_id'> & {
+  sender: string;
+  kind: 'alphanumeric' | 'number' | 'short_code';
+  usable: boolean;
+};
+
+/** Every identity of the account that `wanted` names: an alphanumeric id, a number (by its digits) or a short code. */
+export const senderCandidates = (em: EntityManager, accountId: number, wanted: string, digits: string) =>
+  many<SenderCandidate>(
+    em,
+    `select channel_id, value as sender, 'alphanumeric' as kind, approval_status = 'approved' as usable
+         from sender_ids where account_id = ? and lower(value) = lower(?)
+       union all
+       select channel_id, number, 'number', (not released and capabilities @> '"sms"'::jsonb)
+         from phone_numbers where account_id = ? and ? <> '' and regexp_replace(number, '[^0-9]', '', 'g') = ?
+       union all
+       select channel_id, code, 'short_code', assignment_status = 'active'
+         from short_codes where account_id = ? and code = ?`,
+    [accountId, wanted, accountId, digits, digits, accountId, wanted],
+  );
+
+/** The account's alphanumeric ids, numbers and short codes, each by id. */
+export function sendingIdentities(em: EntityManager, accountId: number) {
+  const db = tablesOf(em, 'messaging');
+  return Promise.all([
+    db
+      .selectFrom('sender_ids')
+      .select(['id', 'value', 'approval_status', 'channel_id'])
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('phone_numbers')
+      .select(['id', 'number', 'capabilities', 'released', 'channel_id'])
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('short_codes')
+      .select(['id', 'code', 'assignment_status', 'channel_id'])
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute(),
+  ]);
+}
+
+/** A WhatsApp business number of the account, with its channel's stored provider (null: the chat default). */
+export type WhatsAppNumber = Pick<NumberRow, 'id' | 'number' | 'channel_id' | 'business_account_id'> & {
+  provider_phone_number_id: string;
+  provider?: string | null;
+};
+
+/** The account's unreleased WhatsApp numbers that have a provider phone-number id, by id. */
+export const whatsappSenders = (em: EntityManager, accountId: number) =>
+  many<WhatsAppNumber>(
+    em,
+    `select p.id, p.number, p.channel_id, p.provider_phone_number_id, p.business_account_id, c.provider
+       from phone_numbers p left join channels c on c.id = p.channel_id and c.channel_type = 'whatsapp'
+      where p.account_id = ? and not p.released and p.capabilities @> '"whatsapp"'::jsonb and p.provider_phone_number_id is not null
+      order by p.id`,
+    [accountId],
+  );
+
+/** The account's unreleased WhatsApp numbers, by id (the business accounts listing). */
+export const whatsappNumbers = (em: EntityManager, accountId: number) =>
+  many<Pick<NumberRow, 'id' | 'number' | 'channel_id' | 'provider_phone_number_id' | 'business_account_id'>>(
+    em,
+    `select id, number, channel_id, provider_phone_number_id, business_account_id from phone_numbers
+      where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb order by id`,
+    [accountId],
+  );
+
+/** The account that owns a business number, found by provider phone-number id, else by its digits. */
+export type NumberOwner = Pick<NumberRow, 'account_id' | 'number' | 'channel_id'>;
+export const numberOwner = (em: EntityManager, business: { phoneNumberId?: string | null; digits: string }) =>
+  business.phoneNumberId
+    ? one<NumberOwner>(
+        em,
+        'select account_id, number, channel_id from phone_numbers where provider_phone_number_id = ? and not released order by id limit 1',
+        [business.phoneNumberId],
+      )
+    : one<NumberOwner>(
+        em,
+        `select account_id, number, channel_id from phone_numbers where regexp_replace(number, '[^0-9]', '', 'g') = ? and not released order by id limit 1`,
+        [business.digits],
+      );
+
+/**
+ * Which of `numbers` (digits only) the account's blacklist blocks for every route (channel_id null)
+ * or for `channelId`; the blacklist's phones are compared by their digits.
+ */
+export async function blockedNumbers(
+  em: EntityManager,
+  accountId: number,
+  channelId: number | null,
+  numbers: string[],
+): Promise<Set<string>> {
+  const wanted = numbers.filter((n) => n !== '');
+  if (!wanted.length) return new Set();
+  const rows = await many<{ digits: string }>(
+    em,
+    `select distinct regexp_replace(b.phone, '[^0-9]', '', 'g') as digits from blacklist b
+      where b.account_id = ? and (b.channel_id is null or b.channel_id = ?)
+        and regexp_replace(b.phone, '[^0-9]', '', 'g') in (select jsonb_array_elements_text(?::jsonb))`,
+    [accountId, channelId, JSON.stringify(wanted)],
+  );
+  return new Set(rows.map((r) => r.digits));
+}
