@@ -1,14 +1,13 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { one } from '../../entities/db.js';
-import { inboundStored, openWindow, parkStatus, takeParkedStatuses } from './store/messages.js';
+import { inboundStored, insertInbound, openWindow, parkStatus, takeParkedStatuses } from './store/messages.js';
 import { numberOwner } from './store/routes.js';
 import { moveMessage, type MoveResult } from './message-moves.js';
 import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
 import { signalWorkflow } from '../../temporal/starters.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { newUid } from '../platform/ids.js';
-import { emitEvent, messageEventFields, type MessageEventRow } from '../webhooks/index.js';
+import { emitEvent, messageEventFields } from '../webhooks/index.js';
 import type { InboundMessage as ProviderInboundMessage, StatusUpdate } from '../../providers/index.js';
 
 interface IngressDeps {
@@ -101,29 +100,21 @@ export async function receiveInbound<T = undefined>(
   const business = m.businessNumber.phoneNumberId ?? owner.number;
   return em.transactional(async (tx) => {
     if (await inboundStored(tx, owner.account_id, m.providerMessageId)) return { stored: false };
-    const row = await one<MessageEventRow & { chat_group_id: string | null }>(
-      tx,
-      `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
-                             gateway_message_id, metadata, segments, encoding, chat_group_id, created_at, updated_at)
-       values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7',
-               ?, now(), now())
-       returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message, chat_group_id`,
-      [
-        newUid('msg'),
-        owner.account_id,
-        m.channelType,
-        owner.channel_id,
-        m.channelType === 'whatsapp' ? `whatsapp:${business}` : null,
-        from,
-        owner.number,
-        m.body,
-        m.mediaUrl ?? null,
-        m.mediaType ?? null,
-        m.providerMessageId,
-        JSON.stringify({ source: 'provider', ...m.metadata }),
-        opts.chatGroup?.accountId === owner.account_id ? opts.chatGroup.id : null,
-      ],
-    );
+    const row = await insertInbound(tx, {
+      uid: newUid('msg'),
+      accountId: owner.account_id,
+      channelType: m.channelType,
+      channelId: owner.channel_id,
+      channelCode: m.channelType === 'whatsapp' ? `whatsapp:${business}` : null,
+      sender: from,
+      recipient: owner.number,
+      body: m.body,
+      mediaUrl: m.mediaUrl ?? null,
+      mediaType: m.mediaType ?? null,
+      providerMessageId: m.providerMessageId,
+      metadata: JSON.stringify({ source: 'provider', ...m.metadata }),
+      chatGroupId: opts.chatGroup?.accountId === owner.account_id ? opts.chatGroup.id : null,
+    });
     // A message into a group opens the group's window (its caller's work), not a one-to-one conversation.
     if (!opts.chatGroup) await openWindow(tx, owner.account_id, m.channelType, business, from);
     // The callback commits with the record: a redelivered provider webhook adds neither.

@@ -102,7 +102,6 @@ const PENDING = new Set<string>([
   'services/groups/groups.ts',
   'services/groups/invitations.ts',
   'services/messaging/chat-orders.ts',
-  'services/messaging/inbound.ts',
   'services/messaging/message-moves.ts',
   'services/shop/links.ts',
 ]);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many, manyBound, manyPlanned, one } from '../../../entities/db.js';
 import { tablesOf, type Row } from '../../../entities/database.js';
+import type { MessageEventRow } from '../../webhooks/index.js';
 import type { MessageStatus } from '../../../domain/messaging/message-status.js';
 
 // The message records: the send statement, reads for the API, the inbound record's neighbours
@@ -136,6 +137,48 @@ export const inboundStored = (em: EntityManager, accountId: number, providerMess
   ]);
 
 /** Adds fields to a message's metadata (what became of the order a chat message carried). */
+/** An inbound message as the provider handed it, stored as received (its group's id when it came into one). */
+export interface InboundRecord {
+  uid: string;
+  accountId: number;
+  channelType: 'sms' | 'whatsapp';
+  channelId: number | null;
+  channelCode: string | null;
+  sender: string;
+  recipient: string;
+  body: string;
+  mediaUrl: string | null;
+  mediaType: string | null;
+  providerMessageId: string;
+  /** JSON text. */
+  metadata: string;
+  chatGroupId: number | null;
+}
+
+export const insertInbound = (tx: EntityManager, r: InboundRecord) =>
+  one<MessageEventRow & { chat_group_id: string | null }>(
+    tx,
+    `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
+                           gateway_message_id, metadata, segments, encoding, chat_group_id, created_at, updated_at)
+     values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', ?, now(), now())
+     returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message, chat_group_id`,
+    [
+      r.uid,
+      r.accountId,
+      r.channelType,
+      r.channelId,
+      r.channelCode,
+      r.sender,
+      r.recipient,
+      r.body,
+      r.mediaUrl,
+      r.mediaType,
+      r.providerMessageId,
+      r.metadata,
+      r.chatGroupId,
+    ],
+  );
+
 export const noteOnMessage = (em: EntityManager, id: number, fields: Record<string, unknown>) =>
   exec(em, "update messages set metadata = coalesce(metadata, '{}'::jsonb) || ?::jsonb where id = ?", [JSON.stringify(fields), id]);
 
