@@ -8,11 +8,7 @@ import {
   groupMessagePayload,
   groupPinPayload,
 } from '../../providers/whatsapp-cloud/groups.js';
-import {
-  parseWhatsAppGroupWebhook,
-  parseWhatsAppWebhook,
-  type WhatsAppGroupEvent,
-} from '../../providers/whatsapp-cloud/webhook.js';
+import { parseWhatsAppGroupWebhook, parseWhatsAppWebhook, type WhatsAppGroupEvent } from '../../providers/whatsapp-cloud/webhook.js';
 import { signMeta, verifyMetaSignature } from '../../providers/whatsapp-cloud/signature.js';
 import { MalformedWebhook, type WebhookRequest } from '../../providers/types.js';
 import { startReceiver, type Received } from '../support/receiver.js';
