@@ -81,6 +81,8 @@ const { stack, dataDir } = await privateRunStack('svc-test', {
   AUTH_FAILURES_PER_MINUTE: '1000000',
   OPERATOR_FAILURES_PER_MINUTE: '1000000',
   LOG_LEVEL: 'warn',
+  // Every REST answer is held to its operation's output schema (api/http/answer-check.ts).
+  CHECK_ANSWERS: 'true',
   SIM_RECEIPT_DELAY_MS: '100',
   RECEIPT_TIMEOUT_SECONDS: '5',
   DELIVERY_POLL_SECONDS: '1',
