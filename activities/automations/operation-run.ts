@@ -1,12 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { RequestContext } from '../../services/platform/context.js';
 import { estimateSegments } from '../../domain/messaging/index.js';
 import { parseRecipient } from '../../services/platform/phones.js';
-import { createOutboundMessages, resolveSmsRoute } from '../../services/messaging/index.js';
+import { createOutboundMessages, messageOfOperationRun, resolveSmsRoute } from '../../services/messaging/index.js';
 import { accountForContext } from '../../services/account/index.js';
 import { emitBusinessEvent } from '../../services/automations/index.js';
 import { activeOperation, beginRun, businessEventIdBySource, finishRun } from '../../services/automations/store.js';
@@ -32,11 +31,7 @@ export function createOperationActivities(deps: OperationDeps) {
   const sendSms = async (a: { runId: string; accountId: number; config: Record<string, unknown>; input: Record<string, unknown> }) => {
     const em = deps.orm.em.fork();
     // At least once: a retried activity finds the message it already created.
-    const existing = await one<{ id: string; uid: string; status: string }>(
-      em,
-      `select id, uid, status from messages where account_id = ? and metadata->>'operation_run' = ?`,
-      [a.accountId, a.runId],
-    );
+    const existing = await messageOfOperationRun(em, a.accountId, a.runId);
     if (existing) return { message_id: Number(existing.id), uid: existing.uid, status: existing.status };
     const account = await accountForContext(em, a.accountId);
     if (!account) throw ApplicationFailure.nonRetryable('account not found', 'OperationInvalid');

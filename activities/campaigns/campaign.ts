@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { one } from '../../entities/db.js';
 import { readAudiencePage, draftRecipients, insertRecipientMessages, debitSegments } from '../../services/campaigns/campaign-audience.js';
 import { advanceCampaign, lockCampaign as lockCampaignRow, pauseRunning, setCampaignStatus } from '../../services/campaigns/store.js';
 import { smsChannelActive } from '../../services/messaging/index.js';
+import { accountStatus } from '../../services/account/index.js';
 import type { Logger } from '../../logger.js';
 
 export interface CampaignActivityDeps {
@@ -26,13 +26,13 @@ class InsufficientFunds extends Error {}
 
 /**
  * The campaign, locked for this transaction, with whether its SMS channel is active (null: none)
- * and its account's status (the account family's table: its index would offer this read).
+ * and its account's status (asked of the account family).
  */
 async function lockCampaign(em: EntityManager, id: number) {
   const c = await lockCampaignRow(em, id);
   if (!c) return null;
-  const account = await one<{ status: string }>(em, 'select status from accounts a where a.id = ?', [c.account_id]);
-  return { ...c, channel_active: await smsChannelActive(em, c.channel_id), account_status: account?.status ?? null };
+  const status = await accountStatus(em, c.account_id);
+  return { ...c, channel_active: await smsChannelActive(em, c.channel_id), account_status: status };
 }
 
 /**

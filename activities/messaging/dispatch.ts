@@ -1,6 +1,5 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
 import { throttledHeartbeat } from '../heartbeat.js';
-import { exec, one } from '../../entities/db.js';
 import {
   claimQueued,
   claimQueuedOutbound,
@@ -23,9 +22,10 @@ import {
   type MessageDeps,
   type OutboundRow,
 } from './messages.js';
-import { moveMessages, type Move } from '../../services/messaging/message-moves.js';
+import { moveMessages, type Move } from '../../services/messaging/store/moves.js';
 import { processStopping } from '../../services/platform/shutdown.js';
 import { lingeringWriter } from '../../services/platform/group-commit.js';
+import { countProviderCalls, dropProviderSecondsBefore } from '../../services/platform/rate-windows.js';
 
 export interface DispatchDeps extends MessageDeps {
   /** Each channel's provider budget, shared with the per-message sends (providerBudgets). */
@@ -74,13 +74,6 @@ export function providerBudgets(
   };
 }
 
-/** `count` calls into the current second of the bucket (the statement sharedPacer takes its grants with). */
-const COUNT_SQL = `with now_ms as (select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as ms)
-       insert into rate_limit_windows (bucket, window_start, count)
-       select ?::varchar, ms - ms % 1000, ?::int from now_ms
-       on conflict (bucket, window_start) do update set count = rate_limit_windows.count + excluded.count
-       returning count, (select 1000 - ms % 1000 from now_ms)::int as wait_ms, window_start`;
-
 /** How long per-message calls gather before their count is written (at most 20 statements a second per worker). */
 const COUNT_LINGER_MS = 50;
 
@@ -99,7 +92,7 @@ function callCounter(orm: DispatchDeps['orm'], log: DispatchDeps['log'], bucket:
     pending = 0;
     flushing = null;
     try {
-      await one(orm.em.fork(), COUNT_SQL, [bucket, calls]);
+      await countProviderCalls(orm.em.fork(), bucket, calls);
     } catch (err) {
       log.warn({ err, bucket, calls }, 'provider calls not counted in the shared budget');
     }
@@ -125,18 +118,14 @@ export function sharedPacer(orm: DispatchDeps['orm'], bucket: string, perSecond:
   let tokens = 0;
   let taking: Promise<void> | null = null;
   const take = async () => {
-    const row = await one<{ count: number; wait_ms: number; window_start: string }>(orm.em.fork(), COUNT_SQL, [bucket, chunk]);
+    const row = await countProviderCalls(orm.em.fork(), bucket, chunk);
     const count = Number(row!.count);
     // What was there before this request decides the grant; asking beyond the limit only marks the second full.
     const granted = Math.max(0, Math.min(chunk, perSecond - (count - chunk)));
     tokens += granted;
     if (!granted) await new Promise((r) => setTimeout(r, Math.max(5, row!.wait_ms)));
     // Old seconds go now and then (the table is unlogged and also swept by the API's own windows).
-    if (Math.random() < 0.005)
-      await exec(orm.em.fork(), 'delete from rate_limit_windows where bucket = ? and window_start < ?::bigint', [
-        bucket,
-        Number(row!.window_start) - 60_000,
-      ]);
+    if (Math.random() < 0.005) await dropProviderSecondsBefore(orm.em.fork(), bucket, Number(row!.window_start) - 60_000);
   };
   return async () => {
     while (tokens <= 0) {

@@ -4,8 +4,9 @@ import { outboundMessage, sendableMessages, type OutboundRow } from '../../servi
 import type { MessageStatus } from '../../domain/messaging/message-status.js';
 import { UnknownProvider, type Provider, type ProviderRegistry, type ProviderResult, type SentMessage } from '../../providers/index.js';
 import type { Logger } from '../../logger.js';
-import { moveMessage } from '../../services/messaging/message-moves.js';
+import { moveMessage } from '../../services/messaging/store/moves.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';
+import { accountStatusSql } from '../../services/account/index.js';
 
 export interface MessageDeps {
   orm: MikroORM;
@@ -48,7 +49,7 @@ export async function applyPendingReceipts(orm: MikroORM, providerMessageId: str
  * The account's status beside each message loaded for its send (the account family's table: its
  * index would offer this column, as it offers the wallet's debit statement).
  */
-export const ACCOUNT_STATUS_COLUMN = '(select status from accounts where accounts.id = messages.account_id) as account_status';
+export const ACCOUNT_STATUS_COLUMN = `${accountStatusSql('messages.account_id')} as account_status`;
 
 const loadMessage = (deps: MessageDeps, messageId: number) => outboundMessage(deps.orm.em.fork(), messageId, ACCOUNT_STATUS_COLUMN);
 

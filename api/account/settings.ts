@@ -16,7 +16,7 @@ import {
   revokeKey,
   type KeyKind,
 } from '../../services/account/settings.js';
-import { listIdentities, addIdentity, updateIdentity, removeIdentity, type IdentityKind } from '../../services/account/identities.js';
+import { listIdentities, addIdentity, updateIdentity, removeIdentity, type IdentityKind } from '../../services/messaging/index.js';
 import { accountRef } from '../../services/account/index.js';
 
 // The operator interface ("Settings" in the contract): accounts, users, keys, MCP credentials,

@@ -2,7 +2,6 @@
 export * from './profile.js';
 export { createAccount, createApiKey, createUser, accountForContext } from './accounts.js';
 export { requireAccount, accountRef } from './settings.js';
-export { addIdentity, updateIdentity, listIdentities, removeIdentity, type IdentityKind } from './identities.js';
 export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.

@@ -39,3 +39,6 @@ export {
   type MenuProductRow,
   type CategoryRow,
 } from './store/storefront.js';
+
+// What a chat order asks: the shop of the provider catalogue it names.
+export { shopOfProviderCatalogue } from './store/shops.js';

@@ -1,8 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { one } from '../../entities/db.js';
 import { GROUP_LIMITS } from '../../domain/groups/index.js';
 import { prepareWhatsAppMessage, WHATSAPP_LIMITS, WHATSAPP_MEDIA_KINDS, type WhatsAppSendInput } from '../../domain/messaging/index.js';
-import { createOutboundMessages } from '../messaging/index.js';
+import { chatSenderOf, createOutboundMessages, messageRef } from '../messaging/index.js';
 import { providerRegistry } from '../../providers/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, providerFailure, validationFailed, type FieldErrors } from '../platform/errors.js';
@@ -192,11 +191,7 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
         { reason: 'outside_window', errors: { message: ['Outside the 24-hour group window: use an approved template.'] } },
       );
   }
-  const sender = await one<{ number: string }>(
-    rc.em,
-    'select number from phone_numbers where account_id = ? and provider_phone_number_id = ? order by released, id limit 1',
-    [rc.account.id, group.sender_phone_number_id],
-  );
+  const sender = await chatSenderOf(rc.em, rc.account.id, group.sender_phone_number_id);
   const metadata = { ...prepared.metadata, chat_group_id: Number(group.id), provider_group_id: group.provider_group_id };
   const draft: OutboundDraft = {
     channelType: 'whatsapp',
@@ -239,11 +234,7 @@ export async function sendGroupMessage(rc: RequestContext, deps: MemberServiceDe
 export async function pinGroupMessage(rc: RequestContext, deps: MemberServiceDeps, id: string, input: PinInput) {
   const group = await loadGroup(rc, id);
   requireActive(group, 'changed');
-  const m = await one<{ uid: string; chat_group_id: string | null; gateway_message_id: string | null }>(
-    rc.em,
-    'select uid, chat_group_id, gateway_message_id from messages where uid = ? and account_id = ?',
-    [input.message_uid.trim(), rc.account.id],
-  );
+  const m = await messageRef(rc.em, rc.account.id, input.message_uid.trim());
   if (!m) throw notFound('Message');
   if (m.chat_group_id === null || Number(m.chat_group_id) !== Number(group.id))
     throw validationFailed({ message_uid: ['The message is not a message of this group.'] });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { FromSchema } from 'json-schema-to-ts';
-import { many } from '../../entities/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { GROUP_LIMITS, GROUP_STATUSES, JOIN_APPROVAL_MODES } from '../../domain/groups/index.js';
@@ -16,6 +15,7 @@ import { NOT_BLANK } from '../../domain/platform/text-patterns.js';
 import { groupView, loadGroup, type GroupRow } from './group-row.js';
 import { groupsPage, insertGroup, owedGroupCreations, setGroupDeleting } from './store.js';
 import { markGroupDeleted, type GroupChange, type GroupChangeResult } from './lifecycle.js';
+import { whatsappSenders, type WhatsAppNumber } from '../messaging/index.js';
 
 // A chat group's own operations (Endpoints > Chat-channel groups: create, list, read, PATCH,
 // DELETE). Creation answers at once with the group in `creating`; the chat-group workflow
@@ -91,21 +91,9 @@ export type GroupCreateInput = FromSchema<typeof groupCreateBody>;
 export type GroupListQuery = FromSchema<typeof groupListQuery>;
 export type GroupUpdateInput = FromSchema<typeof groupUpdateBody>;
 
-interface WaNumber {
-  provider_phone_number_id: string;
-  number: string;
-  channel_id: number | null;
-}
-
 /** The business number a group runs on: sender_id names one of the account's WhatsApp phone-number ids; absent, its first. */
-async function groupSender(rc: RequestContext, senderId: string | undefined): Promise<WaNumber> {
-  const numbers = await many<WaNumber>(
-    rc.em,
-    `select provider_phone_number_id, number, channel_id from phone_numbers
-      where account_id = ? and not released and capabilities @> '"whatsapp"'::jsonb and provider_phone_number_id is not null
-      order by id`,
-    [rc.account.id],
-  );
+async function groupSender(rc: RequestContext, senderId: string | undefined): Promise<WhatsAppNumber> {
+  const numbers = await whatsappSenders(rc.em, rc.account.id);
   const wanted = senderId?.trim();
   if (!wanted) {
     if (!numbers.length) throw validationFailed({ sender_id: ['No WhatsApp business number is configured for this account.'] });

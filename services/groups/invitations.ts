@@ -1,11 +1,10 @@
-import { one } from '../../entities/db.js';
 import { GROUP_LIMITS } from '../../domain/groups/index.js';
 import { type PreparedWhatsAppMessage } from '../../domain/messaging/index.js';
 import { toE164 } from '../platform/phones.js';
 import { providerRegistry } from '../../providers/index.js';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { createOutboundMessages } from '../messaging/index.js';
+import { chatSenderOf, createOutboundMessages } from '../messaging/index.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
 import type { GroupRow } from './group-row.js';
@@ -132,12 +131,7 @@ export async function inviteToGroup(
   });
   if (!claimed.length) return { successes: [], failures: orderAsAsked(recipients, [], failures).failures };
 
-  const sender = await one<{ number: string; provider: string | null }>(
-    rc.em,
-    `select p.number, c.provider from phone_numbers p left join channels c on c.id = p.channel_id and c.channel_type = 'whatsapp'
-      where p.account_id = ? and p.provider_phone_number_id = ? order by p.released, p.id limit 1`,
-    [group.account_id, group.sender_phone_number_id],
-  );
+  const sender = await chatSenderOf(rc.em, Number(group.account_id), group.sender_phone_number_id);
   const prepared = invitationMessage(group, useTemplate);
   const chat = providerRegistry(deps.config).chat(sender?.provider);
   const drafts: OutboundDraft[] = claimed.map((c) => ({

@@ -6,12 +6,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { exec, one } from '../../entities/db.js';
+import { exec } from '../../entities/db.js';
 import { noteOnMessage } from './store/messages.js';
 import type { ChatOrderMessage } from '../../providers/index.js';
 import { createOrder, majorToHundredths, startOrderHoldAfterCommit, type CreatedOrder, type CreateOrderInput } from '../orders/index.js';
 import { DomainError, describeDomainError } from '../platform/errors.js';
 import { isShopClosed } from '../shop/index.js';
+import { shopOfProviderCatalogue } from '../catalogues/index.js';
 import { receiveInbound } from './inbound.js';
 
 export interface ChatOrderDeps {
@@ -51,12 +52,7 @@ type Outcome = CreatedOrder | { skipped: 'unknown_catalogue' | 'no_items' | 'inv
 export async function receiveChatOrder(deps: ChatOrderDeps, e: ChatOrderMessage): Promise<CreatedOrder | null> {
   const result = await receiveInbound(deps, e, async (tx, stored): Promise<Outcome> => {
     const note = async (fields: Record<string, unknown>) => noteOnMessage(tx, stored.messageId, fields);
-    const shop = e.order.catalogueId
-      ? await one<{ id: number }>(tx, 'select id from catalogues where account_id = ? and meta_catalogue_id = ? order by id limit 1', [
-          stored.accountId,
-          e.order.catalogueId,
-        ])
-      : null;
+    const shop = e.order.catalogueId ? await shopOfProviderCatalogue(tx, stored.accountId, e.order.catalogueId) : null;
     const lines = orderLines(e);
     if (!shop || !lines.length) {
       const skipped = shop ? 'no_items' : 'unknown_catalogue';

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { inboundStored, insertInbound, openWindow, parkStatus, takeParkedStatuses } from './store/messages.js';
 import { numberOwner } from './store/routes.js';
-import { moveMessage, type MoveResult } from './message-moves.js';
+import { moveMessage, type MoveResult } from './store/moves.js';
 import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
 import { signalWorkflow } from '../../temporal/starters.js';
 import type { MessageStatus } from '../../domain/messaging/message-status.js';

@@ -5,11 +5,13 @@ export { createOutboundMessages } from './outbound.js';
 export { sendChatInteractive, type ChatInteractiveSend } from './interactive-send.js';
 export { receiveInbound, type InboundMessage } from './inbound.js';
 // Chat conversations: whether the customer's 24-hour window is open, and the numbers a chat goes out from.
-export { windowOpen } from './store/messages.js';
-export { whatsappSenders, type WhatsAppNumber } from './store/routes.js';
+export { windowOpen, chatOfMessage, messageRef, messageOfOperationRun } from './store/messages.js';
+export { whatsappSenders, chatSenderOf, type WhatsAppNumber } from './store/routes.js';
 // The message record's presentation, which a group message carries too (api/groups/messages.ts).
 export { messageSchema } from './message-view.js';
 // What a campaign needs of messaging: its page's records, the blacklist, its route and its counts.
 export { queueCampaignPage, type RecipientDraft, type BulkSource } from './campaign-pages.js';
 export { blockedNumbers, smsChannelActive } from './store/routes.js';
 export { campaignCounts } from './store/messages.js';
+// The operator's side of the sending identities and routes (api/account/settings.ts).
+export { listIdentities, addIdentity, updateIdentity, removeIdentity, type IdentityKind } from './identities.js';

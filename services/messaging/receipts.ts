@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { StatusUpdate } from '../../providers/index.js';
-import { moveMessages, type Move, type MoveResult } from './message-moves.js';
+import { moveMessages, type Move, type MoveResult } from './store/moves.js';
 import { groupCommit } from '../platform/group-commit.js';
 import { messageStarter, messageWorkflowId } from '../../workflows/messaging/message.starter.js';
 import { signalWorkflow } from '../../temporal/starters.js';

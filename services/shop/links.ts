@@ -2,9 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, forbidden, validationFailed } from '../platform/errors.js';
-import { many, one } from '../../entities/db.js';
 import { productForLineBySku, productsForLinesBySku, requireShop, shopIdsOf, type ShopRow } from '../catalogues/index.js';
-import { sendChatInteractive } from '../messaging/index.js';
+import { chatOfMessage, sendChatInteractive, whatsappSenders, windowOpen, type WhatsAppNumber } from '../messaging/index.js';
 import { hasPermission } from '../../domain/account/index.js';
 import { toE164 } from '../platform/phones.js';
 import { CART_LIMITS, type LinkProblem } from '../../domain/shop/cart.js';
@@ -114,30 +113,12 @@ export interface Chat {
   customer: string;
 }
 
-interface WaNumber {
-  number: string;
-  channel_id: number | null;
-  provider_phone_number_id: string;
-  provider: string | null;
-}
-
-async function waNumbers(em: EntityManager, accountId: number): Promise<WaNumber[]> {
-  return many<WaNumber>(
-    em,
-    `select p.number, p.channel_id, p.provider_phone_number_id, c.provider
-       from phone_numbers p left join channels c on c.id = p.channel_id and c.channel_type = 'whatsapp'
-      where p.account_id = ? and not p.released and p.capabilities @> '"whatsapp"'::jsonb and p.provider_phone_number_id is not null
-      order by p.id`,
-    [accountId],
-  );
-}
-
-const chatOf = (n: WaNumber, customer: string): Chat => ({
+const chatOf = (n: WhatsAppNumber, customer: string): Chat => ({
   conversationId: `whatsapp:${n.provider_phone_number_id}:${customer}`,
   phoneNumberId: n.provider_phone_number_id,
   number: n.number,
   channelId: n.channel_id,
-  provider: n.provider,
+  provider: n.provider ?? null,
   customer,
 });
 
@@ -146,7 +127,7 @@ const chatOf = (n: WaNumber, customer: string): Chat => ({
  * by `to` (the account's first WhatsApp number); 422 when it names nothing of the account.
  */
 export async function resolveChat(em: EntityManager, accountId: number, o: { conversationId?: string; to?: string }): Promise<Chat> {
-  const numbers = await waNumbers(em, accountId);
+  const numbers = await whatsappSenders(em, accountId);
   if (o.to !== undefined) {
     const e164 = toE164(o.to);
     if (!e164) throw validationFailed({ to: ['The to field must be a phone number with its country code first.'] });
@@ -161,11 +142,7 @@ export async function resolveChat(em: EntityManager, accountId: number, o: { con
     pnid = stored[1];
     customer = toE164(stored[2]);
   } else if (/^msg_[A-Za-z0-9]{1,40}$/.test(id)) {
-    const m = await one<{ direction: string; channel_code: string | null; sender: string | null; recipient: string }>(
-      em,
-      `select direction, channel_code, sender, recipient from messages where uid = ? and account_id = ? and channel_type = 'whatsapp'`,
-      [id, accountId],
-    );
+    const m = await chatOfMessage(em, accountId, id);
     if (m?.channel_code?.startsWith('whatsapp:')) {
       pnid = m.channel_code.slice('whatsapp:'.length);
       customer = toE164((m.direction === 'inbound' ? m.sender : m.recipient) ?? '');
@@ -178,15 +155,8 @@ export async function resolveChat(em: EntityManager, accountId: number, o: { con
 }
 
 /** Whether the customer wrote to this business number in the last 24 hours (free-form messages allowed). */
-async function windowOpen(em: EntityManager, accountId: number, chat: Chat): Promise<boolean> {
-  const row = await one(
-    em,
-    `select 1 from conversation_windows where account_id = ? and channel_type = 'whatsapp' and business_number = ? and customer = ?
-        and last_inbound_at > now() - interval '24 hours'`,
-    [accountId, chat.phoneNumberId, chat.customer],
-  );
-  return row !== null;
-}
+const chatWindowOpen = (em: EntityManager, accountId: number, chat: Chat) =>
+  windowOpen(em, accountId, 'whatsapp', chat.phoneNumberId, chat.customer);
 
 /** The issuer (or MCP grantee) of the credential holds `permission` now; service actors always do. */
 function actorHolds(rc: RequestContext, permission: string): boolean {
@@ -264,7 +234,7 @@ export async function createShopLink(rc: RequestContext, deps: LinkDeps, body: S
   }
 
   const chat = recipient ? await resolveChat(rc.em, rc.account.id, { conversationId: body.conversation_id, to: body.to }) : null;
-  if (chat && !(await windowOpen(rc.em, rc.account.id, chat)))
+  if (chat && !(await chatWindowOpen(rc.em, rc.account.id, chat)))
     throw new DomainError(
       'conflict',
       'The customer has not written in the last 24 hours: a free-form message (the link button) cannot be sent into this chat now.',

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newUid } from '../platform/ids.js';
 import { insertEvent } from './store/outbox.js';
 
-export { dispatchedAtOnRecord } from './store/outbox.js';
+export { dispatchedAtOnRecord, messageEventsInsertSql } from './store/outbox.js';
 
 /**
  * Every communication-callback kind. Message kinds are emitted by moveStatus and receiveInbound

@@ -5,5 +5,6 @@ export {
   orderedPayload,
   MESSAGE_STATUS_EVENTS,
   dispatchedAtOnRecord,
+  messageEventsInsertSql,
   type MessageEventRow,
 } from './events.js';

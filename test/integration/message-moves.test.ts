@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
-import { moveMessage, moveMessages } from '../../services/messaging/message-moves.js';
+import { moveMessage, moveMessages } from '../../services/messaging/store/moves.js';
 import { emitEvent } from '../../services/webhooks/events.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';
 import { newTenant } from '../support/stack.js';

@@ -88,24 +88,6 @@ export function ownershipProblems(file: string, src: string, owners: Map<string,
   return problems;
 }
 
-/**
- * Files that still name tables outside their owner's store while the data layer moves into the
- * stores (issue 24, point 1). Each family's move takes its files off this list; it must end empty.
- */
-const PENDING = new Set<string>([
-  'activities/automations/operation-run.ts',
-  'activities/campaigns/campaign.ts',
-  'activities/messaging/dispatch.ts',
-  'activities/messaging/messages.ts',
-  'services/account/identities.ts',
-  'services/groups/group-messages.ts',
-  'services/groups/groups.ts',
-  'services/groups/invitations.ts',
-  'services/messaging/chat-orders.ts',
-  'services/messaging/message-moves.ts',
-  'services/shop/links.ts',
-]);
-
 test('the ownership rule refuses another family naming a table, in SQL text and in a builder call', async () => {
   const owners = await tableOwners();
   assert.equal(owners.get('products'), 'catalogues');
@@ -127,20 +109,14 @@ test('the ownership rule refuses another family naming a table, in SQL text and 
 test('every table is named only in its owner family store', async () => {
   const owners = await tableOwners();
   const problems: string[] = [];
-  const stillPending = new Set<string>();
   for (const layer of SCANNED) {
     const dir = path.join(root, layer);
     if (!fs.existsSync(dir)) continue;
     for (const f of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
       if (!f.endsWith('.ts')) continue;
       const file = `${layer}/${f.split(path.sep).join('/')}`;
-      const found = ownershipProblems(file, fs.readFileSync(path.join(dir, f), 'utf8'), owners);
-      if (PENDING.has(file)) {
-        if (found.length) stillPending.add(file);
-      } else problems.push(...found);
+      problems.push(...ownershipProblems(file, fs.readFileSync(path.join(dir, f), 'utf8'), owners));
     }
   }
   assert.deepEqual(problems, [], `tables named outside their owner's store:\n${problems.join('\n')}`);
-  const done = [...PENDING].filter((f) => !stillPending.has(f));
-  assert.deepEqual(done, [], 'these files no longer name other tables: take them off PENDING');
 });

@@ -98,6 +98,18 @@ export async function deleteCatalogue(em: EntityManager, id: number, accountId: 
 }
 
 /** Stores the chat provider's catalogue id unless one is stored already. */
+/** The account's shop whose provider catalogue is `metaCatalogueId` (the oldest when several); null when none. */
+export async function shopOfProviderCatalogue(
+  em: EntityManager,
+  accountId: number,
+  metaCatalogueId: string,
+): Promise<{ id: number } | null> {
+  return one<{ id: number }>(em, 'select id from catalogues where account_id = ? and meta_catalogue_id = ? order by id limit 1', [
+    accountId,
+    metaCatalogueId,
+  ]);
+}
+
 export async function setMetaCatalogueId(em: EntityManager, id: number, metaCatalogueId: string): Promise<void> {
   await exec(em, 'update catalogues set meta_catalogue_id = ? where id = ? and meta_catalogue_id is null', [metaCatalogueId, id]);
 }

@@ -212,6 +212,33 @@ export const openWindow = (em: EntityManager, accountId: number, channelType: st
   );
 
 /** Whether a customer wrote to this business number in the last 24 hours (free-form chat allowed). */
+/** The message an automation's operation run created (its metadata names the run); null when none yet. */
+export const messageOfOperationRun = (em: EntityManager, accountId: number, runId: string) =>
+  one<Pick<MessageRecord, 'id' | 'uid' | 'status'>>(
+    em,
+    `select id, uid, status from messages where account_id = ? and metadata->>'operation_run' = ?`,
+    [accountId, runId],
+  );
+
+/** A message of the account by uid, as a pin names it: its group and the provider's id; null when none. */
+export const messageRef = async (em: EntityManager, accountId: number, uid: string) =>
+  (await tablesOf(em, 'messaging')
+    .selectFrom('messages')
+    .select(['uid', 'chat_group_id', 'gateway_message_id'])
+    .where('uid', '=', uid)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()) ?? null;
+
+/** Which chat a message of the account belongs to (its direction, business number's code and both ends); null when none. */
+export const chatOfMessage = async (em: EntityManager, accountId: number, uid: string) =>
+  (await tablesOf(em, 'messaging')
+    .selectFrom('messages')
+    .select(['direction', 'channel_code', 'sender', 'recipient'])
+    .where('uid', '=', uid)
+    .where('account_id', '=', accountId)
+    .where('channel_type', '=', 'whatsapp')
+    .executeTakeFirst()) ?? null;
+
 export async function windowOpen(em: EntityManager, accountId: number, channelType: string, businessNumber: string, customer: string) {
   const row = await one(
     em,

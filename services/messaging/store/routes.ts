@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { many, one } from '../../../entities/db.js';
+import { exec, many, one } from '../../../entities/db.js';
 import { tablesOf, type Row } from '../../../entities/database.js';
 
 // What a message can be sent from, and what a message received names: channels (sending routes),
@@ -115,6 +115,15 @@ export const whatsappSenders = (em: EntityManager, accountId: number) =>
     [accountId],
   );
 
+/** The account's number with this provider phone-number id (a live one first) and its channel's provider; null when none. */
+export const chatSenderOf = (em: EntityManager, accountId: number, providerPhoneNumberId: string) =>
+  one<Pick<NumberRow, 'number'> & { provider: string | null }>(
+    em,
+    `select p.number, c.provider from phone_numbers p left join channels c on c.id = p.channel_id and c.channel_type = 'whatsapp'
+      where p.account_id = ? and p.provider_phone_number_id = ? order by p.released, p.id limit 1`,
+    [accountId, providerPhoneNumberId],
+  );
+
 /** The account's unreleased WhatsApp numbers, by id (the business accounts listing). */
 export const whatsappNumbers = (em: EntityManager, accountId: number) =>
   many<Pick<NumberRow, 'id' | 'number' | 'channel_id' | 'provider_phone_number_id' | 'business_account_id'>>(
@@ -160,3 +169,76 @@ export async function blockedNumbers(
   );
   return new Set(rows.map((r) => r.digits));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sending identities and routes an operator keeps per account (services/account/identities.ts):
+// each kind's table and the columns the operator writes.
+
+export const IDENTITY_TABLES = {
+  'sender-ids': { table: 'sender_ids', columns: ['value', 'channel_id', 'approval_status'] },
+  'phone-numbers': {
+    table: 'phone_numbers',
+    columns: ['number', 'channel_id', 'capabilities', 'released', 'provider_phone_number_id', 'business_account_id'],
+  },
+  'short-codes': { table: 'short_codes', columns: ['code', 'channel_id', 'assignment_status'] },
+  channels: { table: 'channels', columns: ['channel_type', 'code', 'provider', 'is_default', 'active', 'config'] },
+  blacklist: { table: 'blacklist', columns: ['phone', 'channel_id'] },
+} as const;
+
+export type IdentityKind = keyof typeof IDENTITY_TABLES;
+/** One identity as stored: its kind's columns with its id, account and creation time. */
+export type IdentityRecord = Record<string, unknown>;
+
+/** Every column of a kind's table (what the operator reads back). */
+const identityColumns = (kind: IdentityKind) => ['id', 'account_id', ...IDENTITY_TABLES[kind].columns, 'created_at'].join(', ');
+const encode = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v);
+/** The kind's columns the values set, in the table's order: never a key the caller made up. */
+const setColumns = (kind: IdentityKind, values: Record<string, unknown>) =>
+  (IDENTITY_TABLES[kind].columns as readonly string[]).filter((c) => values[c] !== undefined);
+
+export const identitiesOf = (em: EntityManager, kind: IdentityKind, accountId: number) =>
+  many<IdentityRecord>(em, `select ${identityColumns(kind)} from ${IDENTITY_TABLES[kind].table} where account_id = ? order by id`, [
+    accountId,
+  ]);
+
+export const identityOf = (em: EntityManager, kind: IdentityKind, accountId: number, id: number) =>
+  one<IdentityRecord>(em, `select ${identityColumns(kind)} from ${IDENTITY_TABLES[kind].table} where id = ? and account_id = ?`, [
+    id,
+    accountId,
+  ]);
+
+/** Adds one; a new default channel replaces the account's old default of its type, in the same transaction. */
+export async function insertIdentity(em: EntityManager, kind: IdentityKind, accountId: number, values: Record<string, unknown>) {
+  const cols = setColumns(kind, values);
+  return em.transactional(async (tx) => {
+    if (kind === 'channels' && values.is_default === true)
+      await exec(tx, 'update channels set is_default = false where account_id = ? and channel_type = ?', [accountId, values.channel_type]);
+    return one<IdentityRecord>(
+      tx,
+      `insert into ${IDENTITY_TABLES[kind].table} (account_id, ${cols.join(', ')}, created_at) values (?, ${cols.map(() => '?').join(', ')}, now())
+       returning ${identityColumns(kind)}`,
+      [accountId, ...cols.map((c) => encode(values[c]))],
+    );
+  });
+}
+
+/** Sets the given columns of one; null when the account has no such identity. */
+export async function updateIdentityColumns(
+  em: EntityManager,
+  kind: IdentityKind,
+  accountId: number,
+  id: number,
+  values: Record<string, unknown>,
+) {
+  const cols = setColumns(kind, values);
+  if (!cols.length) return identityOf(em, kind, accountId, id);
+  return one<IdentityRecord>(
+    em,
+    `update ${IDENTITY_TABLES[kind].table} set ${cols.map((c) => `${c} = ?`).join(', ')} where id = ? and account_id = ? returning ${identityColumns(kind)}`,
+    [...cols.map((c) => encode(values[c])), id, accountId],
+  );
+}
+
+/** Removes one; whether it was there. */
+export const deleteIdentity = async (em: EntityManager, kind: IdentityKind, accountId: number, id: number) =>
+  (await one(em, `delete from ${IDENTITY_TABLES[kind].table} where id = ? and account_id = ? returning id`, [id, accountId])) !== null;

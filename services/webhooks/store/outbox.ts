@@ -15,6 +15,19 @@ export type EventRecord = Row<'webhooks', 'events'>;
  * endpoint receives the events that occur after it is active; one that becomes active in the same
  * instant as the event may or may not.
  */
+/**
+ * The outbox rows of moved messages, for a message statement to embed: `source` names a row set
+ * carrying ev, account_id, kind, at and the message's fields (rows with no kind add nothing).
+ */
+export const messageEventsInsertSql = (
+  source: string,
+) => `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
+  select ${source}.ev, ${source}.account_id, ${source}.kind, jsonb_build_object('event_id', ${source}.ev, 'event', ${source}.kind, 'occurred_at', ${source}.at, 'account_id', ${source}.account_id,
+           'message_id', ${source}.id, 'uid', ${source}.uid, 'status', ${source}.status, 'direction', ${source}.direction, 'channel_type', ${source}.channel_type,
+           'sender', ${source}.sender, 'recipient', ${source}.recipient, 'gateway_message_id', ${source}.gateway_message_id, 'error_message', ${source}.error_message),
+         ${source}.at::timestamptz, ${dispatchedAtOnRecord(`${source}.account_id`, `${source}.kind`)}
+    from ${source} where ${source}.kind is not null`;
+
 export const dispatchedAtOnRecord = (account: string, kind: string) => `case when exists (
     select 1 from webhook_endpoints w cross join lateral jsonb_array_elements_text(w.events) f
      where w.account_id = ${account} and w.status = 'active'

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { manyBound } from '../../entities/db.js';
-import type { Row as TableRow } from '../../entities/database.js';
-import { movableFrom, type MessageStatus } from '../../domain/messaging/message-status.js';
-import { MESSAGE_STATUS_EVENTS, dispatchedAtOnRecord } from '../webhooks/index.js';
-import { newUid } from '../platform/ids.js';
-import { countMessageStatuses } from '../../observability/metrics.js';
+import { manyBound } from '../../../entities/db.js';
+import type { Row as TableRow } from '../../../entities/database.js';
+import { movableFrom, type MessageStatus } from '../../../domain/messaging/message-status.js';
+import { MESSAGE_STATUS_EVENTS, messageEventsInsertSql } from '../../webhooks/index.js';
+import { newUid } from '../../platform/ids.js';
+import { countMessageStatuses } from '../../../observability/metrics.js';
 
 // Every status change of a message goes through here. Each call is ONE statement: the guarded update
 // and the insert of its callback event are two parts of a data-modifying CTE, so they commit together
@@ -42,13 +42,8 @@ const SET_COLUMNS = `status = v.status, updated_at = now(),
 const RETURNING =
   't.id, t.uid, t.account_id, t.status, t.direction, t.channel_type, t.sender, t.recipient, t.gateway_message_id, t.error_message, t.dispatch_mode';
 
-/** The flat message payload (see messageEventFields), built in SQL from the moved row. */
-const EVENT_INSERT = `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
-  select m.ev, m.account_id, m.kind, jsonb_build_object('event_id', m.ev, 'event', m.kind, 'occurred_at', m.at, 'account_id', m.account_id,
-           'message_id', m.id, 'uid', m.uid, 'status', m.status, 'direction', m.direction, 'channel_type', m.channel_type,
-           'sender', m.sender, 'recipient', m.recipient, 'gateway_message_id', m.gateway_message_id, 'error_message', m.error_message),
-         m.at::timestamptz, ${dispatchedAtOnRecord('m.account_id', 'm.kind')}
-    from m where m.kind is not null`;
+/** The flat message payload (see messageEventFields), built in SQL from the moved row `m` (webhooks' outbox). */
+const EVENT_INSERT = messageEventsInsertSql('m');
 
 /** Where a moved (or unmoved) message stands. */
 type Row = Pick<MessageRecord, 'id' | 'uid' | 'account_id' | 'dispatch_mode' | 'status'> & { moved: boolean };
