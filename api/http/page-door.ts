@@ -1,6 +1,7 @@
 import type { Operation, OperationDeps, PageAnswer, PublicCall } from '../operation.js';
 import type { RouteDef, RouteRequest, RouteResult } from './registry.js';
 import { FailureThrottle } from './ratelimit.js';
+import { routeOf } from './rest.js';
 import { toHttpError } from './errors.js';
 import { DomainError, rateLimited } from '../../services/platform/errors.js';
 import { validateQuery } from '../../services/platform/validation.js';
@@ -64,12 +65,7 @@ function pageRoute(op: Operation, deps: OperationDeps, throttle: FailureThrottle
     }
   };
   return {
-    method: op.method,
-    path: op.path,
-    tag: op.tag,
-    summary: op.summary,
-    description: op.description,
-    operationId: op.name,
+    ...routeOf(op),
     auth: 'public',
     html: true,
     ...(isForm ? { rawBody: true, bodyLimitBytes: op.bodyLimitBytes ?? FORM_LIMIT_BYTES } : { query: op.query }),

@@ -9,15 +9,20 @@ import { answerCheck } from './answer-check.js';
  * the result in the contract's success envelope. Account operations get the key's request context;
  * operator operations (the operator token was checked by the door) act as the operator.
  */
+/** What every door's route takes from its operation: where it is and how the documents name it. */
+export const routeOf = (op: Operation) => ({
+  method: op.method,
+  path: op.path,
+  tag: op.tag,
+  summary: op.summary,
+  description: op.description,
+  operationId: op.name,
+});
+
 export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
   const checkAnswer = deps.config?.checkAnswers ? answerCheck(op.name, op.output.schema) : undefined;
   return {
-    method: op.method,
-    path: op.path,
-    tag: op.tag,
-    summary: op.summary,
-    description: op.description,
-    operationId: op.name,
+    ...routeOf(op),
     auth: op.auth,
     permission: op.permission,
     issuerRequired: op.issuerRequired,

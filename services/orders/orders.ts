@@ -28,7 +28,8 @@ import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
 import { numericId } from '../platform/ids.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
-import { requireShopOpen, shopAccountStatus } from '../shop/index.js';
+import { requireShopOpen } from '../shop/index.js';
+import { accountStatus } from '../account/index.js';
 import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
 import { fillOrder, insertHolds, insertOrder, orderOfProviderMessage, orderPage, readOrderRow, type OrderRow } from './store.js';
 
@@ -113,11 +114,11 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
   const problems = inputProblems(input);
   if (problems) throw validationFailed(problems);
   const shop = await shopForOrder(tx, input.accountId, input.catalogueId);
-  const accountStatus = shop && (await shopAccountStatus(tx, shop.account_id));
-  if (!shop || !accountStatus) throw notFound('Catalogue');
+  const status = shop && (await accountStatus(tx, shop.account_id));
+  if (!shop || !status) throw notFound('Catalogue');
   // Every door's orders come through here, so a suspended account's shop takes none from any of
   // them (the shop page, a chat's order message): nothing is written and no unit is held.
-  requireShopOpen(accountStatus);
+  requireShopOpen(status);
 
   // The order row first, so a redelivery racing this one waits on the unique key and then finds it,
   // before either has held a unit. Lines, total and expiry are filled in below, in this transaction.

@@ -2,7 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
 import { createOrder, startOrderHoldAfterCommit } from '../orders/index.js';
 import { CART_LIMITS, basketCapProblems, normalizeRef } from '../../domain/shop/cart.js';
-import { addressKey, requireAddressRoom, requireShopOpen, shopAccountStatus } from './guards.js';
+import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
+import { accountStatus } from '../account/index.js';
 import { productForLine, productsForLinesById, shopName, variantsById } from '../catalogues/index.js';
 import { cartOfPage, deleteItem, itemsToSubmit, markOrdered, repriceItem, setCartNote } from './store.js';
 import {
@@ -36,7 +37,7 @@ export interface PageDeps extends TimerDeps {
 export async function cartByPageKey(em: EntityManager, ref: string, key: string, forUpdate = false): Promise<CartRow> {
   const r = normalizeRef(ref);
   const cart = r && /^[A-Za-z0-9_-]{16,32}$/.test(key) ? await cartOfPage(em, r, key, forUpdate) : null;
-  const status = cart && (await shopAccountStatus(em, cart.account_id));
+  const status = cart && (await accountStatus(em, cart.account_id));
   if (!cart || !status) throw notFound('Basket');
   requireShopOpen(status);
   return cart;

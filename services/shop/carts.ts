@@ -22,6 +22,7 @@ import {
   itemsOf,
   refreshSubtotal,
   type CartRow,
+  type PricedLine,
   type Opens,
 } from './store.js';
 import {
@@ -238,15 +239,6 @@ export interface LineAsk {
   addons?: ReadonlyArray<number | string>;
   quantity: number;
   note?: string | null;
-}
-
-export interface PricedLine {
-  productId: number;
-  variantId: number | null;
-  addonIds: number[];
-  quantity: number;
-  note: string | null;
-  unitPriceMinor: number;
 }
 
 /** Whether the shop offers this product on its page (published, not retired, not discontinued or out of stock). */

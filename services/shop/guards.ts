@@ -3,7 +3,6 @@ import { DomainError, forbidden, rateLimited } from '../platform/errors.js';
 import { ADDRESS_WINDOW_SECONDS } from '../../domain/shop/cart.js';
 import { one } from '../../entities/db.js';
 import { shopAddressLimit } from '../catalogues/index.js';
-import { accountStatus } from '../account/index.js';
 import { addressWait } from './store.js';
 
 // What the public shop page checks before it takes anything from a visitor (docs/decisions.md,
@@ -18,11 +17,6 @@ const SHOP_CLOSED = 'shop_closed';
  */
 export function requireShopOpen(accountStatus: string): void {
   if (accountStatus !== 'active') throw forbidden('This shop is closed.', SHOP_CLOSED);
-}
-
-/** The status of a shop's account (what requireShopOpen judges), asked of the account family; null for no such account. */
-export async function shopAccountStatus(em: EntityManager, accountId: number): Promise<string | null> {
-  return accountStatus(em, accountId);
 }
 
 /** The refusal requireShopOpen throws: a door that must not fail (a provider webhook) records it instead. */

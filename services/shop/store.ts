@@ -221,7 +221,8 @@ export async function basketCount(tx: EntityManager, cartId: string): Promise<{ 
   return { lines: Number(row.n), units: Number(row.units) };
 }
 
-export interface NewItem {
+/** A basket line priced by the service, as it is stored. */
+export interface PricedLine {
   productId: number;
   variantId: number | null;
   addonIds: number[];
@@ -231,7 +232,7 @@ export interface NewItem {
 }
 
 /** Appends lines to the basket, in the order given. */
-export async function insertItems(tx: EntityManager, cartId: string, lines: readonly NewItem[]): Promise<void> {
+export async function insertItems(tx: EntityManager, cartId: string, lines: readonly PricedLine[]): Promise<void> {
   await exec(
     tx,
     `insert into cart_items (cart_id, product_id, variant_id, addon_ids, quantity, note, unit_price_minor, created_at, updated_at)

@@ -3,7 +3,8 @@ import { notFound } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
 import { cartLink, insertCart, orderable } from './carts.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
-import { addressKey, requireAddressRoom, requireShopOpen, shopAccountStatus } from './guards.js';
+import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
+import { accountStatus } from '../account/index.js';
 import { storefrontProductRow } from '../catalogues/index.js';
 
 // A product's address in the shop (`/shop/<shop id>/p/<sku>`): what the chat catalogue's items link
@@ -20,7 +21,7 @@ export type StorefrontProduct = NonNullable<Awaited<ReturnType<typeof storefront
 export async function storefrontProduct(em: EntityManager, shopRef: string, sku: string): Promise<StorefrontProduct> {
   const shopId = numericId(shopRef, 'Product');
   const product = await storefrontProductRow(em, shopId, sku);
-  const status = product && (await shopAccountStatus(em, product.shop_account_id));
+  const status = product && (await accountStatus(em, product.shop_account_id));
   if (!product || !status) throw notFound('Product');
   requireShopOpen(status);
   if (!orderable(product)) throw notFound('Product');
