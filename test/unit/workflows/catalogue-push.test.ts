@@ -101,9 +101,11 @@ test(
       (q) => productsPush(q),
     );
     assert.deepEqual(calls, ['send', 'settle', 'settle', 'settle', 'settle']);
-    // To the nearest half second: activity calls take real time next to the skipped timers.
-    const offsets = times.map((t) => Math.round((t - times[0]) / 500) / 2);
-    assert.deepEqual(offsets, [0, 0.5, 1.5, 3.5, 7.5]);
+    // Each pause at least its schedule (0.5, 1, 2, 4 s) and at most 1.5 s more: activity calls take
+    // real time next to the skipped timers, more on a loaded machine (exact half seconds failed there).
+    const gaps = times.slice(1).map((t, i) => (t - times[i]) / 1000);
+    for (const [i, want] of [0.5, 1, 2, 4].entries())
+      assert.ok(gaps[i] >= want - 0.05 && gaps[i] <= want + 1.5, `pause ${i + 1}: ${gaps[i]} s, scheduled ${want} s`);
     assert.deepEqual(outcome.platforms, {
       whatsapp: { synced: 2, blocked: 0, failed: 0 },
       storefront: { synced: 2, blocked: 0, failed: 0 },
