@@ -39,7 +39,7 @@ export const Catalogue = defineEntity({
     reservationTtlHours: p.integer().default(48),
     lowStockThreshold: p.integer().nullable(),
     allowBackorders: p.boolean().default(false),
-    /** What the public shop page may take from one visitor (domain/shop/cart.ts STOREFRONT_DEFAULTS). */
+    /** What the public shop page may take from one visitor (domain/catalogues/storefront.ts STOREFRONT_DEFAULTS). */
     maxLineQuantity: p.integer().default(10),
     maxBasketQuantity: p.integer().default(50),
     checkoutHoldMinutes: p.integer().default(15),

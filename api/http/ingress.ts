@@ -5,8 +5,9 @@ import { emptyQuery, type RouteDef } from './registry.js';
 import { closeAfterAnswer } from './body.js';
 import type { JsonSchema } from './validation.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
-import { providerWebhooks, type InboundWebhookHook, type WebhookAnswer } from '../../services/messaging/ingress.js';
+import { providerWebhooks, type ChatOrderHook, type InboundWebhookHook, type WebhookAnswer } from '../../services/messaging/ingress.js';
 import { receiveGroupWebhook } from '../../services/groups/index.js';
+import { receiveChatOrder } from '../../services/orders/index.js';
 import { requestIdFor, withRequestId } from '../../observability/request-id.js';
 import { httpRequestDuration, httpRequests } from '../../observability/metrics.js';
 
@@ -41,9 +42,11 @@ const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const;
 export function ingressHooks(deps: AppDeps): IngressHook[] {
   let list = hooks.get(deps);
   if (!list) {
-    // Chat groups read the group side of each verified webhook: subscribed here, so messaging imports nothing of theirs.
+    // Chat groups read the group side of each verified webhook, and orders make a chat cart an order:
+    // subscribed here, so messaging imports nothing of theirs.
     const inboundHooks: InboundWebhookHook[] = [(provider, req) => receiveGroupWebhook(deps, provider, req)];
-    list = providerWebhooks({ ...deps, inboundHooks }).map((w) => ({
+    const chatOrders: ChatOrderHook = (e) => receiveChatOrder(deps, e);
+    list = providerWebhooks({ ...deps, inboundHooks, chatOrders }).map((w) => ({
       method: w.method,
       path: w.path,
       provider: w.provider,

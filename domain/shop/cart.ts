@@ -2,6 +2,8 @@
 // read, what a shop link may carry. Prices are always the service's: a size's price replaces the
 // product's, each add-on adds to it, and nothing a customer posts is ever taken as an amount.
 
+import { BASKET_LINES_MAX, LINE_QUANTITY_MAX } from '../catalogues/index.js';
+
 /** A basket ref: 5 characters without look-alikes (no 0/O, 1/I/L, and no U), upper case. */
 export const REF_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
 export const REF_LENGTH = 5;
@@ -10,34 +12,11 @@ export const CART_LIMITS = {
   /** Lines a shop link may carry (a basket is a handful of lines; a payload of thousands is a mistake or abuse). */
   linkItems: 100,
   /** Lines a basket may hold, through the link and the page together. */
-  cartLines: 100,
-  quantityMax: 999,
+  cartLines: BASKET_LINES_MAX,
+  quantityMax: LINE_QUANTITY_MAX,
   noteMax: 1000,
   lineNoteMax: 500,
   addonsPerLine: 20,
-} as const;
-
-/**
- * What the public shop page may take from one visitor (docs/decisions.md, "The storefront cannot be
- * hoarded"): shop settings, these their defaults. A line and a basket hold at most so many units; an
- * order from a basket with no known customer holds its stock for the checkout window only (never
- * longer than the shop's reservation TTL); one client address may open so many baskets on the
- * shop's product pages, and submit so many orders from its pages, in any hour.
- */
-export const STOREFRONT_DEFAULTS = {
-  maxLineQuantity: 10,
-  maxBasketQuantity: 50,
-  checkoutHoldMinutes: 15,
-  addressBasketsPerHour: 20,
-  addressOrdersPerHour: 10,
-} as const;
-
-/** The ranges the shop settings accept. */
-export const STOREFRONT_RANGES = {
-  maxLineQuantity: { minimum: 1, maximum: CART_LIMITS.quantityMax },
-  maxBasketQuantity: { minimum: 1, maximum: CART_LIMITS.quantityMax * CART_LIMITS.cartLines },
-  checkoutHoldMinutes: { minimum: 1, maximum: 7 * 24 * 60 },
-  perAddressHour: { minimum: 1, maximum: 100_000 },
 } as const;
 
 /** The length of the window the per-address limits count in. */

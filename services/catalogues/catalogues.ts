@@ -8,7 +8,7 @@ import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { catalogueSetupStarter } from '../../workflows/catalogues/catalogue-setup.starter.js';
 import { defaultSkuPrefix } from '../../domain/catalogues/products.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
-import { STOREFRONT_DEFAULTS, STOREFRONT_RANGES } from '../../domain/shop/index.js';
+import { STOREFRONT_DEFAULTS, STOREFRONT_RANGES } from '../../domain/catalogues/index.js';
 import { CATALOGUE_LIMITS, PLATFORMS, SOURCES_OF_TRUTH, STOCK_POLICIES } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';
 import { requestPush, startPushAfterCommit } from './push-requests.js';

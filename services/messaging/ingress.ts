@@ -9,6 +9,7 @@ import {
   providerRegistry,
   type Provider,
   type ProviderEvent,
+  type ChatOrderMessage,
   type ProviderKey,
   type ProviderSettings,
   type WebhookAnswer,
@@ -18,7 +19,6 @@ import {
 import { badRequest, forbidden } from '../platform/errors.js';
 import { applyReceipt } from './receipts.js';
 import { applyParkableStatus, receiveInbound } from './inbound.js';
-import { receiveChatOrder } from './chat-orders.js';
 
 export type { WebhookAnswer, WebhookRequest, ProviderKey } from '../../providers/index.js';
 
@@ -30,7 +30,12 @@ export interface IngressDeps {
   log?: Logger;
   /** Other families' readers of each verified notification, subscribed where the API wires the services (chat groups). */
   inboundHooks?: readonly InboundWebhookHook[];
+  /** Who makes a cart sent from the provider's catalogue into an order (orders); without it the cart is stored as a message only. */
+  chatOrders?: ChatOrderHook;
 }
+
+/** Stores a cart message (through receiveInbound) and makes its order in the same transaction. */
+export type ChatOrderHook = (e: ChatOrderMessage) => Promise<unknown>;
 
 /** Runs after a verified notification's own events were applied; reads what its family owns from the same request. */
 export type InboundWebhookHook = (provider: ProviderKey, req: WebhookRequest) => Promise<void>;
@@ -93,7 +98,7 @@ async function applyEvent(deps: IngressDeps, provider: Provider, e: ProviderEven
     return;
   }
   if (e.type === 'order') {
-    await receiveChatOrder(deps, e);
+    await (deps.chatOrders ? deps.chatOrders(e) : receiveInbound(deps, e));
     return;
   }
   if (e.uid || !provider.statusesMayPrecedeSend) await applyReceipt(deps, e);

@@ -16,6 +16,7 @@ import {
   optionPrices,
   productsForLines,
   recordMovements,
+  requireShopOpen,
   reserveStock,
   shopForOrder,
   type MovementInput,
@@ -28,7 +29,6 @@ import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
 import { numericId } from '../platform/ids.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
-import { requireShopOpen } from '../shop/index.js';
 import { accountStatus } from '../account/index.js';
 import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
 import { fillOrder, insertHolds, insertOrder, orderOfProviderMessage, orderPage, readOrderRow, type OrderRow } from './store.js';

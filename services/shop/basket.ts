@@ -2,9 +2,9 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
 import { createOrder, startOrderHoldAfterCommit } from '../orders/index.js';
 import { CART_LIMITS, basketCapProblems, normalizeRef } from '../../domain/shop/cart.js';
-import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
+import { addressKey, requireAddressRoom } from './guards.js';
 import { accountStatus } from '../account/index.js';
-import { productForLine, productsForLinesById, shopName, variantsById } from '../catalogues/index.js';
+import { productForLine, productsForLinesById, requireShopOpen, shopName, variantsById } from '../catalogues/index.js';
 import { cartOfPage, deleteItem, itemsToSubmit, markOrdered, repriceItem, setCartNote } from './store.js';
 import {
   addLines,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError, forbidden, rateLimited } from '../platform/errors.js';
+import { rateLimited } from '../platform/errors.js';
 import { ADDRESS_WINDOW_SECONDS } from '../../domain/shop/cart.js';
 import { one } from '../../entities/db.js';
 import { shopAddressLimit } from '../catalogues/index.js';
@@ -7,21 +7,8 @@ import { addressWait } from './store.js';
 
 // What the public shop page checks before it takes anything from a visitor (docs/decisions.md,
 // "The storefront cannot be hoarded"): the account's shop is open, and the client address has room
-// in the shop's hourly limits. The page needs no credential, so these are the only gates it has.
-
-const SHOP_CLOSED = 'shop_closed';
-
-/**
- * A suspended account's shop takes nothing: its pages answer that the shop is closed (403), and
- * createOrder refuses every order of it the same way, whichever door it came through.
- */
-export function requireShopOpen(accountStatus: string): void {
-  if (accountStatus !== 'active') throw forbidden('This shop is closed.', SHOP_CLOSED);
-}
-
-/** The refusal requireShopOpen throws: a door that must not fail (a provider webhook) records it instead. */
-export const isShopClosed = (err: unknown): err is DomainError =>
-  err instanceof DomainError && err.kind === 'forbidden' && err.detail.reason === SHOP_CLOSED;
+// in the shop's hourly limits (the open shop is the catalogue family's rule, shared with orders).
+// The page needs no credential, so these are the only gates it has.
 
 /** What one address may do in a shop per hour (the shop setting address_<kind>_per_hour limits it). */
 const COUNTED = {

@@ -3,9 +3,9 @@ import { notFound } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
 import { cartLink, insertCart, orderable } from './carts.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
-import { addressKey, requireAddressRoom, requireShopOpen } from './guards.js';
+import { addressKey, requireAddressRoom } from './guards.js';
 import { accountStatus } from '../account/index.js';
-import { storefrontProductRow } from '../catalogues/index.js';
+import { requireShopOpen, storefrontProductRow } from '../catalogues/index.js';
 
 // A product's address in the shop (`/shop/<shop id>/p/<sku>`): what the chat catalogue's items link
 // to and what a product send answers for the storefront platform. The page shows the product; its

@@ -6,7 +6,7 @@ import { orderProblem } from '../../simulator/whatsapp-inbound.js';
 import { parseWhatsAppWebhook } from '../../providers/whatsapp-cloud/webhook.js';
 import type { ChatOrderMessage } from '../../providers/types.js';
 import { catalogueInteractive, productListInteractive, singleProductInteractive } from '../../domain/catalogues/product-messages.js';
-import { orderLines } from '../../services/messaging/chat-orders.js';
+import { orderLines } from '../../services/orders/chat-orders.js';
 
 // Product messages as the simulator judges them (the Cloud API's synchronous checks), the inbound
 // order control's input, the adapter's reading of an order webhook, and the payload builders.

@@ -7,13 +7,13 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { exec } from '../../entities/db.js';
-import { noteOnMessage } from './store/messages.js';
 import type { ChatOrderMessage } from '../../providers/index.js';
-import { createOrder, majorToHundredths, startOrderHoldAfterCommit, type CreatedOrder, type CreateOrderInput } from '../orders/index.js';
+import { createOrder, type CreatedOrder, type CreateOrderInput } from './orders.js';
+import { startOrderHoldAfterCommit } from './holds.js';
+import { majorToHundredths } from '../../domain/orders/money.js';
 import { DomainError, describeDomainError } from '../platform/errors.js';
-import { isShopClosed } from '../shop/index.js';
-import { shopOfProviderCatalogue } from '../catalogues/index.js';
-import { receiveInbound } from './inbound.js';
+import { isShopClosed, shopOfProviderCatalogue } from '../catalogues/index.js';
+import { noteOnMessage, receiveInbound } from '../messaging/index.js';
 
 export interface ChatOrderDeps {
   orm: MikroORM;
