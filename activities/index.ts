@@ -7,6 +7,7 @@ import { createDispatchActivities, providerBudgetBucket, providerBudgets } from 
 import { createWebhookActivities } from './webhooks/webhook-delivery.js';
 import { createWebhookDispatchActivities } from './webhooks/webhook-dispatch.js';
 import { createOperationActivities } from './automations/operation-run.js';
+import { subscriptionDeliveries } from '../services/automations/index.js';
 import { createContactActivities } from './contacts/contact-import.js';
 import { createCampaignActivities } from './campaigns/campaign.js';
 import { createPlatformPushActivities } from './catalogues/platform-push.js';
@@ -37,8 +38,9 @@ export function createActivities(deps: ActivityDeps) {
   return mapDomainErrors({
     ...createMessageActivities(messageDeps),
     ...createDispatchActivities({ ...messageDeps, budgets }),
-    ...createWebhookActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
-    ...createWebhookDispatchActivities({ orm: deps.orm, log: deps.log, destinations: deps.config }),
+    // Webhook deliveries also carry automation subscriptions: wired here, so webhooks imports nothing of automations.
+    ...createWebhookActivities({ orm: deps.orm, log: deps.log, destinations: deps.config, subscriptions: subscriptionDeliveries }),
+    ...createWebhookDispatchActivities({ orm: deps.orm, log: deps.log, destinations: deps.config, subscriptions: subscriptionDeliveries }),
     ...createOperationActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createContactActivities({ orm: deps.orm, log: deps.log }),
     ...createCampaignActivities({ orm: deps.orm, log: deps.log, smsSegmentPrice: deps.config.smsSegmentPrice }),

@@ -2,8 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { relayEvents, relayBusinessEvents } from '../services/webhooks/dispatch.js';
-import { queuedRunsLeftBehind, startOperationWorkflow } from '../services/automations/index.js';
+import { relayEvents } from '../services/webhooks/dispatch.js';
+import { queuedRunsLeftBehind, relayBusinessEvents, startOperationWorkflow } from '../services/automations/index.js';
 import { startPoller } from './poller.js';
 
 /**

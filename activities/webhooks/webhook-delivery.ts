@@ -2,9 +2,9 @@ import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import { request, type Agent } from 'undici';
 import type { Logger } from '../../logger.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
-import { communicationHeaders, automationHeaders } from '../../services/webhooks/signing.js';
+import { communicationHeaders } from '../../services/webhooks/signing.js';
 import { orderedPayload } from '../../services/webhooks/events.js';
-import { businessEnvelope, businessEventById, emitBusinessEvent, subscriptionTarget } from '../../services/automations/index.js';
+import type { SubscriptionDeliveries } from '../../services/webhooks/subscriptions.js';
 import { clearEndpointFailure, countEndpointFailure, disableEndpoint, endpointSigning } from '../../services/webhooks/store/endpoints.js';
 import { eventPayload } from '../../services/webhooks/store/outbox.js';
 import { logAttempt, upsertDelivery } from '../../services/webhooks/store/deliveries.js';
@@ -28,6 +28,8 @@ export interface WebhookDeps {
   /** Checked again on every connection: what a name resolves to can change after it was saved. */
   destinations: DestinationPolicy;
   attemptTimeoutMs?: number;
+  /** The automation subscriptions these deliveries also carry (services/automations, wired by activities/index.ts). */
+  subscriptions: SubscriptionDeliveries;
 }
 
 /**
@@ -145,7 +147,7 @@ export function endpointRequest(
 }
 
 /** The request for one attempt, signed now (a retry gets a fresh timestamp, same webhook-id). */
-async function prepare(em: EntityManager, ref: DeliveryRef, now: Date): Promise<Prepared | string> {
+async function prepare(em: EntityManager, subscriptions: SubscriptionDeliveries, ref: DeliveryRef, now: Date): Promise<Prepared | string> {
   if (ref.target.type === 'endpoint') {
     const ep = await endpointSigning(em, ref.accountId, ref.target.id);
     if (!ep) return 'endpoint deleted';
@@ -154,13 +156,7 @@ async function prepare(em: EntityManager, ref: DeliveryRef, now: Date): Promise<
     if (!payload) return 'event not found';
     return endpointRequest(ep, ref.eventId, payload, now);
   }
-  const sub = await subscriptionTarget(em, ref.accountId, ref.target.id);
-  if (!sub) return 'subscription deleted';
-  if (!sub.active) return 'subscription inactive';
-  const ev = await businessEventById(em, ref.accountId, ref.eventId);
-  if (!ev) return 'event not found';
-  const body = JSON.stringify(businessEnvelope(ev));
-  return { url: sub.target_url, body, headers: automationHeaders(sub.secret, ev.id, ev.type, body, now) };
+  return subscriptions.request(em, ref.accountId, ref.target.id, ref.eventId, now);
 }
 
 export function createWebhookActivities(deps: WebhookDeps) {
@@ -173,7 +169,7 @@ export function createWebhookActivities(deps: WebhookDeps) {
      */
     async sendWebhookAttempt(ref: DeliveryRef): Promise<AttemptResult> {
       const now = new Date();
-      const req = await prepare(deps.orm.em.fork(), ref, now);
+      const req = await prepare(deps.orm.em.fork(), deps.subscriptions, ref, now);
       const base = { attemptedAt: now.toISOString(), responseExcerpt: null };
       if (typeof req === 'string') return { ...base, outcome: 'skipped', statusCode: null, latencyMs: 0, error: req };
       return postAttempt(deps, agent, timeoutMs, ref, req, now);
@@ -187,7 +183,7 @@ export function createWebhookActivities(deps: WebhookDeps) {
     async recordWebhookAttempt(
       input: DeliveryRef & { workflowId: string; attempt: number; result: AttemptResult; final: boolean },
     ): Promise<{ disabled: boolean }> {
-      return recordAttempt(deps.orm, input);
+      return recordAttempt(deps, input);
     },
   };
   return {
@@ -212,13 +208,13 @@ export function createWebhookActivities(deps: WebhookDeps) {
  * attempt already logged and changes nothing.
  */
 export async function recordAttempt(
-  orm: MikroORM,
+  deps: Pick<WebhookDeps, 'orm' | 'subscriptions'>,
   input: DeliveryRef & { workflowId: string; attempt: number; result: AttemptResult; final: boolean },
 ): Promise<{ disabled: boolean }> {
   const { result: r, target } = input;
   const final = input.final || r.outcome !== 'failed';
   const status = r.outcome === 'succeeded' ? 'succeeded' : final ? 'failed' : 'pending';
-  return orm.em.fork().transactional(async (tx) => {
+  return deps.orm.em.fork().transactional(async (tx) => {
     const delivery = await upsertDelivery(tx, {
       account_id: input.accountId,
       workflow_id: input.workflowId,
@@ -246,12 +242,13 @@ export async function recordAttempt(
       await clearEndpointFailure(tx, target.id);
       return { disabled: false };
     }
-    return countFailure(tx, input.accountId, target.id, r, final);
+    return countFailure(tx, deps.subscriptions, input.accountId, target.id, r, final);
   });
 }
 
 async function countFailure(
   tx: EntityManager,
+  subscriptions: SubscriptionDeliveries,
   accountId: number,
   endpointId: number,
   r: AttemptResult,
@@ -270,14 +267,7 @@ async function countFailure(
   if (!reason) return { disabled: false };
   const off = await disableEndpoint(tx, endpointId, reason);
   // The account is told through its business-event log (and any automation subscribed to it).
-  if (off)
-    await emitBusinessEvent(
-      tx,
-      accountId,
-      'webhook.endpoint_disabled',
-      { endpoint_id: endpointId, url: off.url, reason, last_error: r.error },
-      'webhooks',
-    );
+  if (off) await subscriptions.endpointDisabled(tx, accountId, { endpoint_id: endpointId, url: off.url, reason, last_error: r.error });
   return { disabled: off !== null };
 }
 

@@ -148,7 +148,7 @@ export function createWebhookDispatchActivities(deps: WebhookDeps) {
           return;
         }
         // Gone (410) or skipped: final at once, logged like any last attempt (a 410 disables the endpoint).
-        await recordAttempt(deps.orm, { ...ref, workflowId: row.workflow_id, attempt: 1, result: r, final: true });
+        await recordAttempt(deps, { ...ref, workflowId: row.workflow_id, attempt: 1, result: r, final: true });
       };
       await Promise.all(
         Array.from({ length: input.concurrency }, async () => {

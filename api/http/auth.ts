@@ -9,7 +9,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthFailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
 import { admissionSql, contextAccount, contextKey, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
-import { rememberDefaultSmsChannel, type SmsChannel } from '../../services/messaging/channels.js';
 import { admissionsInStatement, earlyReads } from '../../observability/metrics.js';
 import { forgetAuthenticated, rememberAuthenticated, rememberedPrincipal, samePrincipal, speculativePrincipal } from './speculation.js';
 
@@ -34,8 +33,6 @@ export function bearerToken(header: string | undefined): string | null {
 export interface Authenticated extends Principal {
   /** The key's rate-limit window after this request was counted in it. */
   rate: RateDecision;
-  /** The account's default SMS channel (else the system default), read in the same statement. */
-  defaultSmsChannel: SmsChannel | null;
   /** The database's digest of this principal: a write's own statement admits only the same one (admittedInStatement). */
   fingerprint: string;
 }
@@ -43,9 +40,8 @@ export interface Authenticated extends Principal {
 /**
  * One round trip per authenticated request: the key is looked up by its hash and, only when it is
  * admitted (right surface, not revoked, not expired, account active), its one-minute window is
- * counted (and the previous minute's count read, for the sliding window) and the account's default
- * SMS channel read, all in one statement. A refused token (401,
- * or 403 for a suspended account) therefore counts against nobody's window. The refusal messages
+ * counted (and the previous minute's count read, for the sliding window), all in one statement. A
+ * refused token (401, or 403 for a suspended account) therefore counts against nobody's window. The refusal messages
  * are decided here from the same row, with expiry judged by the database clock.
  */
 export async function authenticate(
@@ -76,10 +72,6 @@ export async function authenticate(
     key: contextKey(row),
     user: row.user_id ? { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] } : null,
     rate: rateDecision(Number(row.rate_count), rateLimitPerMinute, windowStart, now, Number(row.rate_previous)),
-    defaultSmsChannel:
-      row.sms_channel_id === null || row.sms_channel_id === undefined
-        ? null
-        : { channelId: row.sms_channel_id, channelCode: row.sms_channel_code, provider: row.sms_channel_provider },
     fingerprint: row.principal_fp,
   };
 }
@@ -98,9 +90,9 @@ export function authorizeIssuer(p: Principal, permission: string | undefined): v
 
 /**
  * The account caller of a request on the REST or the MCP surface: the bearer credential checked in
- * one round trip (key, account, issuer, this request counted in the key's window, default SMS
- * channel), the rate headers set and the request refused over the limit, and the request context
- * naming the credential as its actor.
+ * one round trip (key, account, issuer, this request counted in the key's window), the rate headers
+ * set and the request refused over the limit, and the request context naming the credential as its
+ * actor.
  */
 export async function callerOf(
   ctx: Koa.Context,
@@ -117,7 +109,7 @@ export async function callerOf(
     throw err;
   });
   if (surface === 'rest') rememberAuthenticated(header, authenticated);
-  const { rate, defaultSmsChannel: _channel, fingerprint: _fingerprint, ...principal } = authenticated;
+  const { rate, fingerprint: _fingerprint, ...principal } = authenticated;
   ctx.state.accountId = principal.account.id;
   answerRate(ctx, rate);
   return { principal, rc: contextOf(ctx, deps, surface, em, authenticated, logFields), authenticated };
@@ -142,14 +134,12 @@ function contextOf(
   a: Omit<Authenticated, 'rate'>,
   logFields: Record<string, unknown> = {},
 ): RequestContext {
-  const rc: RequestContext = {
+  return {
     account: a.account,
     actor: { kind: surface === 'rest' ? 'api_key' : 'mcp_credential', key: a.key, issuer: a.user },
     em,
     log: deps.log.child({ requestId: ctx.state.requestId, account: a.account.id, ...logFields }),
   };
-  rememberDefaultSmsChannel(rc, a.defaultSmsChannel);
-  return rc;
 }
 
 type CallerDeps = { orm: MikroORM; config: Config; log: Logger };

@@ -8,7 +8,7 @@ import { requestsInFlight } from '../../services/platform/load.js';
 // authenticated the same token a moment ago and the caller still had room in its window, the read
 // runs at once with the principal it had then, while the credential statement runs beside it.
 // Its answer is used only when that statement admits the request AND returns the same principal
-// (account, status, balance, key, issuer and permissions, default channel); otherwise the answer
+// (account, status, balance, key, issuer and permissions); otherwise the answer
 // is dropped unseen and the read runs again with the principal just read, or the refusal
 // (401, 403, 429) is answered. Nothing a refused caller could not see leaves the process, and every
 // request is still counted in its window by the one shared statement.

@@ -4,7 +4,6 @@ import { exec, one, onePlanned } from '../../entities/db.js';
 import { tablesOf, type Row } from '../../entities/database.js';
 import { RELEASE_BEFORE_FLUSH } from '../platform/durable-commit.js';
 import { WINDOW_MS, countInWindowSql, previousWindowSql } from '../platform/rate-windows.js';
-import { defaultSmsChannelSql } from '../messaging/index.js';
 
 // The account family's statements: accounts, users, api_keys, account_notices. The only module that
 // names these tables; the rest of the family and other families (through index.ts) call these.
@@ -100,11 +99,18 @@ export const accountCurrencySql = (accountExpr: string) => `(select currency fro
  * The debit as SQL (`returning id`: a row when it is made), for a statement that writes what is paid
  * for in the same breath (a CTE whose row the write requires). Its commit does not wait for the
  * flush when asked (services/platform/durable-commit.ts): the caller then answers only after durableCommit.
+ * `onlyIf` is the caller's own condition on that statement (no parameters), e.g. that what it pays
+ * for can be written at all: unmet, nothing is debited.
  */
-export function debitSql(accountId: number, segments: number, pricePerSegment: string, opts: { releaseBeforeFlush?: boolean } = {}) {
+export function debitSql(
+  accountId: number,
+  segments: number,
+  pricePerSegment: string,
+  opts: { releaseBeforeFlush?: boolean; onlyIf?: string } = {},
+) {
   return {
     sql: `update accounts set wallet_balance = case when billing_mode = 'prepaid' then wallet_balance - (?::numeric * ?) else wallet_balance end, updated_at = now()
-      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?)${opts.releaseBeforeFlush ? ` and ${RELEASE_BEFORE_FLUSH}` : ''} returning id`,
+      where id = ? and (billing_mode <> 'prepaid' or wallet_balance >= ?::numeric * ?)${opts.releaseBeforeFlush ? ` and ${RELEASE_BEFORE_FLUSH}` : ''}${opts.onlyIf ? ` and (${opts.onlyIf})` : ''} returning id`,
     params: [pricePerSegment, segments, accountId, pricePerSegment, segments] as unknown[],
   };
 }
@@ -218,20 +224,15 @@ export type CredentialRow = Pick<
   /** Null when the key is not admitted (nothing was counted). */
   rate_count: Row<'platform', 'rate_limit_windows'>['count'] | null;
   rate_previous: Row<'platform', 'rate_limit_windows'>['count'];
-  /** The default SMS route (messaging's defaultSmsChannelSql); null when there is none. */
-  sms_channel_id: number | null;
-  /** Read only when sms_channel_id is set (the lateral join found a default route). */
-  sms_channel_code: string;
-  sms_channel_provider: string;
   /** Digest of the principal (PRINCIPAL_SQL): equal digests, the same principal. */
   principal_fp: string;
 };
 
 /**
- * The key by its hash with its account, issuer, default SMS channel and `admitted` (right surface,
- * not revoked, not expired, account active), as the CTEs `k` and `p`. `principal_fp` digests
- * everything of the principal a request acts as (key, account, issuer and permissions, default
- * channel): two rows with the same digest name the same principal. Params: surface, token hash.
+ * The key by its hash with its account, issuer and `admitted` (right surface, not revoked, not
+ * expired, account active), as the CTEs `k` and `p`. `principal_fp` digests everything of the
+ * principal a request acts as (key, account, issuer and permissions): two rows with the same digest
+ * name the same principal. Params: surface, token hash.
  */
 const PRINCIPAL_SQL = `k as (
        select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
@@ -243,17 +244,16 @@ const PRINCIPAL_SQL = `k as (
          from api_keys k join accounts a on a.id = k.account_id left join users u on u.id = k.user_id
         where k.token_hash = ?
      ), p as (
-       select k.*, ch.id as sms_channel_id, ch.code as sms_channel_code, ch.provider as sms_channel_provider,
+       select k.*,
               md5(row(k.key_id, k.kind, k.key_name, k.user_id, k.expires_at, k.revoked_at, k.id, k.uid, k.name, k.status,
-                      k.wallet_balance, k.currency, k.billing_mode, k.created_at, k.user_active, k.user_permissions,
-                      ch.id, ch.code, ch.provider)::text) as principal_fp
-         from k left join lateral (${defaultSmsChannelSql('k.id')}) ch on k.admitted
+                      k.wallet_balance, k.currency, k.billing_mode, k.created_at, k.user_active, k.user_permissions)::text) as principal_fp
+         from k
      )`;
 
 /**
  * One round trip: the key looked up by its hash and, only when it is admitted (right surface, not
  * revoked, not expired, account active), this request counted in its one-minute window, the
- * previous minute's count read (the sliding window) and the account's default SMS channel read.
+ * previous minute's count read (the sliding window).
  * A refused token therefore counts against nobody's window. Expiry is judged by the database clock.
  */
 export async function findCredential(

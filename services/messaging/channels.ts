@@ -11,25 +11,28 @@ export interface ResolvedRoute extends SmsChannel {
   sender: string | null;
 }
 
-export { defaultSmsChannelSql } from './store/routes.js';
-
-/**
- * The default SMS channel read by this request's own authentication statement. Not a cache: it lives
- * only as long as the request context, and is as fresh as a lookup made here would be (a channel
- * deactivated after that statement is seen by the next request). A context built elsewhere (a
- * campaign activity, an operation run) has no entry and looks the channel up itself.
- */
-const readWithAuthentication = new WeakMap<RequestContext, SmsChannel | null>();
-export function rememberDefaultSmsChannel(rc: RequestContext, channel: SmsChannel | null): void {
-  readWithAuthentication.set(rc, channel);
-}
-
 /**
  * Rule 6 of the SMS send: sender_id must name exactly one approved alphanumeric id, one assigned,
  * unreleased SMS-capable number or one active short code of the account. Without it the account's
  * default SMS channel is used, then the system default.
  */
 export async function resolveSmsRoute(rc: RequestContext, senderId: string | undefined): Promise<ResolvedRoute> {
+  const route = await smsSendRoute(rc, senderId);
+  if (route !== 'default') return route;
+  const channel = await channelFor(rc, null);
+  if (!channel) throw noSmsRoute();
+  return { ...channel, sender: null };
+}
+
+/** The refusal of an SMS send from an account with no route at all (neither its own default nor the system's). */
+export const noSmsRoute = () => validationFailed({ sender_id: ['No SMS route is configured for this account.'] });
+
+/**
+ * The route of an SMS send as rule 6 says, except that without sender_id it answers 'default': the
+ * account's default SMS channel, which the send statement reads itself (no lookup of its own on the
+ * hot path; docs/decisions.md), refusing with noSmsRoute when there is none.
+ */
+export async function smsSendRoute(rc: RequestContext, senderId: string | undefined): Promise<ResolvedRoute | 'default'> {
   const accountId = rc.account.id;
   if (senderId !== undefined && senderId.trim() !== '') {
     const wanted = senderId.trim();
@@ -46,13 +49,11 @@ export async function resolveSmsRoute(rc: RequestContext, senderId: string | und
     if (!channel) throw validationFailed({ sender_id: ['The sender id has no usable SMS route configured.'] });
     return { ...channel, sender: c.sender };
   }
-  const channel = await channelFor(rc, null);
-  if (!channel) throw validationFailed({ sender_id: ['No SMS route is configured for this account.'] });
-  return { ...channel, sender: null };
+  return 'default';
 }
 
-async function channelFor(rc: RequestContext, channelId: number | null): Promise<SmsChannel | null> {
-  if (channelId === null && readWithAuthentication.has(rc)) return readWithAuthentication.get(rc) ?? null;
+/** The account's SMS channel `channelId` (its default with null), if it may use it. */
+export async function channelFor(rc: Pick<RequestContext, 'em' | 'account'>, channelId: number | null): Promise<SmsChannel | null> {
   const row = await smsChannel(rc.em, rc.account.id, channelId);
   return row ? { channelId: row.id, channelCode: row.code, provider: row.provider } : null;
 }

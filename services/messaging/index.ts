@@ -1,5 +1,5 @@
 // The messaging family as other families see it: routes, scheduling rules and the one way to create outbound messages.
-export { resolveSmsRoute, defaultSmsChannelSql, type ResolvedRoute } from './channels.js';
+export { resolveSmsRoute, type ResolvedRoute } from './channels.js';
 export { parseScheduleTime } from './messages.js';
 export { createOutboundMessages } from './outbound.js';
 export { sendChatInteractive, type ChatInteractiveSend } from './interactive-send.js';

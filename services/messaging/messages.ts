@@ -3,7 +3,7 @@ import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { estimateSegments } from '../../domain/messaging/segments.js';
 import { validationFailed, notFound } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
-import { resolveSmsRoute } from './channels.js';
+import { smsSendRoute } from './channels.js';
 import { messageView } from './message-view.js';
 import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';
 import { sendWhatsApp } from './whatsapp.js';
@@ -52,7 +52,7 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
   const { recipients, errors } = checkRecipients(input.recipient, input.recipients);
   if (Object.keys(errors).length) throw validationFailed(errors);
   const scheduledAt = parseScheduleTime(input.schedule_time);
-  const route = await resolveSmsRoute(rc, input.sender_id);
+  const route = await smsSendRoute(rc, input.sender_id);
   const text = input.message || input.body || GENERIC_BODY;
   const seg = estimateSegments(text);
   return createOutboundMessages(
@@ -60,9 +60,9 @@ export async function sendSms(rc: RequestContext, deps: MessageServiceDeps, inpu
     deps,
     draftsFor(recipients, {
       channelType: 'sms',
-      channelId: route.channelId,
-      channelCode: route.channelCode,
-      sender: route.sender,
+      ...(route === 'default'
+        ? { channelId: null, channelCode: null, defaultSmsRoute: true, sender: null }
+        : { channelId: route.channelId, channelCode: route.channelCode, sender: route.sender }),
       body: text,
       mediaUrl: input.media_url ?? null,
       mediaType: input.media_type ?? null,

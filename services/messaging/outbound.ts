@@ -6,6 +6,7 @@ import type { RequestContext } from '../platform/context.js';
 import { parseRecipient } from '../platform/phones.js';
 import { providerTaskQueue, type Config } from '../../config.js';
 import { messageView } from './message-view.js';
+import { channelFor, noSmsRoute } from './channels.js';
 import {
   insertMessages,
   insertMessagesWithDebit,
@@ -32,6 +33,8 @@ export interface OutboundDraft {
   channelType: 'sms' | 'whatsapp';
   channelId: number | null;
   channelCode: string | null;
+  /** No channel named: the account's default SMS route, read by the send statement itself (refused when there is none). */
+  defaultSmsRoute?: boolean;
   sender: string | null;
   recipient: string;
   body: string;
@@ -119,13 +122,19 @@ export async function createOutboundMessages(
   // only when the debit is made); one with refused records writes their message.failed events in the
   // same transaction, the wallet row taken last.
   const releaseBeforeFlush = !rc.em.isInTransaction();
+  const refusedUpFront = drafts.some((d) => d.failure);
+  const oneStatement = releaseBeforeFlush && !refusedUpFront && chargedSegments > 0;
+  const defaultRoute = drafts.some((d) => d.defaultSmsRoute);
+  // The one statement reads the default route itself; the transaction's several statements look it up first.
+  const route = defaultRoute && !oneStatement ? await channelFor(rc, null) : null;
+  if (defaultRoute && !oneStatement && !route) throw noSmsRoute();
   const records = JSON.stringify(
     planned.map(({ d, future, uid, mode }, ord) => ({
       ord,
       uid,
       channel_type: d.channelType,
-      channel_id: d.channelId,
-      channel_code: d.channelCode,
+      channel_id: d.defaultSmsRoute ? (route?.channelId ?? null) : d.channelId,
+      channel_code: d.defaultSmsRoute ? (route?.channelCode ?? null) : d.channelCode,
       sender: d.sender,
       recipient: d.recipient,
       body: d.body,
@@ -144,12 +153,13 @@ export async function createOutboundMessages(
       chat_group_id: d.chatGroupId ?? null,
     })),
   );
-  const refusedUpFront = drafts.some((d) => d.failure);
   let created: Map<string, StoredMessage>;
-  if (releaseBeforeFlush && !refusedUpFront && chargedSegments > 0) {
-    const debit = debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush });
-    const rows = await insertMessagesWithDebit(rc.em, debit, rc.account.id, records);
-    if (!rows.length) throw insufficientBalance();
+  if (oneStatement) {
+    const debitFor = (onlyIf: string | undefined) =>
+      debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush, onlyIf });
+    const rows = await insertMessagesWithDebit(rc.em, debitFor, rc.account.id, records, { defaultRoute });
+    // Nothing written: the wallet could not cover it, or (rarely) the account has no route at all.
+    if (!rows.length) throw defaultRoute && !(await channelFor(rc, null)) ? noSmsRoute() : insufficientBalance();
     created = new Map(rows.map((r) => [r.uid, r]));
   } else {
     created = await rc.em.transactional(async (tx) => {

@@ -7,7 +7,6 @@ import type { WebhookDispatcherInput } from '../../workflows/webhooks/webhook-di
 import { webhookDispatcherStarter, WEBHOOK_DISPATCHERS } from '../../workflows/webhooks/webhook-dispatcher.starter.js';
 import { matchesFilter } from './events.js';
 import { activeEndpointFilters, claimUndispatchedEvents, markEventsDispatched, queueDeliveries } from './store/outbox.js';
-import { activeSubscriptionsOf, claimUndispatchedBusinessEvents, markBusinessEventsDispatched } from '../automations/index.js';
 
 export interface DispatchDeps {
   temporal: Client;
@@ -86,25 +85,4 @@ export async function startWebhookDispatchers(deps: DispatchDeps): Promise<void>
   const input: WebhookDispatcherInput = { sliceSize: 200, concurrency: 64, leaseSeconds: 60, idleWaitMs: 5_000 };
   for (let n = 1; n <= WEBHOOK_DISPATCHERS; n++)
     await startWorkflow(deps, webhookDispatcherStarter, { taskQueue: deps.config.webhookTaskQueue, n }, [input]);
-}
-
-/** The same for business events and automation subscriptions (`*`, `prefix.*` or an exact type). */
-export async function relayBusinessEvents(em: EntityManager, deps: DispatchDeps, limit = 500): Promise<number> {
-  return em.transactional(async (tx) => {
-    const rows = await claimUndispatchedBusinessEvents(tx, limit);
-    if (!rows.length) return 0;
-    const accounts = [...new Set(rows.map((r) => r.account_id))];
-    const subs = await activeSubscriptionsOf(tx, accounts);
-    const starts = rows.flatMap((r) =>
-      subs
-        .filter((s) => s.account_id === r.account_id && matchesFilter([s.event_type], r.type))
-        .map((s) => ({ accountId: r.account_id, eventId: r.id, target: { type: 'subscription' as const, id: s.id } })),
-    );
-    await inPool(starts, 32, (input) => startDelivery(deps, input));
-    await markBusinessEventsDispatched(
-      tx,
-      rows.map((r) => r.id),
-    );
-    return rows.length;
-  });
 }

@@ -8,3 +8,8 @@ export {
   messageEventsInsertSql,
   type MessageEventRow,
 } from './events.js';
+// The delivery machinery automation subscriptions share (services/automations/subscription-deliveries.ts).
+export { startDelivery, inPool, type DispatchDeps } from './dispatch.js';
+export { matchesFilter } from './events.js';
+export { automationHeaders } from './signing.js';
+export type { SubscriptionDeliveries, SignedRequest } from './subscriptions.js';

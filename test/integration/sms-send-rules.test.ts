@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { api, admin, newTenant, eventually, sim, http, uniquePhone } from '../support/stack.js';
 
 const num = () => uniquePhone('2556');
@@ -174,6 +175,35 @@ test('without sender_id the account default SMS channel is used, then the system
   const senders = await api('GET', '/api/v3/sms/senders', t.token);
   assert.equal(senders.status, 200);
   assert.equal(senders.body.data.default_channel.channel_code, 'acme-route');
+});
+
+test('with no route at all (no default of its own, no system default) a send without sender_id is a 422 that debits and writes nothing', async () => {
+  const t = await newTenant();
+  const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await db.connect();
+  const balance = async () => (await api('GET', '/api/v3/balance', t.token)).body.data.balance;
+  const before = await balance();
+  const count = async () => Number((await db.query('select count(*) as n from messages where account_id = $1', [t.accountId])).rows[0].n);
+  // The system default is every account's: taken away only for this test, and given back whatever happens.
+  await db.query(`update channels set active = false where account_id is null and channel_type = 'sms' and code = 'system-sms'`);
+  try {
+    for (const body of [
+      { recipient: num(), message: 'no route' }, // the one statement (debit and records together)
+      { recipients: ['not-a-number', num()], message: 'no route' }, // the transaction (a record refused up front)
+    ]) {
+      const r = await api('POST', '/api/v3/sms/send', t.token, body);
+      assert.equal(r.status, 422, r.text);
+      assert.deepEqual(r.body.errors.sender_id, ['No SMS route is configured for this account.']);
+    }
+    assert.equal(await count(), 0, 'no record written');
+    assert.equal(await balance(), before, 'nothing debited');
+  } finally {
+    await db.query(`update channels set active = true where account_id is null and channel_type = 'sms' and code = 'system-sms'`);
+    await db.end();
+  }
+  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient: num(), message: 'route back' });
+  assert.equal(sent.status, 201);
+  assert.equal(sent.body.data.messages[0].channel_code, 'system-sms');
 });
 
 test('immediate sends answer their first outcome: sent with a gateway id, or failed with the provider refusal', async () => {

@@ -156,6 +156,48 @@ export const RULES: Rule[] = [
   },
 ];
 
+/** The layers whose family edges must not go round in a circle: everything below the doors (api/ wires families together). */
+const ACYCLIC_LAYERS = ['services', 'domain', 'entities', 'activities', 'workflows'];
+
+/** Family → the families its files (below the doors) import, with one example edge each. */
+export function familyGraph(edges: Edge[]): Map<string, Map<string, Edge>> {
+  const graph = new Map<string, Map<string, Edge>>();
+  for (const e of edges) {
+    if (!e.local || !ACYCLIC_LAYERS.includes(layerOf(e.from))) continue;
+    const a = familyOf(e.from);
+    const b = familyOf(e.to);
+    if (!a || !b || a === b) continue;
+    if (!graph.has(a)) graph.set(a, new Map());
+    if (!graph.get(a)!.has(b)) graph.get(a)!.set(b, e);
+  }
+  return graph;
+}
+
+/** One cycle through the family graph as its edges (each with an example import), or null when there is none. */
+export function familyCycle(graph: Map<string, Map<string, Edge>>): Edge[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: Edge[] = [];
+  const visit = (family: string): Edge[] | null => {
+    state.set(family, 'open');
+    for (const [next, edge] of graph.get(family) ?? []) {
+      if (state.get(next) === 'open') return [...path.slice(path.findIndex((p) => familyOf(p.from) === next)), edge];
+      if (state.has(next)) continue;
+      path.push(edge);
+      const found = visit(next);
+      if (found) return found;
+      path.pop();
+    }
+    state.set(family, 'done');
+    return null;
+  };
+  for (const family of [...graph.keys()].sort()) {
+    if (state.has(family)) continue;
+    const found = visit(family);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Every static and dynamic import of a source file, with whether it is type-only. */
 export function importsOf(file: string, src: string): Edge[] {
   const sf = ts.createSourceFile(file, src, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
@@ -259,6 +301,22 @@ test('the code base keeps every import rule', () => {
     }
   }
   assert.equal(problems.length, 0, `import rules broken:\n${problems.join('\n')}`);
+});
+
+test('the families reach each other without a cycle (below the doors), and the check finds one', () => {
+  const example = [
+    local('services/messaging/chat-orders.ts', 'services/orders/index.ts'),
+    local('services/orders/orders.ts', 'services/catalogues/index.ts'),
+    local('services/catalogues/product-sends.ts', 'services/messaging/index.ts'),
+    local('api/http/ingress.ts', 'services/orders/index.ts'),
+  ];
+  assert.deepEqual(
+    familyCycle(familyGraph(example))?.map((e) => `${familyOf(e.from)}→${familyOf(e.to)}`),
+    ['catalogues→messaging', 'messaging→orders', 'orders→catalogues'],
+  );
+  assert.equal(familyCycle(familyGraph(example.slice(1))), null, 'an edge at the doors is no cycle');
+  const cycle = familyCycle(familyGraph(projectEdges()));
+  assert.equal(cycle, null, `a cycle between families: ${cycle?.map((e) => `${e.from} → ${e.to}`).join(', then ')}`);
 });
 
 test('nothing outside api/ imports from api/', () => {

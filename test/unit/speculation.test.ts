@@ -25,7 +25,6 @@ const authenticated = (over: { remaining?: number; balance?: string; permissions
   key: { id: 3, kind: 'rest', name: 'k', user_id: 9, expires_at: null, revoked_at: null },
   user: { id: 9, active: true, permissions: over.permissions ?? ['*'] },
   rate: { limit: 60, remaining: over.remaining ?? 50, resetAt: 0, retryAfter: 1, allowed: true },
-  defaultSmsChannel: null,
   fingerprint: `fp-${over.balance ?? '100.0000'}-${(over.permissions ?? ['*']).join(',')}`,
 });
 

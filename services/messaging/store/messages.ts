@@ -3,6 +3,7 @@ import { exec, many, manyBound, manyPlanned, one } from '../../../entities/db.js
 import { tablesOf, type Row } from '../../../entities/database.js';
 import type { MessageEventRow } from '../../webhooks/index.js';
 import type { MessageStatus } from '../../../domain/messaging/message-status.js';
+import { defaultSmsChannelSql } from './routes.js';
 
 // The message records: the send statement, reads for the API, the inbound record's neighbours
 // (parked receipts, conversation windows) and the campaign pages' records.
@@ -40,33 +41,59 @@ export type MessageViewRow = Pick<MessageRecord, (typeof VIEW_COLUMNS)[number]>;
 /** A message just written, every column (the send statement's `returning *`). */
 export type StoredMessage = MessageRecord;
 
-/** The request's records, in order (`?` account id, `?` the records as JSON); `where` gates the select. */
-const INSERT_MESSAGES_SQL = (where: string) =>
+/**
+ * The request's records, in order (`?` account id, `?` the records as JSON); `where` gates the select.
+ * With `defaultRoute`, a record without a channel takes the CTE `route`'s (the account's default SMS
+ * channel): none, and nothing is written.
+ */
+const INSERT_MESSAGES_SQL = (where: string, defaultRoute = false) =>
   `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
                              campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
-       select v.uid, ?::int, 'outbound', v.channel_type, v.channel_id, v.channel_code, v.sender, v.recipient, v.body, v.status,
+       select v.uid, ?::int, 'outbound', v.channel_type, ${defaultRoute ? 'coalesce(v.channel_id, route.id), coalesce(v.channel_code, route.code)' : 'v.channel_id, v.channel_code'},
+              v.sender, v.recipient, v.body, v.status,
               v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
               v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
          from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
               recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
               template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
-              dispatch_mode text, chat_group_id bigint)
+              dispatch_mode text, chat_group_id bigint)${defaultRoute ? ' cross join route' : ''}
        ${where}
         order by v.ord
        returning *`;
 
+/** The debit of a send, as the account family writes it; `onlyIf` is this statement's own condition on it. */
+export type SendDebit = (onlyIf: string | undefined) => { sql: string; params: unknown[] };
+
 /**
  * The send statement: the wallet's debit (`debit`, the account family's statement) and the records
- * together, the records written only when the debit is made (none answered: refused). Planned once per
- * connection (the text does not vary): every send runs it.
+ * together, the records written only when the debit is made (none answered: refused). With
+ * `defaultRoute` the records without a channel take the account's default SMS channel, read by the
+ * statement itself, and without one nothing is debited or written either. Planned once per
+ * connection (two texts): every send runs it.
  */
-export const insertMessagesWithDebit = (em: EntityManager, debit: { sql: string; params: unknown[] }, accountId: number, records: string) =>
-  manyPlanned<StoredMessage>(em, `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`, [
-    ...debit.params,
-    accountId,
-    records,
-  ]);
+export const insertMessagesWithDebit = (
+  em: EntityManager,
+  debitFor: SendDebit,
+  accountId: number,
+  records: string,
+  opts: { defaultRoute: boolean },
+) => {
+  if (!opts.defaultRoute) {
+    const debit = debitFor(undefined);
+    return manyPlanned<StoredMessage>(em, `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`, [
+      ...debit.params,
+      accountId,
+      records,
+    ]);
+  }
+  const debit = debitFor('exists (select from route)');
+  return manyPlanned<StoredMessage>(
+    em,
+    `with route as (${defaultSmsChannelSql('?::int')}), debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)', true)}`,
+    [accountId, ...debit.params, accountId, records],
+  );
+};
 
 /** The request's records without a debit of their own (the caller debits in the same transaction). */
 export const insertMessages = (em: EntityManager, accountId: number, records: string) =>
