@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, timestamps } from './columns.js';
 import { Catalogue, Product } from './catalogues.js';
-import { HOLD_STATUSES, ORDER_PLATFORMS, ORDER_STATUSES } from '../domain/catalogues/index.js';
+import { HOLD_STATUSES, ORDER_PLATFORMS, ORDER_STATUSES } from '../domain/orders/index.js';
 
 /** One frozen order line (Resources > Order, product_items): never re-priced after creation. */
 export interface OrderLine {

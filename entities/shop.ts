@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { timestamps } from './columns.js';
 import { Catalogue, Product, ProductVariant } from './catalogues.js';
-import { CART_STATUSES } from '../domain/catalogues/index.js';
+import { CART_STATUSES } from '../domain/shop/index.js';
 
 // A basket (Resources > Cart): opened by a shop link or on the shop page, addressed by its 5-character
 // `ref` (unique per account) or id. Prices are the service's, computed from product, size and add-ons.

@@ -1,5 +1,5 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { ORDER_PLATFORMS, ORDER_STATUSES } from '../../domain/catalogues/index.js';
+import { ORDER_PLATFORMS, ORDER_STATUSES } from '../../domain/orders/index.js';
 import { ORDER_LIMITS } from '../../domain/orders/lines.js';
 import { pageSchema } from '../../services/platform/pagination.js';
 import { getOrder, listOrders } from '../../services/orders/orders.js';

@@ -2,7 +2,7 @@ import { HINTS, defineOperation } from '../operation.js';
 import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
 import { cartSchema, getCart } from '../../services/shop/carts.js';
 import { listCartsOfChat } from '../../services/shop/links.js';
-import { CART_STATUSES } from '../../domain/catalogues/index.js';
+import { CART_STATUSES } from '../../domain/shop/index.js';
 import { CATALOGUE_VIEW, shopTools } from '../catalogues/index.js';
 
 // Baskets (Resources > Cart): the same shape here, in cart.* webhooks and in the MCP tools.

@@ -1,4 +1,4 @@
-import type { OrderStatus } from '../catalogues/index.js';
+import type { OrderStatus } from './vocabulary.js';
 
 // Pure rules of order lines and their stock (Resources > Order; States > Order; notes §1.2-1.3):
 // quantities are summed per product before anything is held (two lines of one product each fit

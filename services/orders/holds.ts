@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { loadConfig, type Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { holdEffect } from '../../domain/orders/lines.js';
-import type { OrderStatus } from '../../domain/catalogues/index.js';
+import type { OrderStatus } from '../../domain/orders/index.js';
 import { signalWorkflow, startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { orderHoldStarter, orderHoldWorkflowId } from '../../workflows/orders/order-hold.starter.js';
 import {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrderLine } from '../../entities/orders.js';
-import type { OrderPlatform, OrderStatus } from '../../domain/catalogues/index.js';
+import type { OrderPlatform, OrderStatus } from '../../domain/orders/index.js';
 import {
   ORDER_LIMITS,
   lineStock,

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
 import { exec, many, one } from '../../entities/db.js';
 import type { OrderLine } from '../../entities/orders.js';
-import type { HoldStatus, OrderPlatform, OrderStatus } from '../../domain/catalogues/index.js';
+import type { HoldStatus, OrderPlatform, OrderStatus } from '../../domain/orders/index.js';
 
 // The orders family's statements (issue 24, point 1): the only code that names orders and
 // stock_holds. The product stock a hold moves is the catalogue's (reserveStock and friends in

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
 import { pageOf, paginationOf } from '../platform/pagination.js';
-import { CART_STATUSES, type CartStatus } from '../../domain/catalogues/index.js';
+import { CART_STATUSES, type CartStatus } from '../../domain/shop/index.js';
 import {
   addonsById,
   productLabels,

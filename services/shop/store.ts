@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
 import { exec, many, one } from '../../entities/db.js';
-import type { CartStatus } from '../../domain/catalogues/index.js';
+import type { CartStatus } from '../../domain/shop/index.js';
 
 // The shop family's statements (issue 24, point 1): the only code that names carts and cart_items.
 // What a basket shows of a product, a size or an add-on is the catalogue's, read through

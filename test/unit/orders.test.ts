@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { holdEffect, lineStock, needsAttention, orderTotal, quantitiesPerProduct, quantityProblem } from '../../domain/orders/lines.js';
 import { currencyExponent, majorToHundredths } from '../../domain/orders/money.js';
 import { resolvePrice } from '../../services/orders/orders.js';
-import { ORDER_STATUSES } from '../../domain/catalogues/vocabulary.js';
+import { ORDER_STATUSES } from '../../domain/orders/vocabulary.js';
 
 test('quantities are summed per tracked product and come out in ascending product id', () => {
   assert.deepEqual(

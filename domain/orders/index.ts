@@ -1,0 +1,2 @@
+// The order family's words and pure rules as other families see them.
+export * from './vocabulary.js';
