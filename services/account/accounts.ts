@@ -48,11 +48,7 @@ export async function createApiKey(
   return { ...row, token };
 }
 
-/**
- * The account as a request context carries it. services/platform/context.ts still declares
- * `created_at: Date`; the driver gives the timestamp's text (as it always did), which every reader
- * passes through `new Date(…)` or `iso(…)`.
- */
+/** The account as a request context carries it. */
 export const contextAccount = (a: Pick<AccountRecord, keyof AccountRow>): AccountRow => ({
   id: a.id,
   uid: a.uid,
@@ -61,11 +57,8 @@ export const contextAccount = (a: Pick<AccountRecord, keyof AccountRow>): Accoun
   wallet_balance: a.wallet_balance,
   currency: a.currency,
   billing_mode: a.billing_mode,
-  created_at: a.created_at as unknown as Date,
+  created_at: a.created_at,
 });
 
 /** The account a context of the service's own work (a workflow, an operation run) acts for; null when it is gone. */
-export async function accountForContext(em: EntityManager, accountId: number): Promise<AccountRow | null> {
-  const a = await accountById(em, accountId);
-  return a && { ...a, created_at: a.created_at as unknown as Date };
-}
+export const accountForContext = (em: EntityManager, accountId: number): Promise<AccountRow | null> => accountById(em, accountId);

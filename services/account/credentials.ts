@@ -6,15 +6,12 @@ import type { CredentialRow } from './store.js';
 export { admissionSql, findCredential, touchKeyLastUsed, type CredentialRow } from './store.js';
 export { contextAccount } from './accounts.js';
 
-/**
- * The key as a request context carries it. services/platform/context.ts still declares the
- * timestamps as Date; the driver gives their text (as it always did).
- */
+/** The key as a request context carries it. */
 export const contextKey = (row: CredentialRow): KeyRow => ({
   id: row.key_id,
   kind: row.kind,
   name: row.key_name,
   user_id: row.user_id,
-  expires_at: row.expires_at as unknown as Date | null,
-  revoked_at: row.revoked_at as unknown as Date | null,
+  expires_at: row.expires_at,
+  revoked_at: row.revoked_at,
 });

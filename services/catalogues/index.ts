@@ -33,6 +33,7 @@ export {
   reserveStock,
   releaseReservedStock,
   takeStock,
+  type StockFigures,
   type OrderShop,
   type ProductMatch,
   type ProductForLine,

@@ -14,6 +14,7 @@ import {
   shopStockPolicy,
   takeStock,
   type MovementInput,
+  type StockFigures,
 } from '../catalogues/index.js';
 import { iso } from '../platform/time.js';
 import { orderView, type CreatedOrder } from './orders.js';
@@ -28,6 +29,7 @@ import {
   ordersOwingHoldStart,
   readOrderRow,
   setStatus,
+  type MovedHoldRow,
 } from './store.js';
 import { actorLabel, type RequestContext } from '../platform/context.js';
 import { notFound } from '../platform/errors.js';
@@ -41,12 +43,7 @@ import { numericId } from '../platform/ids.js';
 // starts any owed start that was lost (the pattern of services/catalogues/push-requests.ts).
 
 /** A hold moved, with its product's figures after. */
-interface MovedRow {
-  product_id: string;
-  quantity: number;
-  inventory: number | null;
-  reserved: number;
-}
+type MovedHold = MovedHoldRow & StockFigures;
 
 /** What a hold move did: the holds moved and their units. */
 export interface MovedHolds {
@@ -57,7 +54,7 @@ export interface MovedHolds {
 }
 export type ExpiredHolds = MovedHolds;
 
-const productIdsOf = (rows: readonly MovedRow[]) => rows.map((r) => Number(r.product_id));
+const productIdsOf = (rows: readonly MovedHold[]) => rows.map((r) => Number(r.product_id));
 
 /**
  * Moves the order's `held` holds to `to`, giving their units back to the product (release, expiry)
@@ -71,8 +68,8 @@ async function moveHeld(
   orderId: number,
   to: 'committed' | 'released' | 'expired',
   decrement: boolean,
-): Promise<MovedRow[]> {
-  const moved: MovedRow[] = [];
+): Promise<MovedHold[]> {
+  const moved: MovedHold[] = [];
   for (const h of await holdsOf(tx, orderId, ['held'])) {
     const hold = await moveHeldHold(tx, orderId, h.product_id, to);
     if (!hold) continue;
@@ -89,7 +86,7 @@ async function moveHeld(
  * moves for that product and the order needs attention.
  */
 async function recommitLapsed(tx: EntityManager, accountId: number, orderId: number, allowBackorders: boolean) {
-  const moved: MovedRow[] = [];
+  const moved: MovedHold[] = [];
   let short = 0;
   for (const h of await holdsOf(tx, orderId, ['expired', 'released'])) {
     const stock = await takeStock(tx, accountId, h.product_id, h.quantity, allowBackorders);
@@ -100,7 +97,7 @@ async function recommitLapsed(tx: EntityManager, accountId: number, orderId: num
   return { moved, short };
 }
 
-const movements = (rows: MovedRow[], kind: 'release' | 'commit', cause: Record<string, unknown>, decrement: boolean): MovementInput[] =>
+const movements = (rows: MovedHold[], kind: 'release' | 'commit', cause: Record<string, unknown>, decrement: boolean): MovementInput[] =>
   rows.map((r) => ({
     productId: Number(r.product_id),
     kind,
@@ -111,7 +108,7 @@ const movements = (rows: MovedRow[], kind: 'release' | 'commit', cause: Record<s
     cause,
   }));
 
-const tally = (rows: MovedRow[]) => ({ holds: rows.length, units: rows.reduce((n, r) => n + r.quantity, 0) });
+const tally = (rows: MovedHold[]) => ({ holds: rows.length, units: rows.reduce((n, r) => n + r.quantity, 0) });
 
 /**
  * What a new status does to the order's holds, in the transaction that records it (the order row is

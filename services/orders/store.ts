@@ -197,9 +197,12 @@ export async function insertHolds(
   );
 }
 
+/** What a hold move returns: the hold's product and units. */
+export type MovedHoldRow = Pick<Hold, 'product_id' | 'quantity'>;
+
 /** Moves one held hold to `to` (guarded: a hold another transaction already moved matches nothing). */
 export async function moveHeldHold(tx: EntityManager, orderId: number, productId: string, to: 'committed' | 'released' | 'expired') {
-  return one<Pick<Hold, 'product_id' | 'quantity'>>(
+  return one<MovedHoldRow>(
     tx,
     `update stock_holds set status = ?, resolved_at = now()
       where order_id = ? and product_id = ? and status = 'held' returning product_id, quantity`,
@@ -209,7 +212,7 @@ export async function moveHeldHold(tx: EntityManager, orderId: number, productId
 
 /** Commits a lapsed (expired or released) hold whose units were taken again. */
 export async function commitLapsedHold(tx: EntityManager, orderId: number, productId: string) {
-  return one<Pick<Hold, 'product_id' | 'quantity'>>(
+  return one<MovedHoldRow>(
     tx,
     `update stock_holds set status = 'committed', resolved_at = now()
       where order_id = ? and product_id = ? and status in ('expired', 'released')

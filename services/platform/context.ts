@@ -1,29 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.js';
+import type { Row } from '../../entities/database.js';
 
-export interface AccountRow {
-  id: number;
-  uid: string;
-  name: string;
-  status: string;
-  wallet_balance: string;
-  currency: string;
-  billing_mode: string;
-  created_at: Date;
-}
-export interface KeyRow {
-  id: number;
-  kind: 'rest' | 'mcp';
-  name: string;
-  user_id: number | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-export interface UserRow {
-  id: number;
-  active: boolean;
-  permissions: string[];
-}
+/** The account a request acts for, as its columns are declared (entities/account.ts). */
+export type AccountRow = Pick<
+  Row<'account', 'accounts'>,
+  'id' | 'uid' | 'name' | 'status' | 'wallet_balance' | 'currency' | 'billing_mode' | 'created_at'
+>;
+/** The credential a request came with. */
+export type KeyRow = Pick<Row<'account', 'api_keys'>, 'id' | 'kind' | 'name' | 'user_id' | 'expires_at' | 'revoked_at'>;
+/** The person who issued it, whose current permissions apply. */
+export type UserRow = Pick<Row<'account', 'users'>, 'id' | 'active' | 'permissions'>;
 
 /**
  * Who acts. A credential's actor carries the credential and its issuer (whose current permissions

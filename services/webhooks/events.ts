@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Row } from '../../entities/database.js';
 import { newUid } from '../platform/ids.js';
 import { insertEvent } from './store/outbox.js';
 
@@ -105,18 +106,11 @@ export function orderedPayload(p: Record<string, unknown>): Record<string, unkno
   return { event_id, event, occurred_at, ...rest };
 }
 
-export interface MessageEventRow {
-  id: string | number;
-  uid: string;
-  account_id: number;
-  status: string;
-  direction: string;
-  channel_type: string;
-  sender: string | null;
-  recipient: string;
-  gateway_message_id: string | null;
-  error_message: string | null;
-}
+/** What a message event tells of its message: the message record's own columns (entities/messaging.ts). */
+export type MessageEventRow = Pick<
+  Row<'messaging', 'messages'>,
+  'id' | 'uid' | 'account_id' | 'status' | 'direction' | 'channel_type' | 'sender' | 'recipient' | 'gateway_message_id' | 'error_message'
+>;
 
 /** The flat message payload; message_id is the numeric local id receivers look records up by. */
 export const messageEventFields = (m: MessageEventRow) => ({

@@ -13,7 +13,7 @@ const principal = (user: Principal['user']): Principal => ({
     wallet_balance: '0',
     currency: 'USD',
     billing_mode: 'prepaid',
-    created_at: new Date(),
+    created_at: '2026-01-01 00:00:00+00',
   },
   key: { id: 1, kind: 'rest', name: 'k', user_id: user?.id ?? null, expires_at: null, revoked_at: null },
   user,

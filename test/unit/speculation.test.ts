@@ -20,7 +20,7 @@ const authenticated = (over: { remaining?: number; balance?: string; permissions
     wallet_balance: over.balance ?? '100.0000',
     currency: 'USD',
     billing_mode: 'prepaid',
-    created_at: new Date('2026-01-01T00:00:00Z'),
+    created_at: '2026-01-01 00:00:00+00',
   },
   key: { id: 3, kind: 'rest', name: 'k', user_id: 9, expires_at: null, revoked_at: null },
   user: { id: 9, active: true, permissions: over.permissions ?? ['*'] },

@@ -290,14 +290,17 @@ export async function reserveStock(
  * Gives a hold's units back (release, expiry), or takes them out of inventory too (`decrement`:
  * a commit under stock_policy=svc). Null when the product is not the account's.
  */
+/** A product's stock figures after a move: units in inventory (null: not counted) and units held. */
+export type StockFigures = Pick<Product, 'inventory' | 'reserved'>;
+
 export async function releaseReservedStock(
   tx: EntityManager,
   accountId: number,
   productId: string,
   quantity: number,
   decrement: boolean,
-): Promise<Pick<Product, 'inventory' | 'reserved'> | null> {
-  return one<Pick<Product, 'inventory' | 'reserved'>>(
+): Promise<StockFigures | null> {
+  return one<StockFigures>(
     tx,
     `update products p set reserved = p.reserved - ?,
                            inventory = case when ?::boolean then p.inventory - ? else p.inventory end
