@@ -5,10 +5,10 @@ export interface AccountRow {
   id: number;
   uid: string;
   name: string;
-  status: string;
+  status: 'active' | 'suspended';
   wallet_balance: string;
   currency: string;
-  billing_mode: string;
+  billing_mode: 'prepaid' | 'postpaid';
   created_at: Date;
 }
 export interface KeyRow {
