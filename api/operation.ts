@@ -199,7 +199,10 @@ type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest
 type ObjectOf<S> = S extends undefined ? Record<never, never> : S extends JSONSchema ? FromSchema<S> : Record<never, never>;
 export type InputOf<P extends string, B, Q> = { [K in PathParams<P>]: string } & ObjectOf<B> & ObjectOf<Q>;
 
-export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
+/** The answer a handler must return: the type its output schema describes (a page operation's is its PageAnswer). */
+export type AnswerOf<S> = S extends JSONSchema ? FromSchema<S> : unknown;
+
+export interface OperationDef<A extends Auth, P extends string, B, Q, S> {
   /** Stable snake_case verb: the MCP tool name and the OpenAPI operationId. */
   name: string;
   method: Method;
@@ -224,7 +227,7 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   headers?: Record<string, string>;
   /** A body limit above the service's default (BODY_LIMIT_BYTES), for operations whose contract allows larger requests. */
   bodyLimitBytes?: number;
-  output: OperationOutput;
+  output: OperationOutput & { schema: S };
   /** Refusals its service decides (409 conflict, 402 balance…), status → when; the door's own are derived. */
   refusals?: Record<number, string>;
   mcp?: McpExposure;
@@ -240,7 +243,8 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, O> {
   /** Served by the page door (HTML) instead of the REST door; public operations only. */
   page?: PageDoor;
   // NoInfer: the input type is computed from the schemas, never inferred back from the handler.
-  handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<O>;
+  // The answer is checked against the output schema's type at compile time (NoInfer: from the schema, never the handler).
+  handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<NoInfer<AnswerOf<S>>>;
 }
 
 /** An operation as the doors see it, its input type erased. */
@@ -276,8 +280,8 @@ export function defineOperation<
   const P extends string,
   B extends JSONSchema | undefined = undefined,
   Q extends JSONSchema | undefined = undefined,
-  O = unknown,
->(def: OperationDef<A, P, B, Q, O>): Operation {
+  const S extends JSONSchema = JSONSchema,
+>(def: OperationDef<A, P, B, Q, S>): Operation {
   const params = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   checkPresentation(def.name, def.output);
   const bounded = (s: unknown) => (s === undefined ? undefined : withStorageBounds(s as JsonSchema));

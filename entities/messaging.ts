@@ -29,7 +29,8 @@ export const Message = defineEntity({
     // The provider request body (chat channel), kept apart from metadata, which clients see.
     providerRequest: p.json<Record<string, unknown>>().nullable(),
     segments: p.integer().default(1),
-    encoding: p.string().length(8).default('GSM-7'),
+    // The encodings domain/messaging/segments.ts counts in (SmsEncoding).
+    encoding: p.string().length(8).$type<'GSM-7' | 'UCS-2'>().default('GSM-7'),
     campaignId: p.integer().nullable(),
     // The campaign recipient (contact id): with campaign_id unique, so a campaign page inserted twice
     // (a retried activity) adds nothing the second time.
@@ -151,7 +152,7 @@ export const PhoneNumber = defineEntity({
     accountId: p.integer().index(),
     channelId: p.integer().nullable(),
     number: p.string().length(32),
-    capabilities: p.json<string[]>(),
+    capabilities: p.json<('sms' | 'mms' | 'whatsapp' | 'voice')[]>(),
     released: p.boolean().default(false),
     providerPhoneNumberId: p.string().length(64).nullable(),
     businessAccountId: p.string().length(64).nullable(),

@@ -28,6 +28,9 @@ export const WebhookEndpoint = defineEntity({
   },
 });
 
+/** A callback payload as receivers get it: flat, the envelope fields first, then the kind's own fields. */
+export type EventPayload = { event_id: string; event: string; occurred_at: string } & Record<string, unknown>;
+
 // The transactional outbox: written in the same transaction as the change it reports; the relay in
 // the worker turns undispatched rows into delivery workflows.
 export const OutboxEvent = defineEntity({
@@ -38,7 +41,7 @@ export const OutboxEvent = defineEntity({
     eventId: p.string().length(40).unique(),
     accountId: p.integer(),
     kind: p.string().length(64),
-    payload: p.json<Record<string, unknown>>(),
+    payload: p.json<EventPayload>(),
     occurredAt: p.datetime(),
     dispatchedAt: p.datetime().nullable(),
   },

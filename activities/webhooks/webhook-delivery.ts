@@ -3,7 +3,7 @@ import { request, type Agent } from 'undici';
 import type { Logger } from '../../logger.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
 import { communicationHeaders } from '../../services/webhooks/signing.js';
-import { orderedPayload } from '../../services/webhooks/events.js';
+import { orderedPayload, type EventPayload } from '../../services/webhooks/events.js';
 import type { SubscriptionDeliveries } from '../../services/webhooks/subscriptions.js';
 import { clearEndpointFailure, countEndpointFailure, disableEndpoint, endpointSigning } from '../../services/webhooks/store/endpoints.js';
 import { eventPayload } from '../../services/webhooks/store/outbox.js';
@@ -134,7 +134,7 @@ export async function postAttempt(
 export function endpointRequest(
   ep: { url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | string | null },
   eventId: string,
-  payload: Record<string, unknown>,
+  payload: EventPayload,
   now: Date,
 ): Prepared {
   const body = JSON.stringify(orderedPayload(payload));

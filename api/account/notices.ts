@@ -1,18 +1,10 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { numericId } from '../../services/platform/ids.js';
-import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
-import { listAccountNotices, listNotices, noticeSchema } from '../../services/account/notices.js';
+import { pageSchema } from '../../services/platform/pagination.js';
+import { listAccountNotices, listNotices, noticeQuerySchema, noticeSchema } from '../../services/account/notices.js';
 
 // Account notices: what the service told the account (low stock, a feed switched off). Read with any
 // valid key of the account (like the profile and balance), and by the operator.
-
-const noticeQuery = {
-  type: 'object',
-  properties: {
-    kind: { type: 'string', minLength: 1, maxLength: 64, description: 'only notices of this kind (product.low_stock…)' },
-    ...pageQueryProperties,
-  },
-} as const;
 
 const noticePage = pageSchema('notices', noticeSchema);
 
@@ -25,7 +17,7 @@ export const noticeOperations = [
     summary: 'Notices the service gave the account, newest first',
     description: 'Page-number pagination: default 20, at most 100; limit wins over per_page.',
     auth: 'rest',
-    query: noticeQuery,
+    query: noticeQuerySchema,
     output: { kind: 'list', status: 200, description: 'A page of notices', schema: noticePage },
     mcp: { servers: ['overview'], scope: 'mcp:overview', annotations: HINTS.read },
     handler: async ({ rc }, query) => listNotices(rc, query),
@@ -40,7 +32,7 @@ export const noticeSettingsOperations = [
     tag: 'Settings (operator)',
     auth: 'operator',
     summary: 'Notices the service gave an account, newest first',
-    query: noticeQuery,
+    query: noticeQuerySchema,
     output: { kind: 'list', status: 200, description: 'A page of notices', schema: noticePage },
     cli: [{ command: 'notices:list', help: 'Notices the service gave an account (low stock, feeds switched off), newest first' }],
     handler: async ({ oc }, { account, ...query }) => listAccountNotices(oc, numericId(account, 'Account'), query),

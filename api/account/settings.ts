@@ -1,4 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
+import { deletedSchema } from '../answers.js';
 import { PERMISSIONS } from '../../domain/account/permissions.js';
 import { DATA_GRANT_PATTERN } from '../../domain/data/index.js';
 import { numericId } from '../../services/platform/ids.js';
@@ -46,8 +47,7 @@ const permissionList = {
   uniqueItems: true,
 } as const;
 
-const listOf = (item: Record<string, unknown>) => ({ type: 'array', items: item });
-const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
+const listOf = <const S>(items: S) => ({ type: 'array', items }) as const;
 
 const accountSchema = {
   type: 'object',
@@ -63,7 +63,7 @@ const accountSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 const userSchema = {
   type: 'object',
   required: ['id', 'account_id', 'email', 'name', 'permissions', 'active'],
@@ -77,7 +77,7 @@ const userSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 const keySchema = {
   type: 'object',
   required: ['id', 'account_id', 'kind', 'name', 'hint'],
@@ -93,17 +93,18 @@ const keySchema = {
     last_used_at: nullableDateTime,
     created_at: dateTime,
   },
-};
+} as const;
 const issuedKeySchema = {
   ...keySchema,
   required: [...keySchema.required, 'token'],
   properties: { ...keySchema.properties, token: { type: 'string', description: 'The secret: shown in this answer only' } },
-};
-const identityRow = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  required: ['id', 'account_id'],
-  properties: { id: { type: 'integer' }, account_id: { type: 'integer' }, channel_id: nullableId, ...properties, created_at: dateTime },
-});
+} as const;
+const identityRow = <const P extends object>(properties: P) =>
+  ({
+    type: 'object',
+    required: ['id', 'account_id'],
+    properties: { id: { type: 'integer' }, account_id: { type: 'integer' }, ...properties, created_at: dateTime },
+  }) as const;
 
 const accountFields = {
   name: { type: 'string', minLength: 1, maxLength: 160 },
@@ -320,66 +321,46 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
 
 // ---- Sending identities, routes and the blacklist ----------------------------------------------
 
-/** List and remove are the same for every kind; add and change follow each kind's schema below. */
-function identityReadAndRemove(
-  kind: IdentityKind,
-  noun: string,
-  label: [one: string, many: string],
-  cli: string,
-  item: Record<string, unknown>,
-) {
-  const path = `${A}/{account}/${kind}` as const;
+/**
+ * What a kind's list states besides its answer: each kind's answer and handler are written where the
+ * kind is named, so its row's type is checked against its own schema.
+ */
+function identityList<K extends IdentityKind>(kind: K, noun: string, many: string, cli: string) {
   return {
-    list: defineOperation({
-      ...base,
-      name: `admin_list_${noun}s`,
-      method: 'GET',
-      path,
-      summary: `List the account's ${label[1]}`,
-      output: { kind: 'list', status: 200, description: `The account's ${label[1]}`, schema: listOf(item) },
-      cli: [{ command: `${cli}:list` }],
-      handler: async ({ oc }, { account }) => listIdentities(oc, kind, await accountRef(oc, account)),
-    }),
-    remove: defineOperation({
-      ...base,
-      name: `admin_remove_${noun}`,
-      method: 'DELETE',
-      path: `${path}/{id}`,
-      summary: `Remove a ${label[0]}`,
-      output: { kind: 'outcome', status: 200, description: 'Removed', schema: deleted },
-      cli: [{ command: `${cli}:remove` }],
-      handler: async ({ oc }, { account, id }) => removeIdentity(oc, kind, await accountRef(oc, account), numericId(id)),
-    }),
-  };
+    ...base,
+    name: `admin_list_${noun}s`,
+    method: 'GET',
+    path: `${A}/{account}/${kind}`,
+    summary: `List the account's ${many}`,
+    cli: [{ command: `${cli}:list` }],
+  } as const;
+}
+const listed = (many: string) => ({ kind: 'list', status: 200, description: `The account's ${many}` }) as const;
+
+/** Removal is the same for every kind; add and change follow each kind's schema below. */
+function identityRemove(kind: IdentityKind, noun: string, one: string, cli: string) {
+  return defineOperation({
+    ...base,
+    name: `admin_remove_${noun}`,
+    method: 'DELETE',
+    path: `${A}/{account}/${kind}/{id}`,
+    summary: `Remove a ${one}`,
+    output: { kind: 'outcome', status: 200, description: 'Removed', schema: deletedSchema() },
+    cli: [{ command: `${cli}:remove` }],
+    handler: async ({ oc }, { account, id }) => removeIdentity(oc, kind, await accountRef(oc, account), numericId(id)),
+  });
 }
 
-const senderIdSchema = identityRow({ value: { type: 'string' }, approval_status: senderIdFields.approval_status });
-const senderIds = identityReadAndRemove('sender-ids', 'sender_id', ['sender id', 'sender ids'], 'senders', senderIdSchema);
+const senderIdSchema = identityRow({ value: { type: 'string' }, ...senderIdFields });
 const phoneNumberSchema = identityRow({ number: { type: 'string' }, ...phoneNumberFields });
-const phoneNumbers = identityReadAndRemove(
-  'phone-numbers',
-  'phone_number',
-  ['phone number', 'phone numbers'],
-  'numbers',
-  phoneNumberSchema,
-);
 const shortCodeSchema = identityRow({ code: { type: 'string' }, ...shortCodeFields });
-const shortCodes = identityReadAndRemove('short-codes', 'short_code', ['short code', 'short codes'], 'short-codes', shortCodeSchema);
 const channelSchema = identityRow({
   channel_type: { enum: ['sms', 'whatsapp'] },
   provider: { type: 'string' },
   ...channelFields,
   config: { type: ['object', 'null'] },
 });
-const channels = identityReadAndRemove('channels', 'channel', ['channel', 'channels'], 'channels', channelSchema);
-const blacklistSchema = identityRow({ phone: { type: 'string' } });
-const blacklist = identityReadAndRemove(
-  'blacklist',
-  'blacklist_entry',
-  ['blacklist entry', 'blacklist entries'],
-  'blacklist',
-  blacklistSchema,
-);
+const blacklistSchema = identityRow({ phone: { type: 'string' }, channel_id: nullableId });
 
 const S = `${A}/{account}/sender-ids` as const;
 const N = `${A}/{account}/phone-numbers` as const;
@@ -388,7 +369,11 @@ const H = `${A}/{account}/channels` as const;
 const B = `${A}/{account}/blacklist` as const;
 
 const identityOperations = [
-  senderIds.list,
+  defineOperation({
+    ...identityList('sender-ids', 'sender_id', 'sender ids', 'senders'),
+    output: { ...listed('sender ids'), schema: listOf(senderIdSchema) },
+    handler: async ({ oc }, { account }) => listIdentities(oc, 'sender-ids', await accountRef(oc, account)),
+  }),
   defineOperation({
     ...base,
     name: 'admin_add_sender_id',
@@ -420,8 +405,12 @@ const identityOperations = [
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'sender-ids', await accountRef(oc, account), numericId(id), fields),
   }),
-  senderIds.remove,
-  phoneNumbers.list,
+  identityRemove('sender-ids', 'sender_id', 'sender id', 'senders'),
+  defineOperation({
+    ...identityList('phone-numbers', 'phone_number', 'phone numbers', 'numbers'),
+    output: { ...listed('phone numbers'), schema: listOf(phoneNumberSchema) },
+    handler: async ({ oc }, { account }) => listIdentities(oc, 'phone-numbers', await accountRef(oc, account)),
+  }),
   defineOperation({
     ...base,
     name: 'admin_add_phone_number',
@@ -461,8 +450,12 @@ const identityOperations = [
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'phone-numbers', await accountRef(oc, account), numericId(id), fields),
   }),
-  phoneNumbers.remove,
-  shortCodes.list,
+  identityRemove('phone-numbers', 'phone_number', 'phone number', 'numbers'),
+  defineOperation({
+    ...identityList('short-codes', 'short_code', 'short codes', 'short-codes'),
+    output: { ...listed('short codes'), schema: listOf(shortCodeSchema) },
+    handler: async ({ oc }, { account }) => listIdentities(oc, 'short-codes', await accountRef(oc, account)),
+  }),
   defineOperation({
     ...base,
     name: 'admin_add_short_code',
@@ -491,8 +484,12 @@ const identityOperations = [
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'short-codes', await accountRef(oc, account), numericId(id), fields),
   }),
-  shortCodes.remove,
-  channels.list,
+  identityRemove('short-codes', 'short_code', 'short code', 'short-codes'),
+  defineOperation({
+    ...identityList('channels', 'channel', 'channels', 'channels'),
+    output: { ...listed('channels'), schema: listOf(channelSchema) },
+    handler: async ({ oc }, { account }) => listIdentities(oc, 'channels', await accountRef(oc, account)),
+  }),
   defineOperation({
     ...base,
     name: 'admin_add_channel',
@@ -525,8 +522,12 @@ const identityOperations = [
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'channels', await accountRef(oc, account), numericId(id), fields),
   }),
-  channels.remove,
-  blacklist.list,
+  identityRemove('channels', 'channel', 'channel', 'channels'),
+  defineOperation({
+    ...identityList('blacklist', 'blacklist_entry', 'blacklist entries', 'blacklist'),
+    output: { ...listed('blacklist entries'), schema: listOf(blacklistSchema) },
+    handler: async ({ oc }, { account }) => listIdentities(oc, 'blacklist', await accountRef(oc, account)),
+  }),
   defineOperation({
     ...base,
     name: 'admin_add_blacklist_entry',
@@ -550,7 +551,7 @@ const identityOperations = [
     handler: async ({ oc }, { account, id, ...fields }) =>
       updateIdentity(oc, 'blacklist', await accountRef(oc, account), numericId(id), fields),
   }),
-  blacklist.remove,
+  identityRemove('blacklist', 'blacklist_entry', 'blacklist entry', 'blacklist'),
 ];
 
 /** The account family's operator operations, fixed paths before `{param}` ones. */

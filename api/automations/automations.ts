@@ -19,7 +19,7 @@ const envelope = {
     source: { type: ['string', 'null'] },
     data: { type: 'object' },
   },
-};
+} as const;
 
 const base = { tag: 'Automations', auth: 'rest', permission: 'automations.view' } as const;
 const mcpAutomations = { servers: ['automations'], scope: 'mcp:automations', annotations: HINTS.read } as const;

@@ -1,4 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
+import { deletedSchema } from '../answers.js';
 import { numericId } from '../../services/platform/ids.js';
 import { operationRunSchema } from '../../services/automations/operations.js';
 import {
@@ -31,8 +32,7 @@ const eventType = {
   description: 'A business event type, a prefix such as order.*, or *',
 } as const;
 const dateTime = { type: ['string', 'null'], format: 'date-time' } as const;
-const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
-const listOf = (item: Record<string, unknown>) => ({ type: 'array', items: item });
+const listOf = <const S>(items: S) => ({ type: 'array', items }) as const;
 
 const subscriptionSchema = {
   type: 'object',
@@ -45,7 +45,7 @@ const subscriptionSchema = {
     active: { type: 'boolean' },
     created_at: dateTime,
   },
-};
+} as const;
 const operationSchema = {
   type: 'object',
   required: ['id', 'name', 'kind', 'config', 'active'],
@@ -59,7 +59,7 @@ const operationSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 const scheduleSchema = {
   type: 'object',
   required: ['id', 'name', 'operation', 'every_seconds', 'active'],
@@ -72,7 +72,7 @@ const scheduleSchema = {
     active: { type: 'boolean' },
     created_at: dateTime,
   },
-};
+} as const;
 
 export const automationSettingsOperations: readonly Operation[] = [
   defineOperation({
@@ -133,7 +133,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'DELETE',
     path: `${A}/automation-subscriptions/{id}`,
     summary: 'Delete a subscription',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deleted },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema() },
     cli: [{ command: 'subscriptions:delete' }],
     handler: async ({ oc }, { account, id }) => deleteSubscription(oc, await accountRef(oc, account), numericId(id, 'Subscription')),
   }),
@@ -181,7 +181,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'DELETE',
     path: `${A}/operations/{id}`,
     summary: 'Delete an operation definition',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deleted },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema() },
     cli: [{ command: 'operations:delete' }],
     handler: async ({ oc }, { account, id }) => deleteOperation(oc, await accountRef(oc, account), numericId(id, 'Operation')),
   }),
@@ -232,7 +232,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'DELETE',
     path: `${A}/schedules/{id}`,
     summary: 'Delete a schedule (and its Temporal Schedule)',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deleted },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema() },
     cli: [{ command: 'schedules:delete', help: 'The id is the schedule UUID' }],
     handler: async ({ oc, deps }, { account, id }) => removeSchedule(oc, deps, await accountRef(oc, account), id),
   }),

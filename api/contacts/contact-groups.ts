@@ -1,33 +1,14 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { groupSchema, importSchema } from '../../services/contacts/contact-view.js';
-import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
+import { groupBody, groupListQuery, importBody } from '../../services/contacts/contact-schemas.js';
 import { listGroups, createGroup, getGroup, renameGroup, deleteGroup } from '../../services/contacts/contact-groups.js';
 import { createImport, getImport } from '../../services/contacts/contact-imports.js';
-import { MAX_IMPORT_ROWS } from '../../domain/contacts/contact-import.js';
-import { noInput, storableValue } from '../../services/platform/storable.js';
+import { noInput } from '../../services/platform/storable.js';
+import { deletedSchema } from '../answers.js';
 
 // Contact groups and bulk imports: an endpoint family added after 7 September 2026, so every route
 // names an issuer permission (and keys without an issuer are refused).
-
-const groupBody = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 160 } } } as const;
-
-const groupListQuery = {
-  type: 'object',
-  properties: {
-    search: { type: 'string', maxLength: 160, description: 'matches the group name' },
-    ...pageQueryProperties,
-  },
-} as const;
-
-const importBody = {
-  type: 'object',
-  description: `Either contacts (JSON objects with the fields of a contact create) or csv (a header row naming the fields, e.g. PHONE,NAME,city). At most ${MAX_IMPORT_ROWS} rows.`,
-  properties: {
-    format: { enum: ['json', 'csv'], description: 'defaults to csv when csv is sent, else json' },
-    contacts: { type: 'array', minItems: 1, maxItems: MAX_IMPORT_ROWS, items: storableValue },
-    csv: { type: 'string', minLength: 1, description: 'RFC 4180: comma separated, double quotes, first record is the header' },
-  },
-} as const;
 
 const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
 const base = { tag: 'Contact groups', auth: 'rest' } as const;
@@ -103,11 +84,7 @@ export const contactGroupOperations = [
       kind: 'outcome',
       status: 200,
       description: 'Deleted',
-      schema: {
-        type: 'object',
-        required: ['id', 'uid', 'deleted'],
-        properties: { id: { type: 'integer' }, uid: { type: 'string' }, deleted: { const: true } },
-      },
+      schema: deletedSchema({ id: { type: 'integer' }, uid: { type: 'string' } }),
     },
     mcp: {
       ...mcpContacts,

@@ -1,103 +1,15 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { contactSchema } from '../../services/contacts/contact-view.js';
-import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
-import {
-  createContact,
-  getContact,
-  updateContact,
-  deleteContact,
-  listContacts,
-  type ContactListQuery,
-} from '../../services/contacts/contacts.js';
-import { noInput, storableObject } from '../../services/platform/storable.js';
-
-// Field types and limits are checked by domain/contacts.ts too (shared with the bulk import, so both
-// answer the same messages); the schema states the same rules, worded the same way, so the document
-// admits exactly what the server accepts.
-const textOrNumber = (field: string, maxLength?: number) =>
-  ({
-    allOf: [{ type: ['string', 'number', 'null'], 'x-error': `The ${field} must be a string.` }, ...(maxLength ? [{ maxLength }] : [])],
-  }) as const;
-
-const SUBSCRIBED = 'The is subscribed field must be true or false.';
-/** A number, or text with something besides spaces (what counts as "sent" for a phone). */
-const nonBlank = (field: string) =>
-  ({
-    anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$' }],
-    'x-error': `The ${field} field is required.`,
-  }) as const;
-
-export const contactBody = {
-  type: 'object',
-  description:
-    'Any other top-level field is stored under custom_field_values (a custom_field_values object is itself one custom key): ' +
-    'text, numbers, booleans, null, or arrays and objects of those nested at most four levels. ' +
-    'Reserved: PHONE, phone_number, country_code, name, NAME, FIRST_NAME, LAST_NAME, is_subscribed, _token.',
-  properties: {
-    PHONE: {
-      ...textOrNumber('PHONE', 64),
-      description:
-        'string or number; required unless phone_number is sent, and wins over it. Non-digits are removed; ' +
-        'a matching country_code is removed from the front, then one trunk zero when a country code is present',
-    },
-    phone_number: { ...textOrNumber('phone number', 64), description: 'alias of PHONE' },
-    country_code: {
-      allOf: [
-        ...textOrNumber('country code', 8).allOf,
-        // Blank, or holding at least one digit (a calling code); NUL is refused everywhere.
-        { pattern: '^(?:\\s*|[^\\u0000]*\\d[^\\u0000]*)$', 'x-error': 'The country code must be a calling code such as 255.' },
-      ],
-      description: 'calling code, e.g. 255 or +255; never inferred from a leading plus in the phone',
-    },
-    name: { ...textOrNumber('name', 160), description: 'wins over NAME; else FIRST_NAME and LAST_NAME joined; else the normalized phone' },
-    NAME: textOrNumber('NAME', 160),
-    FIRST_NAME: textOrNumber('FIRST NAME'),
-    LAST_NAME: textOrNumber('LAST NAME'),
-    is_subscribed: {
-      anyOf: [
-        { type: ['boolean', 'null'], 'x-error': SUBSCRIBED },
-        { enum: [0, 1], 'x-error': SUBSCRIBED },
-        {
-          type: 'string',
-          pattern: '^\\s*(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0)?\\s*$',
-          'x-error': SUBSCRIBED,
-        },
-      ],
-      description: 'boolean (also 1/0, "true"/"false"); true on create when omitted, kept on update when omitted',
-    },
-  },
-  additionalProperties: storableObject.additionalProperties,
-  // A phone is required: PHONE, or phone_number when PHONE is absent or blank.
-  if: { not: { required: ['phone_number'], properties: { phone_number: nonBlank('phone number') } } },
-  then: { required: ['PHONE'], properties: { PHONE: nonBlank('PHONE') } },
-} as const;
-
-const listBody = {
-  type: 'object',
-  properties: {
-    search: { ...textOrNumber('search', 191), description: 'string (a number is accepted); matches the name or the national phone_number' },
-    page: { type: ['integer', 'string', 'null'], description: 'integer from 1 (a numeric string is accepted; anything else reads as 1)' },
-    limit: { type: ['integer', 'string', 'null'], description: 'integer, default 20, at most 100; wins over per_page' },
-    per_page: { type: ['integer', 'string', 'null'], description: 'integer; limit wins' },
-  },
-} as const;
-
-export const contactListQuery = {
-  type: 'object',
-  properties: {
-    search: { type: 'string', maxLength: 191, description: 'matches the name or the national phone_number' },
-    ...pageQueryProperties,
-  },
-} as const;
+import { pageSchema } from '../../services/platform/pagination.js';
+import { createContact, getContact, updateContact, deleteContact, listContacts } from '../../services/contacts/contacts.js';
+import { contactBody, contactListBody, contactListQuery } from '../../services/contacts/contact-schemas.js';
+import { noInput } from '../../services/platform/storable.js';
+import { deletedSchema } from '../answers.js';
 
 const anyBody = noInput;
 const one = contactSchema;
-export const contactList = pageSchema('contacts', contactSchema);
-export const deleted = {
-  type: 'object',
-  required: ['id', 'uid', 'deleted'],
-  properties: { id: { type: 'integer' }, uid: { type: 'string' }, deleted: { const: true } },
-} as const;
+const contactList = pageSchema('contacts', contactSchema);
+const deleted = deletedSchema({ id: { type: 'integer' }, uid: { type: 'string' } });
 
 const mcpContacts = { servers: ['contacts'], scope: 'mcp:contacts' } as const;
 
@@ -154,11 +66,11 @@ export const contactCompatOperations = [
     method: 'POST',
     path: `${g}/all`,
     summary: "List the group's contacts, newest updated first",
-    body: listBody,
+    body: contactListBody,
     description: 'Body: search, page, limit (default 20, at most 100). Answers the contacts and the pagination object.',
     output: { kind: 'list', status: 200, description: 'A page of contacts', schema: contactList },
     // The body's field types are checked by the service (numbers may arrive as strings here).
-    handler: async ({ rc }, { group_id, ...query }) => listContacts(rc, group_id, query as ContactListQuery),
+    handler: async ({ rc }, { group_id, ...query }) => listContacts(rc, group_id, query),
   }),
 ];
 

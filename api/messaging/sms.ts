@@ -1,24 +1,14 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { messageSchema } from '../../services/messaging/message-view.js';
-import { sendSms, getMessage, listMessages, smsSendBody } from '../../services/messaging/messages.js';
+import { sendSms, getMessage, listMessages, messageListQuery, smsSendBody } from '../../services/messaging/messages.js';
 import { listSmsSenders } from '../../services/messaging/senders.js';
-import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
+import { pageSchema } from '../../services/platform/pagination.js';
 import { noInput } from '../../services/platform/storable.js';
 
 export const sendResponse = {
   type: 'object',
   required: ['messages'],
   properties: { messages: { type: 'array', items: messageSchema } },
-} as const;
-
-const listQuery = {
-  type: 'object',
-  properties: {
-    status: { enum: ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] },
-    direction: { enum: ['inbound', 'outbound'] },
-    channel_type: { enum: ['sms', 'whatsapp'] },
-    ...pageQueryProperties,
-  },
 } as const;
 
 export const sendSmsOperation = defineOperation({
@@ -90,7 +80,7 @@ export const listMessagesOperation = defineOperation({
   tag: 'Messages',
   summary: 'List messages (both channels), newest first',
   auth: 'rest',
-  query: listQuery,
+  query: messageListQuery,
   description: 'Filters: status, direction, channel_type. Page-number pagination: default 20, at most 100; limit wins over per_page.',
   output: {
     kind: 'list',

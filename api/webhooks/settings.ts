@@ -1,4 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
+import { deletedSchema } from '../answers.js';
 import { numericId } from '../../services/platform/ids.js';
 import {
   createEndpoint,
@@ -52,7 +53,7 @@ const endpointSchema = {
     created_at: nullableDateTime,
     updated_at: nullableDateTime,
   },
-};
+} as const;
 const withSecret = {
   ...endpointSchema,
   required: [...endpointSchema.required, 'secret'],
@@ -60,7 +61,7 @@ const withSecret = {
     ...endpointSchema.properties,
     secret: { type: 'string', description: 'The signing secret (whsec_…): shown in this answer only' },
   },
-};
+} as const;
 const deliverySchema = {
   type: 'object',
   required: ['id', 'event_id', 'endpoint_id', 'status', 'attempts', 'attempt_log'],
@@ -90,14 +91,13 @@ const deliverySchema = {
       },
     },
   },
-};
+} as const;
 const eventSchema = {
   type: 'object',
   required: ['event_id', 'event', 'occurred_at'],
   description: 'The callback payload as receivers got it, plus when it was dispatched',
   properties: { event_id: { type: 'string' }, event: { type: 'string' }, occurred_at: { type: 'string' }, dispatched_at: nullableDateTime },
-};
-const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
+} as const;
 
 export const webhookSettingsOperations: readonly Operation[] = [
   defineOperation({
@@ -181,7 +181,7 @@ export const webhookSettingsOperations: readonly Operation[] = [
     method: 'DELETE',
     path: `${E}/{id}`,
     summary: 'Delete a webhook endpoint (its delivery log stays readable)',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deleted },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema() },
     cli: [{ command: 'webhooks:delete', flags: { endpoint: 'id' } }],
     handler: async ({ oc }, { account, id }) => deleteEndpoint(oc, await accountRef(oc, account), endpointId(id)),
   }),

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OperatorContext, RequestContext } from '../platform/context.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { pageAnswer, pageOf, pageQueryProperties } from '../platform/pagination.js';
 import { iso } from '../platform/time.js';
 import { requireAccount } from './settings.js';
 import { insertNotices, noticesPage, type NoticeRecord } from './store.js';
@@ -57,17 +58,19 @@ export const noticeSchema = {
   },
 } as const;
 
-export interface NoticeQuery {
-  page?: number;
-  per_page?: number;
-  limit?: number;
-  kind?: string;
-}
+export const noticeQuerySchema = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', minLength: 1, maxLength: 64, description: 'only notices of this kind (product.low_stock…)' },
+    ...pageQueryProperties,
+  },
+} as const;
+export type NoticeQuery = FromSchema<typeof noticeQuerySchema>;
 
 async function pageOfNotices(em: EntityManager, accountId: number, q: NoticeQuery) {
-  const { page, perPage, offset } = pageOf(q);
-  const { total, rows } = await noticesPage(em, accountId, { kind: q.kind, limit: perPage, offset });
-  return { notices: rows.map(noticeView), pagination: paginationOf(page, perPage, total) };
+  const page = pageOf(q);
+  const { total, rows } = await noticesPage(em, accountId, { kind: q.kind, limit: page.perPage, offset: page.offset });
+  return pageAnswer('notices', rows.map(noticeView), page, total);
 }
 
 /** The caller's notices, newest first (default 20 a page, at most 100). */

@@ -40,10 +40,9 @@ export const campaignBody = {
 } as const;
 export type CampaignCreateInput = FromSchema<typeof campaignBody>;
 
-/** A campaign with its group's reference and its message counts (sent, failed). */
+/** A campaign with its group's reference (null once the group is gone) and its message counts (sent, failed). */
 type CampaignWithGroup = CampaignRow & {
-  group_uid: string | null;
-  group_name: string | null;
+  group: { uid: string; name: string } | null;
   sent_count?: string | number;
   failed_count?: string | number;
 };
@@ -66,7 +65,7 @@ export function campaignView(r: CampaignWithGroup) {
     sent_count: Number(r.sent_count ?? 0),
     failed_count: Number(r.failed_count ?? 0),
     contact_group:
-      r.contact_group_id === null || r.group_uid === null ? null : { id: r.contact_group_id, uid: r.group_uid, name: r.group_name },
+      r.contact_group_id === null || r.group === null ? null : { id: r.contact_group_id, uid: r.group.uid, name: r.group.name },
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
@@ -155,7 +154,7 @@ export async function createCampaigns(rc: RequestContext, deps: CampaignServiceD
         scheduledAt,
       });
       if (status !== 'cancelled') await startCampaignWorkflow(deps, rc.account.id, row, scheduledAt);
-      out.push({ ...row, group_uid: g.uid, group_name: g.name });
+      out.push({ ...row, group: { uid: g.uid, name: g.name } });
     }
     return out;
   });
@@ -222,8 +221,7 @@ export async function getCampaign(rc: RequestContext, ref: string) {
   const counts = await campaignCounts(rc.em, row.id);
   return campaignView({
     ...row,
-    group_uid: group?.uid ?? null,
-    group_name: group?.name ?? null,
+    group: group ? { uid: group.uid, name: group.name } : null,
     sent_count: counts.sent,
     failed_count: counts.failed,
   });

@@ -3,7 +3,8 @@ import { accountGroup, countedGroup, deleteGroupRow, groupsPage, insertGroup, re
 import { notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { groupView } from './contact-view.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf } from '../platform/pagination.js';
+import type { GroupListQuery } from './contact-schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT_MAX = 2_147_483_647;
@@ -31,19 +32,12 @@ export async function getGroup(rc: RequestContext, ref: string) {
   return groupView(row);
 }
 
-export interface GroupListQuery {
-  page?: number;
-  per_page?: number;
-  limit?: number;
-  search?: string;
-}
-
 /** Newest first; the optional search matches the name. */
 export async function listGroups(rc: RequestContext, q: GroupListQuery) {
-  const { page, perPage, offset } = pageOf(q);
+  const page = pageOf(q);
   const nameLike = q.search && q.search.trim() !== '' ? `%${likeEscape(q.search.trim())}%` : null;
-  const { total, rows } = await groupsPage(rc.em, rc.account.id, nameLike, perPage, offset);
-  return { groups: rows.map(groupView), pagination: paginationOf(page, perPage, total) };
+  const { total, rows } = await groupsPage(rc.em, rc.account.id, nameLike, page.perPage, page.offset);
+  return pageAnswer('groups', rows.map(groupView), page, total);
 }
 
 function groupName(name: string): string {
@@ -65,7 +59,7 @@ export async function renameGroup(rc: RequestContext, ref: string, name: string)
 export async function deleteGroup(rc: RequestContext, ref: string) {
   const group = await resolveGroup(rc, ref);
   await deleteGroupRow(rc.em, group.id, rc.account.id);
-  return { id: group.id, uid: group.uid, deleted: true };
+  return { id: group.id, uid: group.uid, deleted: true as const };
 }
 
 /** Escapes LIKE wildcards so a search for "50%" finds that text, not everything. */

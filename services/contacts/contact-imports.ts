@@ -9,16 +9,12 @@ import { startWorkflow } from '../../temporal/starters.js';
 import type { ContactImportInput } from '../../workflows/contacts/contact-import.js';
 import { contactImportStarter } from '../../workflows/contacts/contact-import.starter.js';
 import { resolveGroup } from './contact-groups.js';
+import type { ImportRequest } from './contact-schemas.js';
 import { importView } from './contact-view.js';
 
 export interface ImportServiceDeps {
   temporal: Client;
   config: Config;
-}
-export interface ImportRequest {
-  format?: 'json' | 'csv';
-  contacts?: unknown[];
-  csv?: string;
 }
 
 interface Staged {

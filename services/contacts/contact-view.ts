@@ -59,7 +59,7 @@ export const importView = (r: ImportRow & { group_uid: string }) => ({
   finished_at: iso(r.finished_at),
 });
 
-const ts = { type: ['string', 'null'] };
+const ts = { type: ['string', 'null'] } as const;
 
 export const contactSchema = {
   type: 'object',

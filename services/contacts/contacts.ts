@@ -14,7 +14,8 @@ import type { RequestContext } from '../platform/context.js';
 import { parseContact, type ContactFields } from '../../domain/contacts/contacts.js';
 import { resolveGroup, likeEscape } from './contact-groups.js';
 import { contactView } from './contact-view.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf } from '../platform/pagination.js';
+import type { ContactListQuery } from './contact-schemas.js';
 import { newUid } from '../platform/ids.js';
 
 // Contacts live inside a group: every lookup is scoped by account and group, so a contact of
@@ -78,14 +79,7 @@ export async function deleteContact(rc: RequestContext, groupRef: string, ref: s
   const key = contactRef(ref);
   const row = key && (await deleteContactRow(rc.em, rc.account.id, group.id, key));
   if (!row) throw notFound('Contact');
-  return { id: Number(row.id), uid: row.uid, deleted: true };
-}
-
-export interface ContactListQuery {
-  search?: string | number;
-  page?: number | string;
-  per_page?: number | string;
-  limit?: number | string;
+  return { id: Number(row.id), uid: row.uid, deleted: true as const };
 }
 
 /** Newest updated first; search matches the name or the national phone_number. */
@@ -98,5 +92,10 @@ export async function listContacts(rc: RequestContext, groupRef: string, q: Cont
   const search =
     term === '' ? null : { like: `%${likeEscape(term)}%`, digitsLike: digits !== '' && digits !== term ? `%${digits}%` : null };
   const { total, rows } = await contactsPage(rc.em, { accountId: rc.account.id, groupId: group.id, search, limit: perPage, offset });
-  return { contacts: rows.map((r) => withGroupUid(r, group.uid)), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer(
+    'contacts',
+    rows.map((r) => withGroupUid(r, group.uid)),
+    { page, perPage },
+    total,
+  );
 }

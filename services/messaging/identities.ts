@@ -40,7 +40,11 @@ function normalized<K extends IdentityKind>(kind: K, input: IdentityInput<K>): R
   return out;
 }
 
-export async function listIdentities(oc: OperatorContext, kind: IdentityKind, accountId: number): Promise<IdentityRecord[]> {
+export async function listIdentities<K extends IdentityKind>(
+  oc: OperatorContext,
+  kind: K,
+  accountId: number,
+): Promise<IdentityRecord<K>[]> {
   await requireAccount(oc, accountId);
   return (await identitiesOf(oc.em, kind, accountId)).map(withIsoTimestamps);
 }
@@ -50,7 +54,7 @@ export async function addIdentity<K extends IdentityKind>(
   kind: K,
   accountId: number,
   input: IdentityInput<K>,
-): Promise<IdentityRecord> {
+): Promise<IdentityRecord<K>> {
   await requireAccount(oc, accountId);
   const row = await insertIdentity(oc.em, kind, accountId, normalized(kind, input));
   oc.log.info({ actor: 'operator', account: accountId, kind, id: row!.id }, 'identity added');
@@ -63,7 +67,7 @@ export async function updateIdentity<K extends IdentityKind>(
   accountId: number,
   id: number,
   input: IdentityInput<K>,
-): Promise<IdentityRecord> {
+): Promise<IdentityRecord<K>> {
   const row = await updateIdentityColumns(oc.em, kind, accountId, id, normalized(kind, input));
   if (!row) throw notFound(WHAT[kind]);
   return withIsoTimestamps(row);

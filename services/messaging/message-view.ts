@@ -31,7 +31,7 @@ export function messageView(r: MessageViewRow) {
   };
 }
 
-const nullable = (type: string) => ({ type: [type, 'null'] });
+const nullable = <const T extends string>(type: T) => ({ type: [type, 'null'] }) as const;
 const ts = nullable('string');
 
 export const messageSchema = {

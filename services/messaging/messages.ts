@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { accountMessage, messagesPage, unstartedMessages } from './store/messages.js';
 import { checkRecipients } from '../../domain/messaging/recipients.js';
 import { estimateSegments } from '../../domain/messaging/segments.js';
@@ -7,7 +8,7 @@ import { smsSendRoute } from './channels.js';
 import { messageView } from './message-view.js';
 import { createOutboundMessages, draftsFor, type MessageServiceDeps } from './outbound.js';
 import { sendWhatsApp } from './whatsapp.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf, pageQueryProperties } from '../platform/pagination.js';
 
 export { smsSendBody, type SmsSendInput } from './send-schemas.js';
 import type { SmsSendInput } from './send-schemas.js';
@@ -82,25 +83,28 @@ export async function getMessage(rc: RequestContext, channelType: 'sms' | 'whats
   return messageView(row);
 }
 
-export interface MessageListQuery {
-  status?: string;
-  direction?: string;
-  channel_type?: string;
-  page?: number;
-  per_page?: number;
-  limit?: number;
-}
+/** The query of GET /messages: the filters and the page. */
+export const messageListQuery = {
+  type: 'object',
+  properties: {
+    status: { enum: ['queued', 'processing', 'sent', 'checking_delivery', 'delivered', 'read', 'failed', 'received'] },
+    direction: { enum: ['inbound', 'outbound'] },
+    channel_type: { enum: ['sms', 'whatsapp'] },
+    ...pageQueryProperties,
+  },
+} as const;
+export type MessageListQuery = FromSchema<typeof messageListQuery>;
 
 /** Newest first, page-number pagination; `limit` wins over `per_page`, default 20, cap 100. */
 export async function listMessages(rc: RequestContext, q: MessageListQuery) {
-  const { page, perPage, offset } = pageOf(q);
+  const page = pageOf(q);
   const { total, rows } = await messagesPage(
     rc.em,
     { accountId: rc.account.id, status: q.status, direction: q.direction, channelType: q.channel_type },
-    perPage,
-    offset,
+    page.perPage,
+    page.offset,
   );
-  return { messages: rows.map(messageView), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('messages', rows.map(messageView), page, total);
 }
 
 /** Queued outbound messages whose workflow may never have started (a crash between insert and start). */

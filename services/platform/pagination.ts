@@ -22,7 +22,7 @@ export const pageQueryProperties = {
 } as const;
 
 /** Page-number lists: limit wins over per_page, default 20, at most 100. */
-export function pageOf(q: { page?: number | string; per_page?: number | string; limit?: number | string }) {
+export function pageOf(q: { page?: number | string | null; per_page?: number | string | null; limit?: number | string | null }) {
   const asked = Number(q.limit ?? q.per_page ?? 20);
   const perPage = asked > 0 ? Math.min(100, Math.floor(asked)) : 20;
   const page = Number(q.page) > 0 ? Math.floor(Number(q.page)) : 1;

@@ -2,8 +2,12 @@
 // PostgreSQL's own text form from the driver (`2026-11-24 15:55:21.31+00`, as MikroORM configures
 // it), which is neither what the documents promise (`format: date-time`) nor what clients parse.
 
-/** A stored timestamp as ISO 8601; absent stays null. */
-export const iso = (d: unknown): string | null => (d ? new Date(d as string | Date).toISOString() : null);
+/** A stored timestamp as ISO 8601; absent stays null (a column that is never null answers a string). */
+export function iso(d: string | Date): string;
+export function iso(d: unknown): string | null;
+export function iso(d: unknown): string | null {
+  return d ? new Date(d as string | Date).toISOString() : null;
+}
 
 /** A raw row with every `*_at` column as ISO 8601 (the naming every table here follows). */
 export function withIsoTimestamps<T extends object>(row: T): T {

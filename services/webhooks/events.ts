@@ -2,8 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Row } from '../../entities/database.js';
 import { newUid } from '../platform/ids.js';
 import { insertEvent } from './store/outbox.js';
+import type { EventPayload } from '../../entities/webhooks.js';
 
 export { dispatchedAtOnRecord, messageEventsInsertSql } from './store/outbox.js';
+export type { EventPayload };
 
 /**
  * Every communication-callback kind. Message kinds are emitted by moveStatus and receiveInbound
@@ -101,7 +103,7 @@ export async function emitEvent(
 }
 
 /** jsonb keeps keys in its own order: put the envelope fields first again for receivers. */
-export function orderedPayload(p: Record<string, unknown>): Record<string, unknown> {
+export function orderedPayload(p: EventPayload): EventPayload {
   const { event_id, event, occurred_at, ...rest } = p;
   return { event_id, event, occurred_at, ...rest };
 }

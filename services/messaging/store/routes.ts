@@ -186,8 +186,14 @@ export const IDENTITY_TABLES = {
 } as const;
 
 export type IdentityKind = keyof typeof IDENTITY_TABLES;
-/** One identity as stored: its kind's columns with its id, account and creation time. */
-export type IdentityRecord = Record<string, unknown>;
+type StoredIdentity = { [K in IdentityKind]: Row<'messaging', (typeof IDENTITY_TABLES)[K]['table']> };
+/**
+ * One identity as stored: every column of its kind's table. Always read by account, so a channel's
+ * account is never the null of the service's own channels.
+ */
+export type IdentityRecord<K extends IdentityKind> = K extends 'channels'
+  ? Omit<StoredIdentity[K], 'account_id'> & { account_id: number }
+  : StoredIdentity[K];
 
 /** Every column of a kind's table (what the operator reads back). */
 const identityColumns = (kind: IdentityKind) => ['id', 'account_id', ...IDENTITY_TABLES[kind].columns, 'created_at'].join(', ');
@@ -196,24 +202,29 @@ const encode = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.strin
 const setColumns = (kind: IdentityKind, values: Record<string, unknown>) =>
   (IDENTITY_TABLES[kind].columns as readonly string[]).filter((c) => values[c] !== undefined);
 
-export const identitiesOf = (em: EntityManager, kind: IdentityKind, accountId: number) =>
-  many<IdentityRecord>(em, `select ${identityColumns(kind)} from ${IDENTITY_TABLES[kind].table} where account_id = ? order by id`, [
+export const identitiesOf = <K extends IdentityKind>(em: EntityManager, kind: K, accountId: number) =>
+  many<IdentityRecord<K>>(em, `select ${identityColumns(kind)} from ${IDENTITY_TABLES[kind].table} where account_id = ? order by id`, [
     accountId,
   ]);
 
-export const identityOf = (em: EntityManager, kind: IdentityKind, accountId: number, id: number) =>
-  one<IdentityRecord>(em, `select ${identityColumns(kind)} from ${IDENTITY_TABLES[kind].table} where id = ? and account_id = ?`, [
+export const identityOf = <K extends IdentityKind>(em: EntityManager, kind: K, accountId: number, id: number) =>
+  one<IdentityRecord<K>>(em, `select ${identityColumns(kind)} from ${IDENTITY_TABLES[kind].table} where id = ? and account_id = ?`, [
     id,
     accountId,
   ]);
 
 /** Adds one; a new default channel replaces the account's old default of its type, in the same transaction. */
-export async function insertIdentity(em: EntityManager, kind: IdentityKind, accountId: number, values: Record<string, unknown>) {
+export async function insertIdentity<K extends IdentityKind>(
+  em: EntityManager,
+  kind: K,
+  accountId: number,
+  values: Record<string, unknown>,
+) {
   const cols = setColumns(kind, values);
   return em.transactional(async (tx) => {
     if (kind === 'channels' && values.is_default === true)
       await exec(tx, 'update channels set is_default = false where account_id = ? and channel_type = ?', [accountId, values.channel_type]);
-    return one<IdentityRecord>(
+    return one<IdentityRecord<K>>(
       tx,
       `insert into ${IDENTITY_TABLES[kind].table} (account_id, ${cols.join(', ')}, created_at) values (?, ${cols.map(() => '?').join(', ')}, now())
        returning ${identityColumns(kind)}`,
@@ -223,16 +234,16 @@ export async function insertIdentity(em: EntityManager, kind: IdentityKind, acco
 }
 
 /** Sets the given columns of one; null when the account has no such identity. */
-export async function updateIdentityColumns(
+export async function updateIdentityColumns<K extends IdentityKind>(
   em: EntityManager,
-  kind: IdentityKind,
+  kind: K,
   accountId: number,
   id: number,
   values: Record<string, unknown>,
 ) {
   const cols = setColumns(kind, values);
   if (!cols.length) return identityOf(em, kind, accountId, id);
-  return one<IdentityRecord>(
+  return one<IdentityRecord<K>>(
     em,
     `update ${IDENTITY_TABLES[kind].table} set ${cols.map((c) => `${c} = ?`).join(', ')} where id = ? and account_id = ? returning ${identityColumns(kind)}`,
     [...cols.map((c) => encode(values[c])), id, accountId],

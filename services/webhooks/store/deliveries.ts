@@ -123,7 +123,7 @@ export type DeliveryWithAttempts = Pick<
   | 'last_error'
   | 'created_at'
   | 'completed_at'
-> & { attempt_log: unknown[] };
+> & { attempt_log: Pick<Attempt, 'attempt' | 'attempted_at' | 'status_code' | 'latency_ms' | 'error' | 'response_excerpt'>[] };
 
 /** An account's endpoint deliveries (filtered as asked), newest first, each with its attempts in order. */
 export function deliveriesOf(
