@@ -1,4 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
+import { deletedSchema } from '../answers.js';
 import { DATA_LIMITS, FIELD_TYPES, INDEX_STATUSES } from '../../domain/data/vocabulary.js';
 import {
   createTable,
@@ -40,8 +41,8 @@ const columnKey = {
   pattern: DATA_LIMITS.keyPattern,
   description: 'A column key: a lower case letter, then lower case letters, digits and _',
 } as const;
-const stringList = (max: number, item: Record<string, unknown> = { type: 'string', maxLength: 100 }) =>
-  ({ type: 'array', maxItems: max, items: item }) as const;
+const shortText = { type: 'string', maxLength: 100 } as const;
+const stringList = <const I>(max: number, item: I) => ({ type: 'array', maxItems: max, items: item }) as const;
 
 const uiSchema = {
   type: 'object',
@@ -95,7 +96,7 @@ const columnBody = {
 const grant = {
   type: 'object',
   additionalProperties: false,
-  properties: { permissions: stringList(50), users: stringList(200, { type: 'integer', minimum: 1 }) },
+  properties: { permissions: stringList(50, shortText), users: stringList(200, { type: 'integer', minimum: 1 }) },
 } as const;
 
 const settingsFields = {
@@ -141,7 +142,7 @@ const settingsFields = {
         label: name,
         required: { type: 'boolean' },
         strict: { type: 'boolean', description: 'Default true: only listed moves are allowed' },
-        initial: stringList(200),
+        initial: stringList(200, shortText),
         moves: {
           type: 'array',
           maxItems: 1000,
@@ -220,7 +221,7 @@ const columnSchema = {
     config: { type: 'object' },
     ui: { type: 'object' },
   },
-};
+} as const;
 
 const tableSchema = {
   type: 'object',
@@ -254,7 +255,7 @@ const tableSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 
 const reportItem = {
   type: 'object',
@@ -298,10 +299,10 @@ const groupSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 
-const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
-const listOf = (item: Record<string, unknown>) => ({ type: 'array', items: item });
+const deleted = deletedSchema();
+const listOf = <const I>(item: I) => ({ type: 'array', items: item }) as const;
 const noQuery = { type: 'object', properties: {} } as const;
 
 // ---- Tables ------------------------------------------------------------------------------------

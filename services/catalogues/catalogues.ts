@@ -26,6 +26,7 @@ import {
   type CatalogueRow,
   type SettingColumn,
 } from './store/shops.js';
+import { iso } from '../platform/time.js';
 
 // Shops (the contract's catalogues): list, create (which creates the shop's catalogue at the chat
 // provider), read and settings changes.
@@ -38,8 +39,6 @@ export type CatalogueDeps = StarterDeps;
  * meta_catalogue_id null and the setup workflow stores the id when the provider answers.
  */
 export const SETUP_WAIT_MS = 15_000;
-
-const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
 const settingProperties = {
   name: { type: 'string', minLength: 1, maxLength: CATALOGUE_LIMITS.nameMax },

@@ -12,7 +12,7 @@ import { emitEvent } from '../webhooks/index.js';
 import { scheduleAction, startWorkflow } from '../../temporal/starters.js';
 import type { FeedPullInput } from '../../workflows/catalogues/feed-pull.js';
 import { feedPullStarter, feedScheduleId, scheduledFeedPullStarter } from '../../workflows/catalogues/feed-pull.starter.js';
-import { feedScheduleCron, isFeedField, type FeedMapping } from '../../domain/catalogues/feed-mapping.js';
+import { FEED_FORMATS, feedScheduleCron, isFeedField, type FeedMapping } from '../../domain/catalogues/feed-mapping.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
 import { CATALOGUE_LIMITS, type SyncMode } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';
@@ -75,7 +75,7 @@ export const feedSchema = {
       additionalProperties: { type: ['string', 'null'] },
     },
     mode: { enum: ['replace', 'upsert'] },
-    format: { enum: ['csv', 'xml', 'json', null], description: 'as detected at the last pull' },
+    format: { enum: [...FEED_FORMATS, null], description: 'as detected at the last pull' },
     enabled: {
       type: 'boolean',
       description: `false once ${CATALOGUE_LIMITS.feedFailuresBeforeOff} pulls in a row failed (or when switched off)`,

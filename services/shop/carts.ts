@@ -34,6 +34,7 @@ import {
   unitPriceOf,
   type BasketCaps,
 } from '../../domain/shop/cart.js';
+import { iso } from '../platform/time.js';
 
 // Baskets: the one cart shape every door answers with (REST, MCP, webhooks), reads, and the writes
 // the link and the page share (lines priced by the service, the subtotal kept with them).
@@ -42,8 +43,6 @@ export { refreshSubtotal, type CartRow, type Opens, type ProductForLine };
 
 /** Statuses a basket can still be changed or submitted in. */
 export const EDITABLE: readonly CartStatus[] = ['open', 'sent', 'abandoned'];
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** The page address of a basket: `<PUBLIC_BASE_URL>/shop/<ref>/<page_key>`. */
 export const cartLink = (baseUrl: string, c: Pick<CartRow, 'ref' | 'page_key'>) =>
