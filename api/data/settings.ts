@@ -1,17 +1,9 @@
 import { defineOperation, type Operation } from '../operation.js';
 import { deletedSchema } from '../answers.js';
 import { DATA_LIMITS, FIELD_TYPES, INDEX_STATUSES } from '../../domain/data/vocabulary.js';
-import {
-  createTable,
-  deleteTable,
-  listTables,
-  readTable,
-  updateTable,
-  type TableInput,
-  type TableSettings,
-} from '../../services/data/table-definitions.js';
-import { addColumn, deleteColumn, updateColumn, type ColumnInput } from '../../services/data/column-definitions.js';
-import { createGroup, deleteGroup, listGroups, readGroup, updateGroup, type GroupInput } from '../../services/data/group-definitions.js';
+import { createTable, deleteTable, listTables, readTable, updateTable } from '../../services/data/table-definitions.js';
+import { addColumn, deleteColumn, updateColumn } from '../../services/data/column-definitions.js';
+import { createGroup, deleteGroup, listGroups, readGroup, updateGroup } from '../../services/data/group-definitions.js';
 
 // The operator's side of data tables (docs/data-tables.md, Operator API): tables, their columns and
 // data groups of any account. The schemas say the shapes; what they mean (keys, option lists,
@@ -321,7 +313,7 @@ const tableOps = [
     body: createTableBody,
     output: { kind: 'resource', status: 201, description: 'The table with its columns', schema: tableSchema },
     cli: [{ command: 'data:tables:create', help: 'Create a data table (--columns as a JSON array of column objects)' }],
-    handler: async ({ oc, deps }, { account, ...input }) => createTable(oc, deps, account, input as unknown as TableInput),
+    handler: async ({ oc, deps }, { account, ...input }) => createTable(oc, deps, account, input),
   }),
   defineOperation({
     ...base,
@@ -358,7 +350,7 @@ const tableOps = [
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: settingsFields } as const,
     output: { kind: 'resource', status: 200, description: 'The table', schema: tableSchema },
     cli: [{ command: 'data:tables:update' }],
-    handler: async ({ oc }, { account, table, ...input }) => updateTable(oc, account, table, input as unknown as TableSettings),
+    handler: async ({ oc }, { account, table, ...input }) => updateTable(oc, account, table, input),
   }),
   defineOperation({
     ...base,
@@ -386,7 +378,7 @@ const columnOps = [
     body: columnBody,
     output: { kind: 'resource', status: 201, description: 'The table with its columns', schema: tableSchema },
     cli: [{ command: 'data:columns:add' }],
-    handler: async ({ oc, deps }, { account, table, ...input }) => addColumn(oc, deps, account, table, input as unknown as ColumnInput),
+    handler: async ({ oc, deps }, { account, table, ...input }) => addColumn(oc, deps, account, table, input),
   }),
   defineOperation({
     ...base,
@@ -442,7 +434,7 @@ const groupOps = [
     body: { type: 'object', required: ['name'], additionalProperties: false, properties: groupFields } as const,
     output: { kind: 'resource', status: 201, description: 'The group', schema: groupSchema },
     cli: [{ command: 'data:groups:create', flags: { tables: 'table_ids' } }],
-    handler: async ({ oc }, { account, ...input }) => createGroup(oc, account, input as unknown as GroupInput & { name: string }),
+    handler: async ({ oc }, { account, ...input }) => createGroup(oc, account, input),
   }),
   defineOperation({
     ...base,
@@ -476,7 +468,7 @@ const groupOps = [
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: groupFields } as const,
     output: { kind: 'resource', status: 200, description: 'The group', schema: groupSchema },
     cli: [{ command: 'data:groups:update', flags: { tables: 'table_ids' } }],
-    handler: async ({ oc }, { account, group, ...input }) => updateGroup(oc, account, group, input as unknown as GroupInput),
+    handler: async ({ oc }, { account, group, ...input }) => updateGroup(oc, account, group, input),
   }),
   defineOperation({
     ...base,

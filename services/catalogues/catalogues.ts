@@ -3,7 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed } from '../platform/errors.js';
-import { paginationOf } from '../platform/pagination.js';
+import { pageAnswer } from '../platform/pagination.js';
 import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { catalogueSetupStarter } from '../../workflows/catalogues/catalogue-setup.starter.js';
 import { defaultSkuPrefix } from '../../domain/catalogues/products.js';
@@ -202,7 +202,7 @@ export async function listCatalogues(rc: RequestContext, q: { page?: number; per
   const { page, perPage, offset } = listPage(q);
   const total = await countCatalogues(rc.em, rc.account.id);
   const rows = await cataloguesPage(rc.em, rc.account.id, perPage, offset);
-  return { catalogues: rows.map(catalogueView), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('catalogues', rows.map(catalogueView), { page, perPage }, total);
 }
 
 export async function getCatalogue(rc: RequestContext, ref: string | number) {
