@@ -199,10 +199,15 @@ type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest
 type ObjectOf<S> = S extends undefined ? Record<never, never> : S extends JSONSchema ? FromSchema<S> : Record<never, never>;
 export type InputOf<P extends string, B, Q> = { [K in PathParams<P>]: string } & ObjectOf<B> & ObjectOf<Q>;
 
-/** The answer a handler must return: the type its output schema describes (a page operation's is its PageAnswer). */
-export type AnswerOf<S> = S extends JSONSchema ? FromSchema<S> : unknown;
+/**
+ * The answer a handler must return: the type its output schema describes. A page operation's schema
+ * describes the HTML the page door sends, not what the handler hands it, so its answer is a
+ * PageAnswer. Keyed on the kind as declared, not distributed: an output whose kind is only known as
+ * the whole OutputKind union is held to its schema.
+ */
+export type AnswerOf<K extends OutputKind, S> = [K] extends ['page'] ? PageAnswer : S extends JSONSchema ? FromSchema<S> : unknown;
 
-export interface OperationDef<A extends Auth, P extends string, B, Q, S> {
+export interface OperationDef<A extends Auth, P extends string, B, Q, K extends OutputKind, S> {
   /** Stable snake_case verb: the MCP tool name and the OpenAPI operationId. */
   name: string;
   method: Method;
@@ -227,7 +232,7 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, S> {
   headers?: Record<string, string>;
   /** A body limit above the service's default (BODY_LIMIT_BYTES), for operations whose contract allows larger requests. */
   bodyLimitBytes?: number;
-  output: OperationOutput & { schema: S };
+  output: OperationOutput & { kind: K; schema: S };
   /** Refusals its service decides (409 conflict, 402 balance…), status → when; the door's own are derived. */
   refusals?: Record<number, string>;
   mcp?: McpExposure;
@@ -242,9 +247,9 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, S> {
   admitsInStatement?: boolean;
   /** Served by the page door (HTML) instead of the REST door; public operations only. */
   page?: PageDoor;
-  // NoInfer: the input type is computed from the schemas, never inferred back from the handler.
-  // The answer is checked against the output schema's type at compile time (NoInfer: from the schema, never the handler).
-  handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<NoInfer<AnswerOf<S>>>;
+  // NoInfer: the input type is computed from the schemas and the answer type from the output, never
+  // inferred back from the handler; so the answer is checked against the output schema at compile time.
+  handler: (call: CallOf<A>, input: NoInfer<InputOf<P, B, Q>>) => Promise<NoInfer<AnswerOf<K, S>>>;
 }
 
 /** An operation as the doors see it, its input type erased. */
@@ -280,8 +285,9 @@ export function defineOperation<
   const P extends string,
   B extends JSONSchema | undefined = undefined,
   Q extends JSONSchema | undefined = undefined,
+  const K extends OutputKind = OutputKind,
   const S extends JSONSchema = JSONSchema,
->(def: OperationDef<A, P, B, Q, S>): Operation {
+>(def: OperationDef<A, P, B, Q, K, S>): Operation {
   const params = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   checkPresentation(def.name, def.output);
   const bounded = (s: unknown) => (s === undefined ? undefined : withStorageBounds(s as JsonSchema));

@@ -5,6 +5,7 @@ import type {
   ColumnConfig,
   ColumnUi,
   FieldMask,
+  HistoryActor,
   ReportDefinition,
   StatusField,
   TableAccess,
@@ -184,7 +185,7 @@ export const DataRecordHistory = defineEntity({
     action: p.string().length(32),
     /** {column: {before, after}} for the fields this write changed. */
     changes: p.json<Record<string, { before: unknown; after: unknown }>>(),
-    actor: p.json<Record<string, unknown>>(),
+    actor: p.json<HistoryActor>(),
     source: p.string().length(32),
     reason: p.text().nullable(),
     createdAt: p.datetime(6),

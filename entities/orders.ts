@@ -4,7 +4,7 @@ import { Catalogue, Product } from './catalogues.js';
 import { HOLD_STATUSES, ORDER_PLATFORMS, ORDER_STATUSES } from '../domain/orders/index.js';
 
 /** One frozen order line (Resources > Order, product_items): never re-priced after creation. */
-export interface OrderLine {
+export type OrderLine = {
   product_retailer_id: string;
   product_id: number | null;
   variant_id?: number | null;
@@ -17,7 +17,7 @@ export interface OrderLine {
   note?: string | null;
   /** held: the whole quantity is held; stock_short: it could not be held whole; unresolved: the code is not in the catalogue; untracked: the product keeps no count. */
   stock: 'held' | 'stock_short' | 'unresolved' | 'untracked';
-}
+};
 
 // An order (Resources > Order). Lines and total are frozen at creation; `status` may move from any
 // value to any value, and the stock holds move by their own status, never by the order's previous one.

@@ -1,77 +1,29 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { pageSchema } from '../../services/platform/pagination.js';
+import { deletedSchema } from '../answers.js';
 import { catalogueListQuery } from '../../services/catalogues/catalogues.js';
 import { syncReportSchema } from '../../services/catalogues/syncs.js';
 import {
   FEEDS_PER_SHOP,
-  MAPPING_MAX_COLUMNS,
   createFeed,
+  createFeedBody,
   deleteFeed,
   feedSchema,
   getFeed,
   listFeeds,
   runFeed,
   updateFeed,
+  updateFeedBody,
 } from '../../services/catalogues/feeds.js';
-import { FEED_FIELDS } from '../../domain/catalogues/feed-mapping.js';
-import { CATALOGUE_LIMITS, SYNC_MODES } from '../../domain/catalogues/vocabulary.js';
+import { CATALOGUE_LIMITS } from '../../domain/catalogues/vocabulary.js';
 import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './catalogues.js';
-import { destinationUrlSchema } from '../../services/platform/destinations.js';
 
 // Product feeds. The contract names the create (the first pull runs at once) and the run-now; the
 // list, read, change (which re-enables a switched-off feed) and delete are ours (docs/decisions.md,
 // "Feeds"). A pull is a sync run of kind feed: its report is read under …/syncs/{sync}.
 
-const feedFields = {
-  url: {
-    ...destinationUrlSchema,
-    description:
-      'http or https address of an XML (RSS/Atom with the g: namespace), CSV (delimiter detected) or JSON (an array, or {products:[…]} / {items:[…]}) feed. ' +
-      'An address of this machine or a private network is refused.',
-  },
-  schedule: {
-    type: ['string', 'null'],
-    maxLength: 64,
-    description:
-      'hourly, daily (00:00 UTC), weekly (Monday 00:00 UTC), or a cron expression (five fields, UTC) whose minute is one number (at most hourly); ' +
-      'each pull starts up to 5 minutes after its time. null or absent: pulled only at create and on demand.',
-  },
-  mapping: {
-    type: 'object',
-    maxProperties: MAPPING_MAX_COLUMNS,
-    propertyNames: { minLength: 1, maxLength: 255 },
-    additionalProperties: { enum: [...FEED_FIELDS, null] },
-    description:
-      'feed column (as written in the file, e.g. g:price or Variant SKU) → product field, or null to leave a column out. Columns not named are guessed ' +
-      'at each pull: our field names, then Meta/Google attribute names (id, title, image_link, …), then common aliases. The feed shows the mapping its last pull used.',
-  },
-  mode: {
-    enum: [...SYNC_MODES],
-    description:
-      'replace (default): products missing from the feed are retired; upsert: a partial feed, nothing retired. A replace pull with no usable rows, ' +
-      'or with less than half the usable rows of the last completed pull (when that had at least 20), is a failed run and applies nothing.',
-  },
-} as const;
-
-const createBody = { type: 'object', required: ['url'], additionalProperties: false, properties: feedFields } as const;
-const updateBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...feedFields,
-    enabled: {
-      type: 'boolean',
-      description: `true switches the feed on again (after ${CATALOGUE_LIMITS.feedFailuresBeforeOff} failed pulls in a row it is switched off) and resets its failure count; false switches it off (the schedule is paused)`,
-    },
-  },
-} as const;
-
 const feedList = pageSchema('feeds', feedSchema);
-const deletedSchema = {
-  type: 'object',
-  required: ['id', 'deleted'],
-  properties: { id: { type: 'integer' }, deleted: { const: true } },
-} as const;
+const deletedFeed = deletedSchema({ id: { type: 'integer' } });
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const base = { tag: 'Catalogue', auth: 'rest', issuerRequired: true } as const;
@@ -92,7 +44,7 @@ export const catalogueFeedOperations = [
       `A pull that fails (the URL times out, answers an error or an HTML page, the file is larger than the limit or unreadable) is a failed run with its reason; ` +
       `after ${CATALOGUE_LIMITS.feedFailuresBeforeOff} failed pulls in a row the feed is switched off and the account is told (event catalogue.feed.disabled and a notice). ` +
       `At most ${FEEDS_PER_SHOP} feeds per catalogue.`,
-    body: createBody,
+    body: createFeedBody,
     output: { kind: 'resource', status: 201, description: 'The feed', schema: feedSchema },
     refusals: { 409: `the catalogue has ${FEEDS_PER_SHOP} feeds already` },
     mcp: { ...shopWriteTools, annotations: pulls },
@@ -133,7 +85,7 @@ export const catalogueFeedOperations = [
     description:
       'mapping replaces the saved mapping (columns it leaves out are guessed again at the next pull). enabled true switches a feed on again and resets ' +
       'its failure count. A new url, mapping or mode, or enabled true, also resets the shrink guard’s reference, which is how a feed that really shrank is accepted.',
-    body: updateBody,
+    body: updateFeedBody,
     output: { kind: 'resource', status: 200, description: 'The feed', schema: feedSchema },
     mcp: { ...shopWriteTools, annotations: HINTS.update },
     handler: async ({ rc, deps }, { catalogue, feed, ...body }) => updateFeed(rc, deps, catalogue, feed, body),
@@ -145,7 +97,7 @@ export const catalogueFeedOperations = [
     path: `${F}/{feed}`,
     permission: CATALOGUE_MANAGE,
     summary: 'Delete a feed and its schedule (its products and past runs stay)',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedFeed },
     mcp: { ...shopTools, elevation: 'mcp:delete', annotations: HINTS.remove },
     handler: async ({ rc, deps }, { catalogue, feed }) => deleteFeed(rc, deps, catalogue, feed),
   }),

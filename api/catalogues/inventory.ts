@@ -1,8 +1,15 @@
 import { shopTools } from './catalogues.js';
 import { HINTS, defineOperation } from '../operation.js';
 import { CATALOGUE_LIMITS as L } from '../../domain/catalogues/vocabulary.js';
-import { paginationSchema, pageSchema } from '../../services/platform/pagination.js';
-import { derivedRowSchema, listInventory, pushInventory } from '../../services/catalogues/inventory.js';
+import { pageSchema } from '../../services/platform/pagination.js';
+import {
+  cataloguePageQuery,
+  derivedRowSchema,
+  inventoryQuery,
+  listInventory,
+  pushInventory,
+  skuField,
+} from '../../services/catalogues/inventory.js';
 import { listMovements, movementSchema } from '../../services/catalogues/stock-ledger.js';
 
 // Stock levels of a shop (Catalogues, products, stock, orders: inventory and movements). Catalogue
@@ -14,15 +21,6 @@ const base = { tag: 'Catalogue', auth: 'rest', issuerRequired: true } as const;
 const mcpShop = shopTools;
 const VIEW = 'communications.catalogue.view';
 const MANAGE = 'communications.catalogue.manage';
-
-const sku = { type: 'string', minLength: 1, maxLength: L.skuMax } as const;
-
-// Catalogue lists: default 25 a page (not the 20 of messages and contacts), at most 100.
-const pageQuery = {
-  page: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-  per_page: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'default 25; above 100 reads as 100' },
-  limit: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'wins over per_page; default 25; above 100 reads as 100' },
-} as const;
 
 const pushBody = {
   type: 'object',
@@ -37,7 +35,7 @@ const pushBody = {
         type: 'object',
         required: ['sku', 'inventory'],
         properties: {
-          sku,
+          sku: skuField,
           inventory: { type: 'integer', minimum: 0, maximum: L.inventoryMax, description: 'on hand, a whole number' },
         },
       },
@@ -45,17 +43,8 @@ const pushBody = {
   },
 } as const;
 
-const inventoryQuery = {
-  type: 'object',
-  properties: {
-    sku: { type: 'array', items: sku, maxItems: 100, description: 'only these skus (sku=a&sku=b)' },
-    'sku[]': { type: 'array', items: sku, maxItems: 100, description: 'only these skus (sku[]=a&sku[]=b)' },
-    tracked_only: { type: 'boolean', description: 'true: only products with an inventory value' },
-    ...pageQuery,
-  },
-} as const;
-
-const movementsQuery = { type: 'object', properties: { ...pageQuery } } as const;
+const movementsQuery = { type: 'object', properties: { ...cataloguePageQuery } } as const;
+const movementPage = pageSchema('movements', movementSchema);
 
 export const inventoryOperations = [
   defineOperation({
@@ -125,9 +114,9 @@ export const inventoryOperations = [
       status: 200,
       description: 'A page of movements',
       schema: {
-        type: 'object',
-        required: ['sku', 'movements', 'pagination'],
-        properties: { sku: { type: 'string' }, movements: { type: 'array', items: movementSchema }, pagination: paginationSchema },
+        ...movementPage,
+        required: ['sku', ...movementPage.required],
+        properties: { sku: { type: 'string' }, ...movementPage.properties },
       },
     },
     mcp: { ...mcpShop, annotations: HINTS.read },

@@ -1,6 +1,13 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { pageSchema } from '../../services/platform/pagination.js';
-import { productBySkuBody, productCreateBody, productSchema, productUpdateBody } from '../../services/catalogues/product-schemas.js';
+import { deletedSchema } from '../answers.js';
+import {
+  productBySkuBody,
+  productCreateBody,
+  productListQuery,
+  productSchema,
+  productUpdateBody,
+} from '../../services/catalogues/product-schemas.js';
 import {
   createProduct,
   deleteProduct,
@@ -10,9 +17,8 @@ import {
   listProducts,
   putProductBySku,
   updateProduct,
-  type ProductFields,
 } from '../../services/catalogues/products.js';
-import { AVAILABILITIES, CATALOGUE_LIMITS } from '../../domain/catalogues/vocabulary.js';
+import { CATALOGUE_LIMITS } from '../../domain/catalogues/vocabulary.js';
 import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './catalogues.js';
 
 // Products of a shop, by numeric id and by sku. Writes reach the platforms the shop is on before
@@ -20,22 +26,7 @@ import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './c
 // parameter is named {product_sku}, not {sku}: the PUT body may carry a sku of its own (which must
 // equal the path's), and the doors merge path and body into one input, as the MCP tool does.
 
-const productListQuery = {
-  type: 'object',
-  properties: {
-    search: { type: 'string', maxLength: 191, description: 'matches the name or the retailer_id (sku), any case' },
-    availability: { enum: [...AVAILABILITIES], description: 'only products with this availability' },
-    page: { type: 'integer', description: 'from 1; a nonpositive page reads as 1' },
-    per_page: { type: 'integer', description: 'default 25, at most 100; a nonpositive value reads as the default' },
-    limit: { type: 'integer', description: 'wins over per_page; default 25, at most 100; a nonpositive value reads as the default' },
-  },
-} as const;
-
-const deletedSchema = {
-  type: 'object',
-  required: ['id', 'sku', 'deleted'],
-  properties: { id: { type: 'integer' }, sku: { type: 'string' }, deleted: { const: true } },
-} as const;
+const deletedProduct = deletedSchema({ id: { type: 'integer' }, sku: { type: 'string' } });
 
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const base = { tag: 'Catalogue', auth: 'rest' } as const;
@@ -106,8 +97,7 @@ export const productOperations = [
     output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     refusals: { 409: 'the sku is frozen (the product is live on a platform)', 502: refused },
     mcp: { ...shopWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
-    handler: async ({ rc, deps }, { catalogue, product_sku, ...body }) =>
-      putProductBySku(rc, deps, catalogue, product_sku, body as ProductFields),
+    handler: async ({ rc, deps }, { catalogue, product_sku, ...body }) => putProductBySku(rc, deps, catalogue, product_sku, body),
   }),
   defineOperation({
     ...base,
@@ -116,7 +106,7 @@ export const productOperations = [
     path: `${P}/by-sku/{product_sku}`,
     permission: CATALOGUE_MANAGE,
     summary: 'Remove the product from every platform, then from the shop',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedProduct },
     refusals: {
       409: 'the platforms have not confirmed the removal within 15 s; repeat the delete',
       502: 'a platform refused the removal (the product is kept)',
@@ -148,7 +138,7 @@ export const productOperations = [
     output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     refusals: { 409: 'the sku is frozen (the product is live on a platform)', 502: refused },
     mcp: { ...shopWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
-    handler: async ({ rc, deps }, { catalogue, product, ...body }) => updateProduct(rc, deps, catalogue, product, body as ProductFields),
+    handler: async ({ rc, deps }, { catalogue, product, ...body }) => updateProduct(rc, deps, catalogue, product, body),
   }),
   defineOperation({
     ...base,
@@ -157,7 +147,7 @@ export const productOperations = [
     path: `${P}/{product}`,
     permission: CATALOGUE_MANAGE,
     summary: 'Remove the product from every platform, then from the shop',
-    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedSchema },
+    output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedProduct },
     refusals: {
       409: 'the platforms have not confirmed the removal within 15 s; repeat the delete',
       502: 'a platform refused the removal (the product is kept)',

@@ -110,7 +110,7 @@ export const recordOperations: Operation[] = [
     mcp: { ...dataWriteTools, annotations: HINTS.write },
     // Its one write statement (services/data/records.ts createStatement) can count and admit the request too.
     admitsInStatement: true,
-    handler: async ({ rc }, { table, data }) => createRecord(rc, table, data as Record<string, unknown>),
+    handler: async ({ rc }, { table, data }) => createRecord(rc, table, data),
   }),
   defineOperation({
     ...dataBase,
@@ -128,7 +128,7 @@ export const recordOperations: Operation[] = [
     output: { kind: 'resource', contract: RECORD_CONTRACT, status: 200, description: 'The record after the write', schema: recordAnswer },
     refusals,
     mcp: { ...dataWriteTools, annotations: HINTS.update },
-    handler: async ({ rc }, { table, record, data }) => updateRecord(rc, table, record, data as Record<string, unknown>),
+    handler: async ({ rc }, { table, record, data }) => updateRecord(rc, table, record, data),
   }),
   defineOperation({
     ...dataBase,

@@ -1,16 +1,9 @@
 import { defineOperation, type Operation } from '../operation.js';
+import { deletedSchema } from '../answers.js';
 import { DATA_LIMITS, FIELD_TYPES, INDEX_STATUSES } from '../../domain/data/vocabulary.js';
-import {
-  createTable,
-  deleteTable,
-  listTables,
-  readTable,
-  updateTable,
-  type TableInput,
-  type TableSettings,
-} from '../../services/data/table-definitions.js';
-import { addColumn, deleteColumn, updateColumn, type ColumnInput } from '../../services/data/column-definitions.js';
-import { createGroup, deleteGroup, listGroups, readGroup, updateGroup, type GroupInput } from '../../services/data/group-definitions.js';
+import { createTable, deleteTable, listTables, readTable, updateTable } from '../../services/data/table-definitions.js';
+import { addColumn, deleteColumn, updateColumn } from '../../services/data/column-definitions.js';
+import { createGroup, deleteGroup, listGroups, readGroup, updateGroup } from '../../services/data/group-definitions.js';
 
 // The operator's side of data tables (docs/data-tables.md, Operator API): tables, their columns and
 // data groups of any account. The schemas say the shapes; what they mean (keys, option lists,
@@ -40,8 +33,8 @@ const columnKey = {
   pattern: DATA_LIMITS.keyPattern,
   description: 'A column key: a lower case letter, then lower case letters, digits and _',
 } as const;
-const stringList = (max: number, item: Record<string, unknown> = { type: 'string', maxLength: 100 }) =>
-  ({ type: 'array', maxItems: max, items: item }) as const;
+const shortText = { type: 'string', maxLength: 100 } as const;
+const stringList = <const I>(max: number, item: I) => ({ type: 'array', maxItems: max, items: item }) as const;
 
 const uiSchema = {
   type: 'object',
@@ -95,7 +88,7 @@ const columnBody = {
 const grant = {
   type: 'object',
   additionalProperties: false,
-  properties: { permissions: stringList(50), users: stringList(200, { type: 'integer', minimum: 1 }) },
+  properties: { permissions: stringList(50, shortText), users: stringList(200, { type: 'integer', minimum: 1 }) },
 } as const;
 
 const settingsFields = {
@@ -141,7 +134,7 @@ const settingsFields = {
         label: name,
         required: { type: 'boolean' },
         strict: { type: 'boolean', description: 'Default true: only listed moves are allowed' },
-        initial: stringList(200),
+        initial: stringList(200, shortText),
         moves: {
           type: 'array',
           maxItems: 1000,
@@ -220,7 +213,7 @@ const columnSchema = {
     config: { type: 'object' },
     ui: { type: 'object' },
   },
-};
+} as const;
 
 const tableSchema = {
   type: 'object',
@@ -254,7 +247,7 @@ const tableSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 
 const reportItem = {
   type: 'object',
@@ -298,10 +291,10 @@ const groupSchema = {
     created_at: dateTime,
     updated_at: dateTime,
   },
-};
+} as const;
 
-const deleted = { type: 'object', required: ['deleted'], properties: { deleted: { const: true } } };
-const listOf = (item: Record<string, unknown>) => ({ type: 'array', items: item });
+const deleted = deletedSchema();
+const listOf = <const I>(item: I) => ({ type: 'array', items: item }) as const;
 const noQuery = { type: 'object', properties: {} } as const;
 
 // ---- Tables ------------------------------------------------------------------------------------
@@ -320,7 +313,7 @@ const tableOps = [
     body: createTableBody,
     output: { kind: 'resource', status: 201, description: 'The table with its columns', schema: tableSchema },
     cli: [{ command: 'data:tables:create', help: 'Create a data table (--columns as a JSON array of column objects)' }],
-    handler: async ({ oc, deps }, { account, ...input }) => createTable(oc, deps, account, input as unknown as TableInput),
+    handler: async ({ oc, deps }, { account, ...input }) => createTable(oc, deps, account, input),
   }),
   defineOperation({
     ...base,
@@ -357,7 +350,7 @@ const tableOps = [
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: settingsFields } as const,
     output: { kind: 'resource', status: 200, description: 'The table', schema: tableSchema },
     cli: [{ command: 'data:tables:update' }],
-    handler: async ({ oc }, { account, table, ...input }) => updateTable(oc, account, table, input as unknown as TableSettings),
+    handler: async ({ oc }, { account, table, ...input }) => updateTable(oc, account, table, input),
   }),
   defineOperation({
     ...base,
@@ -385,7 +378,7 @@ const columnOps = [
     body: columnBody,
     output: { kind: 'resource', status: 201, description: 'The table with its columns', schema: tableSchema },
     cli: [{ command: 'data:columns:add' }],
-    handler: async ({ oc, deps }, { account, table, ...input }) => addColumn(oc, deps, account, table, input as unknown as ColumnInput),
+    handler: async ({ oc, deps }, { account, table, ...input }) => addColumn(oc, deps, account, table, input),
   }),
   defineOperation({
     ...base,
@@ -441,7 +434,7 @@ const groupOps = [
     body: { type: 'object', required: ['name'], additionalProperties: false, properties: groupFields } as const,
     output: { kind: 'resource', status: 201, description: 'The group', schema: groupSchema },
     cli: [{ command: 'data:groups:create', flags: { tables: 'table_ids' } }],
-    handler: async ({ oc }, { account, ...input }) => createGroup(oc, account, input as unknown as GroupInput & { name: string }),
+    handler: async ({ oc }, { account, ...input }) => createGroup(oc, account, input),
   }),
   defineOperation({
     ...base,
@@ -475,7 +468,7 @@ const groupOps = [
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: groupFields } as const,
     output: { kind: 'resource', status: 200, description: 'The group', schema: groupSchema },
     cli: [{ command: 'data:groups:update', flags: { tables: 'table_ids' } }],
-    handler: async ({ oc }, { account, group, ...input }) => updateGroup(oc, account, group, input as unknown as GroupInput),
+    handler: async ({ oc }, { account, group, ...input }) => updateGroup(oc, account, group, input),
   }),
   defineOperation({
     ...base,

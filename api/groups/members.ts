@@ -20,20 +20,25 @@ import { GROUPS_MANAGE, GROUPS_VIEW, groupBase, groupSendTools, groupTools, grou
 const G = '/api/v3/whatsapp/groups/{id}';
 const noInput = { type: 'object', properties: {}, additionalProperties: true } as const;
 const str = { type: 'string' } as const;
-const failure = (key: string) => ({
-  type: 'object',
-  required: [key, 'reason'],
-  properties: { [key]: str, reason: str, provider_code: str },
-});
-const perItem = (success: Record<string, unknown>, failureKey: string) => ({
-  type: 'object',
-  required: ['group_id', 'successes', 'failures'],
-  properties: {
-    group_id: { type: 'integer' },
-    successes: { type: 'array', items: success },
-    failures: { type: 'array', items: failure(failureKey) },
-  },
-});
+const failure = <const K extends string>(key: K) =>
+  ({
+    type: 'object',
+    required: [key, 'reason'],
+    properties: { [key]: str, reason: str, provider_code: str } as { [P in K]: typeof str } & {
+      reason: typeof str;
+      provider_code: typeof str;
+    },
+  }) as const;
+const perItem = <const S, const K extends string>(success: S, failureKey: K) =>
+  ({
+    type: 'object',
+    required: ['group_id', 'successes', 'failures'],
+    properties: {
+      group_id: { type: 'integer' },
+      successes: { type: 'array', items: success },
+      failures: { type: 'array', items: failure(failureKey) },
+    },
+  }) as const;
 const refusals = {
   409: 'the group is not active (still creating, suspended, deleting, deleted or failed)',
   502: 'the chat provider refused the call',
@@ -110,7 +115,7 @@ export const groupMemberOperations: Operation[] = [
             },
           },
         },
-      },
+      } as const,
     },
     mcp: { ...groupTools, annotations: HINTS.read },
     handler: async ({ rc }, { id }) => listJoinRequests(rc, id),

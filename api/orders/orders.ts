@@ -1,8 +1,7 @@
 import { HINTS, defineOperation } from '../operation.js';
 import { ORDER_PLATFORMS, ORDER_STATUSES } from '../../domain/orders/index.js';
-import { ORDER_LIMITS } from '../../domain/orders/lines.js';
 import { pageSchema } from '../../services/platform/pagination.js';
-import { getOrder, listOrders } from '../../services/orders/orders.js';
+import { getOrder, listOrders, orderListQuery } from '../../services/orders/orders.js';
 import { setOrderStatus } from '../../services/orders/holds.js';
 
 // Orders (Catalogues, products, stock, orders: the orders rows; Resources > Order; States > Order).
@@ -84,29 +83,6 @@ export const orderSchema = {
   },
 } as const;
 
-const listQuery = {
-  type: 'object',
-  properties: {
-    status: { enum: ORDER_STATUSES },
-    platform: { enum: ORDER_PLATFORMS },
-    catalogue_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-    updated_since: { ...dateTime, description: 'only orders changed at or after this time' },
-    page: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-    per_page: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 2_147_483_647,
-      description: `default ${ORDER_LIMITS.pageDefault}; above 100 reads as 100`,
-    },
-    limit: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 2_147_483_647,
-      description: `wins over per_page; default ${ORDER_LIMITS.pageDefault}; above 100 reads as 100`,
-    },
-  },
-} as const;
-
 const statusBody = {
   type: 'object',
   required: ['status'],
@@ -126,7 +102,7 @@ export const orderOperations = [
     summary: 'List orders, most recently changed first',
     description:
       'Filters: status, platform, catalogue_id, updated_since. Page-number pagination: default 25, at most 100; limit wins over per_page.',
-    query: listQuery,
+    query: orderListQuery,
     output: {
       kind: 'list',
       status: 200,

@@ -1,8 +1,7 @@
 import { HINTS, defineOperation } from '../operation.js';
-import { pageSchema, pageQueryProperties } from '../../services/platform/pagination.js';
-import { cartSchema, getCart } from '../../services/shop/carts.js';
+import { pageSchema } from '../../services/platform/pagination.js';
+import { cartListQuery, cartSchema, getCart } from '../../services/shop/carts.js';
 import { listCartsOfChat } from '../../services/shop/links.js';
-import { CART_STATUSES } from '../../domain/shop/index.js';
 import { CATALOGUE_VIEW, shopTools } from '../catalogues/index.js';
 
 // Baskets (Resources > Cart): the same shape here, in cart.* webhooks and in the MCP tools.
@@ -19,14 +18,7 @@ export const cartOperations = [
     summary: 'List baskets, newest first',
     description:
       'Filters: status, conversation_id (the stored form whatsapp:<phone number id>:<E.164>, or a message uid of that chat). Pages of 20, at most 100.',
-    query: {
-      type: 'object',
-      properties: {
-        status: { enum: [...CART_STATUSES] },
-        conversation_id: { type: 'string', minLength: 1, maxLength: 191 },
-        ...pageQueryProperties,
-      },
-    },
+    query: cartListQuery,
     output: {
       kind: 'list',
       status: 200,

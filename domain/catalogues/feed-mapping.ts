@@ -451,7 +451,8 @@ export function detectDelimiter(firstLine: string): string {
 // ---------------------------------------------------------------------------------------------
 // Format
 
-export type FeedFormat = 'csv' | 'xml' | 'json';
+export const FEED_FORMATS = ['csv', 'xml', 'json'] as const;
+export type FeedFormat = (typeof FEED_FORMATS)[number];
 
 /**
  * What a feed body is, from its first bytes (BOM and blanks skipped) and the Content-Type: an HTML

@@ -42,26 +42,26 @@ export const PLATFORMS = ['whatsapp', 'storefront'] as const;
 export type PlatformKey = (typeof PLATFORMS)[number];
 
 /** One problem of a sync run: `stage` is `ingest` (row not stored) or a platform name (stored, not shown there). */
-export interface SyncProblem {
+export type SyncProblem = {
   sku: string | null;
   stage: 'ingest' | PlatformKey;
   reason: string;
   /** 1-based row of the payload or file, when the problem is about one (ours, beside the contract's three). */
   row?: number;
   field?: string;
-}
+};
 
-export interface PlatformCounts {
+export type PlatformCounts = {
   synced: number;
   blocked: number;
-}
+};
 
 /** One field a platform copy differs in (the hourly drift comparison). */
-export interface FieldDrift {
+export type FieldDrift = {
   field: string;
   ours: unknown;
   theirs: unknown;
-}
+};
 
 /** The contract's limits of this family (Limits: Product, Batch sync, Inventory push, Feed). */
 export const CATALOGUE_LIMITS = {

@@ -4,14 +4,14 @@ import type { FieldType, IndexStatus } from './vocabulary.js';
 // contract's words. Everything the REST door shows (schema, states, access, limits) is read from
 // these; the services never take a key or permission from a request without finding it here.
 
-export interface SelectOption {
+export type SelectOption = {
   key: string;
   label: string;
   color?: string;
-}
+};
 
 /** Column `config` (Column object: options, table_id, default, region, currency, ui hints…). */
-export interface ColumnConfig {
+export type ColumnConfig = {
   options?: SelectOption[];
   /** relation: the related table's UUID (same account). */
   table_id?: string;
@@ -28,10 +28,10 @@ export interface ColumnConfig {
   max_length?: number;
   /** file: a list of descriptors rather than one. */
   multiple?: boolean;
-}
+};
 
 /** Column `ui` hints (cell, input, filter, width, hidden_in_grid, hidden_in_form, help_text, placeholder). */
-export interface ColumnUi {
+export type ColumnUi = {
   cell?: string;
   input?: string;
   filter?: string | null;
@@ -40,10 +40,10 @@ export interface ColumnUi {
   hidden_in_form?: boolean;
   help_text?: string | null;
   placeholder?: string | null;
-}
+};
 
 /** One column as stored (data_columns row, camel-cased by the entity). */
-export interface ColumnDef {
+export type ColumnDef = {
   id: string;
   key: string;
   label: string;
@@ -58,67 +58,67 @@ export interface ColumnDef {
   index_error: string | null;
   config: ColumnConfig;
   ui: ColumnUi;
-}
+};
 
 /** A move of a status field: from one state (or '*', any) to another, needing a permission when set. */
-export interface StatusMove {
+export type StatusMove = {
   from: string;
   to: string;
   permission?: string | null;
-}
+};
 
 /**
  * A state machine on a select column (Data record status fields): records start in one of
  * `initial` (when required), and a PATCH may only make a listed move. `strict: false` lets moves
  * not listed through (only listed moves' permissions apply).
  */
-export interface StatusField {
+export type StatusField = {
   column: string;
   label: string;
   required: boolean;
   strict: boolean;
   initial: string[];
   moves: StatusMove[];
-}
+};
 
 /** Columns whose values together are unique among live records. */
-export interface UniqueSet {
+export type UniqueSet = {
   key: string;
   columns: string[];
-}
+};
 
 /**
  * Who sees and who writes a table, beyond data.view / data.records.edit: a caller passes when it
  * holds any listed permission (`data.grants.<name>` style permissions an operator gives users) or
  * is a listed user id. An empty list means everyone with the family permission.
  */
-export interface TableAccess {
+export type TableAccess = {
   view: { permissions: string[]; users: number[] };
   write: { permissions: string[]; users: number[] };
-}
+};
 
 /** A field mask: callers without `unless_permission` see the value replaced (`full`), or partly shown. */
-export interface FieldMask {
+export type FieldMask = {
   column: string;
   unless_permission: string;
   style: 'full' | 'last4' | 'email';
-}
+};
 
-export interface TableQuotas {
+export type TableQuotas = {
   columns: number;
   indexes: number;
   records: number;
   storage_bytes: number;
-}
+};
 
 /** How long history is kept (days; null keeps it) and whether records may be purged at all. */
-export interface TableRetention {
+export type TableRetention = {
   history_days: number | null;
   deleted_records_days: number | null;
-}
+};
 
 /** A saved report of a data group: a named measure over one member table. */
-export interface ReportDefinition {
+export type ReportDefinition = {
   key: string;
   name: string;
   table_id: string;
@@ -128,4 +128,7 @@ export interface ReportDefinition {
   /** a datetime/date column or $created_at to bucket by */
   date_column?: string;
   filter?: unknown;
-}
+};
+
+/** Who wrote a record, as its history entry keeps it: the kind of caller and its ids, never a secret. */
+export type HistoryActor = { kind: string; [id: string]: unknown };

@@ -95,12 +95,12 @@ export function unitPriceOf(product: PricedProduct, size: { price: number } | nu
 export const lineTotalOf = (unitPriceMinor: number, quantity: number) => unitPriceMinor * quantity;
 
 /** A link line the shop could not match: reported in `problems[]`, the other lines still go in. */
-export interface LinkProblem {
+export type LinkProblem = {
   /** 0-based index of the line in `items`. */
   index: number;
   sku: string;
   reason: string;
-}
+};
 
 /**
  * A category's slug from its name: lower case ASCII letters and digits joined by single hyphens

@@ -3,7 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, validationFailed } from '../platform/errors.js';
-import { paginationOf } from '../platform/pagination.js';
+import { pageAnswer } from '../platform/pagination.js';
 import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { catalogueSetupStarter } from '../../workflows/catalogues/catalogue-setup.starter.js';
 import { defaultSkuPrefix } from '../../domain/catalogues/products.js';
@@ -26,6 +26,7 @@ import {
   type CatalogueRow,
   type SettingColumn,
 } from './store/shops.js';
+import { iso } from '../platform/time.js';
 
 // Shops (the contract's catalogues): list, create (which creates the shop's catalogue at the chat
 // provider), read and settings changes.
@@ -38,8 +39,6 @@ export type CatalogueDeps = StarterDeps;
  * meta_catalogue_id null and the setup workflow stores the id when the provider answers.
  */
 export const SETUP_WAIT_MS = 15_000;
-
-const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
 
 const settingProperties = {
   name: { type: 'string', minLength: 1, maxLength: CATALOGUE_LIMITS.nameMax },
@@ -203,7 +202,7 @@ export async function listCatalogues(rc: RequestContext, q: { page?: number; per
   const { page, perPage, offset } = listPage(q);
   const total = await countCatalogues(rc.em, rc.account.id);
   const rows = await cataloguesPage(rc.em, rc.account.id, perPage, offset);
-  return { catalogues: rows.map(catalogueView), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('catalogues', rows.map(catalogueView), { page, perPage }, total);
 }
 
 export async function getCatalogue(rc: RequestContext, ref: string | number) {

@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
@@ -5,16 +6,16 @@ import type { RequestContext } from '../platform/context.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import { numericId } from '../platform/ids.js';
 import { iso } from '../platform/time.js';
-import { paginationOf } from '../platform/pagination.js';
-import { assertDestinationAllowed } from '../platform/destinations.js';
+import { pageAnswer } from '../platform/pagination.js';
+import { assertDestinationAllowed, destinationUrlSchema } from '../platform/destinations.js';
 import { recordNotice } from '../account/index.js';
 import { emitEvent } from '../webhooks/index.js';
 import { scheduleAction, startWorkflow } from '../../temporal/starters.js';
 import type { FeedPullInput } from '../../workflows/catalogues/feed-pull.js';
 import { feedPullStarter, feedScheduleId, scheduledFeedPullStarter } from '../../workflows/catalogues/feed-pull.starter.js';
-import { feedScheduleCron, isFeedField, type FeedMapping } from '../../domain/catalogues/feed-mapping.js';
+import { FEED_FIELDS, FEED_FORMATS, feedScheduleCron, isFeedField, type FeedMapping } from '../../domain/catalogues/feed-mapping.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
-import { CATALOGUE_LIMITS, type SyncMode } from '../../domain/catalogues/vocabulary.js';
+import { CATALOGUE_LIMITS, SYNC_MODES, type SyncMode } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';
 import { syncView } from './syncs.js';
 import { syncOfAccount } from './store/syncs.js';
@@ -60,6 +61,52 @@ export const FEEDS_PER_SHOP = 50;
 /** Columns a mapping may name (a product feed has a few dozen). */
 export const MAPPING_MAX_COLUMNS = 200;
 
+const feedFields = {
+  url: {
+    ...destinationUrlSchema,
+    description:
+      'http or https address of an XML (RSS/Atom with the g: namespace), CSV (delimiter detected) or JSON (an array, or {products:[…]} / {items:[…]}) feed. ' +
+      'An address of this machine or a private network is refused.',
+  },
+  schedule: {
+    type: ['string', 'null'],
+    maxLength: 64,
+    description:
+      'hourly, daily (00:00 UTC), weekly (Monday 00:00 UTC), or a cron expression (five fields, UTC) whose minute is one number (at most hourly); ' +
+      'each pull starts up to 5 minutes after its time. null or absent: pulled only at create and on demand.',
+  },
+  mapping: {
+    type: 'object',
+    maxProperties: MAPPING_MAX_COLUMNS,
+    propertyNames: { minLength: 1, maxLength: 255 },
+    additionalProperties: { enum: [...FEED_FIELDS, null] },
+    description:
+      'feed column (as written in the file, e.g. g:price or Variant SKU) → product field, or null to leave a column out. Columns not named are guessed ' +
+      'at each pull: our field names, then Meta/Google attribute names (id, title, image_link, …), then common aliases. The feed shows the mapping its last pull used.',
+  },
+  mode: {
+    enum: [...SYNC_MODES],
+    description:
+      'replace (default): products missing from the feed are retired; upsert: a partial feed, nothing retired. A replace pull with no usable rows, ' +
+      'or with less than half the usable rows of the last completed pull (when that had at least 20), is a failed run and applies nothing.',
+  },
+} as const;
+
+/** POST …/feeds. */
+export const createFeedBody = { type: 'object', required: ['url'], additionalProperties: false, properties: feedFields } as const;
+/** PATCH …/feeds/{feed}: the fields sent change, and enabled switches the feed on or off. */
+export const updateFeedBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...feedFields,
+    enabled: {
+      type: 'boolean',
+      description: `true switches the feed on again (after ${CATALOGUE_LIMITS.feedFailuresBeforeOff} failed pulls in a row it is switched off) and resets its failure count; false switches it off (the schedule is paused)`,
+    },
+  },
+} as const;
+
 export const feedSchema = {
   type: 'object',
   required: ['id', 'catalogue_id', 'url', 'schedule', 'mapping', 'mode', 'enabled', 'consecutive_failures', 'last_sync_id'],
@@ -75,7 +122,7 @@ export const feedSchema = {
       additionalProperties: { type: ['string', 'null'] },
     },
     mode: { enum: ['replace', 'upsert'] },
-    format: { enum: ['csv', 'xml', 'json', null], description: 'as detected at the last pull' },
+    format: { enum: [...FEED_FORMATS, null], description: 'as detected at the last pull' },
     enabled: {
       type: 'boolean',
       description: `false once ${CATALOGUE_LIMITS.feedFailuresBeforeOff} pulls in a row failed (or when switched off)`,
@@ -122,13 +169,7 @@ export const feedView = (r: FeedViewRow) => ({
   updated_at: iso(r.updated_at)!,
 });
 
-export interface FeedInput {
-  url?: string;
-  schedule?: string | null;
-  mapping?: Record<string, unknown>;
-  mode?: SyncMode;
-  enabled?: boolean;
-}
+export type FeedInput = FromSchema<typeof updateFeedBody>;
 
 /** The schedule as stored (the word or the cron, spaces normalised), or a 422 naming `schedule`. */
 function checkSchedule(schedule: string | null | undefined): string | null | undefined {
@@ -232,7 +273,7 @@ export async function syncFeedSchedule(
  * start or the schedule fails nothing is kept; if the commit fails the pull finds no run and ends
  * (and a scheduled pull that finds no feed removes its schedule).
  */
-export async function createFeed(rc: RequestContext, deps: FeedDeps, catalogueRef: string, input: FeedInput & { url: string }) {
+export async function createFeed(rc: RequestContext, deps: FeedDeps, catalogueRef: string, input: FromSchema<typeof createFeedBody>) {
   const shop = await requireShop(rc, catalogueRef);
   await assertDestinationAllowed(input.url, deps.config, 'url');
   const schedule = checkSchedule(input.schedule) ?? null;
@@ -259,7 +300,7 @@ export async function listFeeds(rc: RequestContext, catalogueRef: string, q: { p
   const { page, perPage, offset } = listPage(q);
   const total = await countFeeds(rc.em, shop.id, rc.account.id);
   const rows = await feedsPage(rc.em, shop.id, rc.account.id, perPage, offset);
-  return { feeds: rows.map(feedView), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('feeds', rows.map(feedView), { page, perPage }, total);
 }
 
 export async function getFeed(rc: RequestContext, catalogueRef: string, feedRef: string) {

@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { KEPT_BY_DELIVERIES, availableOf, countMovement, duplicateSkuErrors, type LevelRow } from '../../domain/catalogues/stock.js';
@@ -5,7 +6,8 @@ import type { Logger } from '../../logger.js';
 import type { StarterDeps } from '../../temporal/starters.js';
 import { actorLabel, type RequestContext } from '../platform/context.js';
 import { validationFailed } from '../platform/errors.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf } from '../platform/pagination.js';
+import { CATALOGUE_LIMITS as L } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';
 import { noticeLowStock, recordMovements } from './stock-ledger.js';
 import { requestPush, startPushAfterCommit } from './push-requests.js';
@@ -91,14 +93,27 @@ export async function pushInventory(rc: RequestContext, deps: InventoryDeps, cat
   };
 }
 
-export interface InventoryQuery {
-  sku?: string[];
-  'sku[]'?: string[];
-  tracked_only?: boolean;
-  page?: number;
-  per_page?: number;
-  limit?: number;
-}
+/** A sku as the stock operations take it. */
+export const skuField = { type: 'string', minLength: 1, maxLength: L.skuMax } as const;
+
+// Catalogue lists: default 25 a page (not the 20 of messages and contacts), at most 100.
+export const cataloguePageQuery = {
+  page: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+  per_page: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'default 25; above 100 reads as 100' },
+  limit: { type: 'integer', minimum: 1, maximum: 2_147_483_647, description: 'wins over per_page; default 25; above 100 reads as 100' },
+} as const;
+
+/** GET …/inventory: only some skus, only tracked products, and the page. */
+export const inventoryQuery = {
+  type: 'object',
+  properties: {
+    sku: { type: 'array', items: skuField, maxItems: 100, description: 'only these skus (sku=a&sku=b)' },
+    'sku[]': { type: 'array', items: skuField, maxItems: 100, description: 'only these skus (sku[]=a&sku[]=b)' },
+    tracked_only: { type: 'boolean', description: 'true: only products with an inventory value' },
+    ...cataloguePageQuery,
+  },
+} as const;
+export type InventoryQuery = FromSchema<typeof inventoryQuery>;
 
 /** The shop's live products with their stock figures, by sku (default 25 a page, at most 100). */
 export async function listInventory(rc: RequestContext, catalogueRef: string, q: InventoryQuery) {
@@ -106,8 +121,9 @@ export async function listInventory(rc: RequestContext, catalogueRef: string, q:
   const { page, perPage, offset } = pageOf({ ...q, limit: q.limit ?? q.per_page ?? 25 });
   const skus = [...(q.sku ?? []), ...(q['sku[]'] ?? [])];
   const { total, rows } = await stockPage(rc.em, shop.id, rc.account.id, { skus, trackedOnly: !!q.tracked_only }, perPage, offset);
-  return {
-    inventory: rows.map((r) => ({
+  return pageAnswer(
+    'inventory',
+    rows.map((r) => ({
       sku: r.sku,
       product_id: Number(r.id),
       inventory: r.inventory,
@@ -115,8 +131,9 @@ export async function listInventory(rc: RequestContext, catalogueRef: string, q:
       available: availableOf(r.inventory, r.reserved),
       availability: r.availability,
     })),
-    pagination: paginationOf(page, perPage, total),
-  };
+    { page, perPage },
+    total,
+  );
 }
 
 /**

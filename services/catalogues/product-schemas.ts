@@ -106,6 +106,18 @@ export const productBySkuBody = {
   additionalProperties: false,
 } as const;
 
+/** GET …/products: a search, an availability, and the page. */
+export const productListQuery = {
+  type: 'object',
+  properties: {
+    search: { type: 'string', maxLength: 191, description: 'matches the name or the retailer_id (sku), any case' },
+    availability: { enum: [...AVAILABILITIES], description: 'only products with this availability' },
+    page: { type: 'integer', description: 'from 1; a nonpositive page reads as 1' },
+    per_page: { type: 'integer', description: 'default 25, at most 100; a nonpositive value reads as the default' },
+    limit: { type: 'integer', description: 'wins over per_page; default 25, at most 100; a nonpositive value reads as the default' },
+  },
+} as const;
+
 /**
  * One row of a batch or a mapped feed row: every documented field; sku when sent is the match key,
  * else name. Checked row by row (a bad row is one rejected row with stage ingest, the rest land).

@@ -2,20 +2,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { syncStatus } from '../../domain/catalogues/products.js';
 import { availableOf } from '../../domain/catalogues/product-input.js';
 import { listingsOfProducts, optionsOfProducts, productsWithNames, type ListingRow, type ProductRow } from './store/products.js';
+import { iso } from '../platform/time.js';
 
 // The Product resource as the contract lists it (productSchema in product-schemas.ts), with its
 // listings[] and the sync_status roll-up; every door and every family renders products here.
 
-const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
-
 export type ProductView = ReturnType<typeof productView>;
 
 /** A size or an add-on of a product (shop baskets). */
-export interface ProductOption {
+export type ProductOption = {
   id: number;
   name: string;
   price: number;
-}
+};
 
 export function productView(
   r: ProductRow,

@@ -2,7 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
-import { paginationOf } from '../platform/pagination.js';
+import { pageAnswer } from '../platform/pagination.js';
 import { emitEvent } from '../webhooks/index.js';
 import { executeUpdateWithStart } from '../../temporal/starters.js';
 import { productPushStarter } from '../../workflows/catalogues/product-push.starter.js';
@@ -17,7 +17,7 @@ import {
   skuOfCreate,
 } from '../../domain/catalogues/product-input.js';
 import { CATALOGUE_LIMITS, type Availability, type PlatformKey } from '../../domain/catalogues/vocabulary.js';
-import type { productBySkuBody, productCreateBody } from './product-schemas.js';
+import type { productBySkuBody, productCreateBody, productListQuery, productUpdateBody } from './product-schemas.js';
 import { requireShop, type ShopRow } from './shops.js';
 import { brandAndCategoryIds, dropUnusedRecords, isUniqueViolation, type RecordIds } from './product-write.js';
 import { productEventFields, productViews, type ProductView } from './product-view.js';
@@ -53,17 +53,13 @@ import type { ProductWrite } from '../../domain/catalogues/sync.js';
 export type ProductCreateInput = FromSchema<typeof productCreateBody>;
 /** Any recognized product field (the by-sku body carries them all; the PUT schema refuses three). */
 export type ProductFields = Partial<FromSchema<typeof productBySkuBody>>;
+/** The PUT body's fields: its schema refuses retailer_id, product_type and visibility (`not: {}`), so they never arrive. */
+export type ProductUpdate = Omit<FromSchema<typeof productUpdateBody>, 'retailer_id' | 'product_type' | 'visibility'>;
 
 /** How long a write waits for the platforms; past it the product answers as it stands (listings pending or syncing). */
 export const PUSH_WAIT_MS = 15_000;
 
-export interface ProductListQuery {
-  page?: number;
-  per_page?: number;
-  limit?: number;
-  search?: string;
-  availability?: Availability;
-}
+export type ProductListQuery = FromSchema<typeof productListQuery>;
 
 /** The shop's products sorted by name; search matches name or retailer_id (sku), any case. Retired products are not listed. */
 export async function listProducts(rc: RequestContext, shopRef: string, q: ProductListQuery) {
@@ -76,10 +72,7 @@ export async function listProducts(rc: RequestContext, shopRef: string, q: Produ
     perPage,
     offset,
   );
-  return {
-    products: await productViews(rc.em, ids),
-    pagination: paginationOf(page, perPage, total),
-  };
+  return pageAnswer('products', await productViews(rc.em, ids), { page, perPage }, total);
 }
 
 /** A product of the shop by its numeric id (404 for anything else, another shop's or tenant's included). */
@@ -138,7 +131,7 @@ export async function createProduct(rc: RequestContext, deps: CatalogueDeps, sho
 }
 
 /** PUT: the recognized fields sent change; the others stay. retailer_id, product_type and visibility are refused by the schema. */
-export async function updateProduct(rc: RequestContext, deps: CatalogueDeps, shopRef: string, productRef: string, body: ProductFields) {
+export async function updateProduct(rc: RequestContext, deps: CatalogueDeps, shopRef: string, productRef: string, body: ProductUpdate) {
   const written = await inTransaction(rc, async (tx) => {
     const shop = await requireShop({ ...rc, em: tx }, shopRef);
     const row = await productById(tx, shop, productRef, true);

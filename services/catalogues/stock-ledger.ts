@@ -4,7 +4,7 @@ import { emitEvent } from '../webhooks/index.js';
 import { recordNotices } from '../account/index.js';
 import { notFound } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf } from '../platform/pagination.js';
 import { iso } from '../platform/time.js';
 import { requireShop } from './shops.js';
 import { appendMovements, liveProductOfSku, markLowStock, movementPage, type LowStockRow, type MovementRow } from './store/stock.js';
@@ -118,5 +118,5 @@ export async function listMovements(
   const product = await requireProductBySku(rc, catalogueRef, sku);
   const { page, perPage, offset } = pageOf({ ...q, limit: q.limit ?? q.per_page ?? 25 });
   const { total, rows } = await movementPage(rc.em, product.id, rc.account.id, perPage, offset);
-  return { sku: product.sku, movements: rows.map(movementView), pagination: paginationOf(page, perPage, total) };
+  return { sku: product.sku, ...pageAnswer('movements', rows.map(movementView), { page, perPage }, total) };
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
-import { paginationOf } from '../platform/pagination.js';
+import { pageAnswer } from '../platform/pagination.js';
 import { iso } from '../platform/time.js';
 import type { Config } from '../../config.js';
 import { startWorkflow } from '../../temporal/starters.js';
@@ -228,7 +228,12 @@ export async function listSyncs(rc: RequestContext, catalogueRef: string, q: { p
   const { page, perPage, offset } = listPage(q);
   const total = await countSyncs(rc.em, shop.id, rc.account.id);
   const rows = await syncsPage(rc.em, shop.id, rc.account.id, perPage, offset);
-  return { syncs: rows.map((r) => syncView(r)), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer(
+    'syncs',
+    rows.map((r) => syncView(r)),
+    { page, perPage },
+    total,
+  );
 }
 
 /** GET …/syncs/{sync}: the sync run report; another shop's or tenant's run is a 404. */

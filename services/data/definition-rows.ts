@@ -5,6 +5,7 @@ import { accountRef, requireAccount } from '../account/index.js';
 import type { ColumnDef } from '../../domain/data/index.js';
 import { dataNotFound, isUuid, type TableRow } from './tables.js';
 import { definitionColumns, insertColumn, tableForDefinition, type DefinitionColumn } from './store/definitions.js';
+import { iso } from '../platform/time.js';
 
 // The definition services' rows: the account a request names, a table and its columns as the
 // operator API reads them (with the index name the index workflow keeps), a new column's row, and
@@ -38,8 +39,6 @@ export function columnOf(columns: DefinitionColumn[], ref: string): DefinitionCo
 }
 
 // ---- Views ---------------------------------------------------------------------------------------
-
-export const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
 export function columnView(c: ColumnDef) {
   return {

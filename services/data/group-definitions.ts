@@ -5,7 +5,8 @@ import type { ReportDefinition } from '../../domain/data/index.js';
 import { NAME_MAX, NUMERIC, Problems, checkNameAndSlug, slugFrom } from '../../domain/data/definition-rules.js';
 import { dataNotFound, isUuid } from './tables.js';
 import { freeSlug, slugTaken, throwIfAny } from './definition-rules.js';
-import { accountOf, iso } from './definition-rows.js';
+import { accountOf } from './definition-rows.js';
+import { iso } from '../platform/time.js';
 import { accountTableRefs, columnTypes } from './store/definitions.js';
 import {
   accountGroups,

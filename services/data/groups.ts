@@ -3,6 +3,7 @@ import type { ReportDefinition } from '../../domain/data/index.js';
 import { columnLabels } from './store/definitions.js';
 import { accountGroups, groupOf, type DataGroupRow } from './store/groups.js';
 import { dataNotFound, isUuid, namedProperties, visibleTables, type TableRow } from './tables.js';
+import { iso } from '../platform/time.js';
 
 // Data groups as an account reads them (GET /data/groups, /data/groups/{group}): an operator's
 // arrangement of tables and saved reports. A caller sees a group only through the tables it may
@@ -15,8 +16,6 @@ export interface VisibleGroup {
   tables: TableRow[];
   reports: ReportDefinition[];
 }
-
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
 function visiblePart(group: DataGroupRow, visible: Map<string, TableRow>): VisibleGroup {
   const tables = (group.table_ids ?? []).map((id) => visible.get(id)).filter((t): t is TableRow => t !== undefined);

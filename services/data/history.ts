@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError } from '../platform/errors.js';
-import { DATA_LIMITS, masksFor, type FieldType, type HistoryAction } from '../../domain/data/index.js';
+import { DATA_LIMITS, masksFor, type FieldType, type HistoryAction, type HistoryActor } from '../../domain/data/index.js';
 import { maskValue } from '../../domain/data/masks.js';
 import { dataNotFound, isUuid, loadTable, type LoadedTable } from './tables.js';
 import { recordEverHeld } from './store/records.js';
@@ -16,7 +16,7 @@ import { historyPage, insertHistory } from './store/history.js';
 export type Changes = Record<string, { before: unknown; after: unknown }>;
 
 /** Who wrote, for the entry's `actor`: kind and ids, never a secret. */
-export function historyActor(rc: RequestContext): Record<string, unknown> {
+export function historyActor(rc: RequestContext): HistoryActor {
   const a = rc.actor;
   switch (a.kind) {
     case 'api_key':
@@ -67,18 +67,18 @@ function decodeBefore(s: string): string {
   return m[1];
 }
 
-export interface HistoryEntryView {
+export type HistoryEntryView = {
   id: string;
   record: string;
   action: HistoryAction;
   changed: string[];
   before: Record<string, unknown>;
   after: Record<string, unknown>;
-  actor: Record<string, unknown>;
+  actor: HistoryActor;
   source: string;
   reason: string | null;
   created_at: string;
-}
+};
 
 /**
  * A record's history, newest first, at most 50 a page; readable after the record was deleted

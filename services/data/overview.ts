@@ -6,6 +6,7 @@ import { RANGE_BOUND_PATTERN } from '../../domain/platform/date-time.js';
 import { columnsOf, dataCaller, type TableRow } from './tables.js';
 import { groupObject, groupObjectSchema, loadGroup } from './groups.js';
 import { aggregatesInWindow, countWithAggregates, createdPerBucket, firstRecordAt, windowActivity } from './store/overview.js';
+import { iso } from '../platform/time.js';
 
 // GET /data/groups/{group}/overview: what a dashboard of a group shows for a window. Every figure
 // is one set-based statement over data_records (never a query per record or per bucket), bounded by
@@ -120,7 +121,6 @@ export const overviewAnswerSchema = {
 } as const;
 
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
 export async function groupOverview(rc: RequestContext, ref: string, query: { range?: string; from?: string; to?: string }) {
   const v = await loadGroup(rc, ref);

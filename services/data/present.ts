@@ -3,11 +3,12 @@ import { canViewTable, masksFor } from '../../domain/data/index.js';
 import { maskData, maskedTitle, titleColumn } from '../../domain/data/masks.js';
 import type { LoadedTable } from './tables.js';
 import { relatedTitles, type StoredRecord } from './store/records.js';
+import { iso } from '../platform/time.js';
 
 // How a record leaves the service (Resources > Data table, Record): data keys in column order,
 // field masks applied for the caller to values and titles, the title and, for relations, a titles map.
 
-export interface RecordView {
+export type RecordView = {
   id: string;
   data: Record<string, unknown>;
   source: string;
@@ -16,9 +17,7 @@ export interface RecordView {
   title: string | null;
   /** relation values' titles, by related record id (masked as the related table's masks say). */
   titles?: Record<string, string | null>;
-}
-
-const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+};
 
 /** The related records' titles of a page: { related id → title as this caller may see it }. */
 async function relationTitles(

@@ -38,7 +38,7 @@ import { openCursor, recordsCursorBinding, sealCursor } from './cursor-seal.js';
 // searched column of its query (else its values could be read back a digit at a time from which
 // rows match), and the cursor leaves the service sealed (cursor-seal.ts).
 
-export interface ListRecordsQuery {
+export type ListRecordsQuery = {
   filter?: string;
   q?: string;
   sort?: string;
@@ -46,9 +46,9 @@ export interface ListRecordsQuery {
   limit?: number;
   cursor?: string;
   with_count?: boolean;
-}
+};
 
-export interface RecordPage {
+export type RecordPage = {
   records: RecordView[];
   next_cursor: string | null;
   has_more: boolean;
@@ -56,7 +56,7 @@ export interface RecordPage {
   /** Only when counted: false when the count is the planner's estimate (more than countCap rows). */
   count_is_exact?: boolean;
   served_at: string;
-}
+};
 
 type Sql = RawBuilder<unknown>;
 

@@ -16,6 +16,7 @@ import {
 } from '../../domain/data/index.js';
 import { loadTable, namedProperties, visibleTables, type LoadedTable, type TableRow } from './tables.js';
 import { columnCounts } from './store/definitions.js';
+import { iso } from '../platform/time.js';
 
 // The read side of a table's definition (GET /data/tables, …/schema, …/states): what a client
 // needs to draw a grid and a form and to build filters, all derived from the operator's stored
@@ -25,7 +26,6 @@ import { columnCounts } from './store/definitions.js';
 const RECORDS_EDIT = 'data.records.edit';
 
 const n = (v: string | number | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
-const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
 /** Whether this caller may write records of the table: the family permission plus the table's write grant. */
 export function callerMayWrite(t: Pick<LoadedTable, 'table' | 'caller'>): boolean {
@@ -137,11 +137,11 @@ const quotaUse = {
   required: ['limit', 'used'],
   properties: { limit: { type: 'integer' }, used: { type: 'integer' } },
 } as const;
-const flags = (keys: readonly string[]) =>
+const flags = <const K extends string>(keys: readonly K[]) =>
   ({
     type: 'object',
-    required: [...keys],
-    properties: Object.fromEntries(keys.map((k) => [k, { type: 'boolean' }])),
+    required: keys,
+    properties: Object.fromEntries(keys.map((k) => [k, { type: 'boolean' }])) as { [P in K]: { type: 'boolean' } },
   }) as const;
 
 export const schemaAnswerSchema = {

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../platform/context.js';
 import { notFound } from '../platform/errors.js';
 import { groupOfAccount, type GroupRow } from './store.js';
+import { iso } from '../platform/time.js';
 
 export type { GroupRow } from './store.js';
 
@@ -13,8 +14,6 @@ export async function loadGroup(rc: RequestContext, id: string, opts: { forUpdat
   if (!row) throw notFound('Group');
   return row;
 }
-
-const iso = (d: string | null) => (d ? new Date(d).toISOString() : null);
 
 /** The group as the API shows it (Resources > Chat-channel group). */
 export function groupView(g: GroupRow) {

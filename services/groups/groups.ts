@@ -10,7 +10,7 @@ import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { chatGroupChangeStarter, chatGroupStarter } from '../../workflows/groups/chat-group.starter.js';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, conflict, validationFailed, type FieldErrors } from '../platform/errors.js';
-import { pageOf, pageQueryProperties, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf, pageQueryProperties } from '../platform/pagination.js';
 import { NOT_BLANK } from '../../domain/platform/text-patterns.js';
 import { groupView, loadGroup, type GroupRow } from './group-row.js';
 import { groupsPage, insertGroup, owedGroupCreations, setGroupDeleting } from './store.js';
@@ -197,7 +197,7 @@ export async function listGroups(rc: RequestContext, q: GroupListQuery) {
     { status: q.status, senderId: q.sender_id?.trim() },
     { limit: perPage, offset },
   );
-  return { groups: rows.map(groupView), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('groups', rows.map(groupView), { page, perPage }, total);
 }
 
 /** GET /whatsapp/groups/{id}: the group and its state; another account's is 404. */

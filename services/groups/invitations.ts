@@ -30,15 +30,15 @@ export interface InvitationDeps {
 }
 type OutboundDraft = Parameters<typeof createOutboundMessages>[2][number];
 
-export interface InvitationSuccess {
+export type InvitationSuccess = {
   recipient: string;
   message_uid: string;
   message_status: string;
-}
-export interface InvitationFailure {
+};
+export type InvitationFailure = {
   recipient: string;
   reason: string;
-}
+};
 export interface InvitationResult {
   successes: InvitationSuccess[];
   failures: InvitationFailure[];

@@ -281,10 +281,10 @@ export async function listJoinRequests(rc: RequestContext, id: string) {
   return { group_id: Number(group.id), join_requests: rows.map(joinRequestView) };
 }
 
-export interface ItemFailure {
+export type ItemFailure = {
   reason: string;
   provider_code?: string;
-}
+};
 
 /**
  * POST {id}/join-requests/approve and /reject. Only the group's pending requests go to the provider;

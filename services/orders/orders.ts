@@ -1,6 +1,7 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrderLine } from '../../entities/orders.js';
-import type { OrderPlatform, OrderStatus } from '../../domain/orders/index.js';
+import { ORDER_PLATFORMS, ORDER_STATUSES, type OrderPlatform } from '../../domain/orders/index.js';
 import {
   ORDER_LIMITS,
   lineStock,
@@ -28,7 +29,7 @@ import { notFound, validationFailed, type FieldErrors } from '../platform/errors
 import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
 import { numericId } from '../platform/ids.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf } from '../platform/pagination.js';
 import { accountStatus } from '../account/index.js';
 import { checkoutHoldUnitSeconds, holdTtlUnitSeconds } from './ttl.js';
 import { fillOrder, insertHolds, insertOrder, orderOfProviderMessage, orderPage, readOrderRow, type OrderRow } from './store.js';
@@ -276,15 +277,30 @@ export function orderView(o: OrderRow) {
 }
 export type OrderView = ReturnType<typeof orderView>;
 
-export interface OrderQuery {
-  status?: OrderStatus;
-  platform?: OrderPlatform;
-  catalogue_id?: number;
-  updated_since?: string;
-  page?: number;
-  per_page?: number;
-  limit?: number;
-}
+/** GET /orders: the filters and the page (default ORDER_LIMITS.pageDefault). */
+export const orderListQuery = {
+  type: 'object',
+  properties: {
+    status: { enum: ORDER_STATUSES },
+    platform: { enum: ORDER_PLATFORMS },
+    catalogue_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+    updated_since: { type: 'string', format: 'date-time', description: 'only orders changed at or after this time' },
+    page: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+    per_page: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: `default ${ORDER_LIMITS.pageDefault}; above 100 reads as 100`,
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: `wins over per_page; default ${ORDER_LIMITS.pageDefault}; above 100 reads as 100`,
+    },
+  },
+} as const;
+export type OrderQuery = FromSchema<typeof orderListQuery>;
 
 /** The account's orders, most recently changed first (default 25 a page, at most 100; limit wins over per_page). */
 export async function listOrders(rc: RequestContext, q: OrderQuery) {
@@ -296,7 +312,7 @@ export async function listOrders(rc: RequestContext, q: OrderQuery) {
     perPage,
     offset,
   );
-  return { orders: rows.map(orderView), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('orders', rows.map(orderView), { page, perPage }, total);
 }
 
 /** One of the caller's orders, else 404 (another tenant's reads exactly like a missing one). */

@@ -1,8 +1,9 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../platform/context.js';
 import { DomainError, notFound, validationFailed } from '../platform/errors.js';
-import { pageOf, paginationOf } from '../platform/pagination.js';
+import { pageAnswer, pageOf, pageQueryProperties } from '../platform/pagination.js';
 import { CART_STATUSES, type CartStatus } from '../../domain/shop/index.js';
 import {
   addonsById,
@@ -34,6 +35,7 @@ import {
   unitPriceOf,
   type BasketCaps,
 } from '../../domain/shop/cart.js';
+import { iso } from '../platform/time.js';
 
 // Baskets: the one cart shape every door answers with (REST, MCP, webhooks), reads, and the writes
 // the link and the page share (lines priced by the service, the subtotal kept with them).
@@ -42,8 +44,6 @@ export { refreshSubtotal, type CartRow, type Opens, type ProductForLine };
 
 /** Statuses a basket can still be changed or submitted in. */
 export const EDITABLE: readonly CartStatus[] = ['open', 'sent', 'abandoned'];
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** The page address of a basket: `<PUBLIC_BASE_URL>/shop/<ref>/<page_key>`. */
 export const cartLink = (baseUrl: string, c: Pick<CartRow, 'ref' | 'page_key'>) =>
@@ -164,19 +164,22 @@ export async function cartView(em: EntityManager, baseUrl: string, cart: CartRow
 /** The flat payload of cart.submitted and cart.abandoned: the cart itself, with cart_id beside its id. */
 export const cartEventFields = (v: CartView) => ({ cart_id: v.id, ...v });
 
-export interface CartListQuery {
-  status?: CartStatus;
-  conversation_id?: string;
-  page?: number;
-  per_page?: number;
-  limit?: number;
-}
+/** GET /carts: a status, a chat, and the page. */
+export const cartListQuery = {
+  type: 'object',
+  properties: {
+    status: { enum: [...CART_STATUSES] },
+    conversation_id: { type: 'string', minLength: 1, maxLength: 191 },
+    ...pageQueryProperties,
+  },
+} as const;
+export type CartListQuery = FromSchema<typeof cartListQuery>;
 
 /** The account's baskets, newest first. conversation_id matches the stored form (resolved by the caller). */
 export async function listCarts(rc: RequestContext, baseUrl: string, q: CartListQuery, conversationId?: string | null) {
   const { page, perPage, offset } = pageOf(q);
   const { total, rows } = await cartPage(rc.em, rc.account.id, { status: q.status, conversationId }, perPage, offset);
-  return { carts: await cartViews(rc.em, baseUrl, rows), pagination: paginationOf(page, perPage, total) };
+  return pageAnswer('carts', await cartViews(rc.em, baseUrl, rows), { page, perPage }, total);
 }
 
 /** A basket of the caller's account by its 5-character ref (any case) or its id; anything else is 404. */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many, one } from '../../../entities/db.js';
 import type { Row } from '../../../entities/database.js';
-import type { FeedMapping } from '../../../domain/catalogues/feed-mapping.js';
+import type { FeedFormat, FeedMapping } from '../../../domain/catalogues/feed-mapping.js';
 import type { SyncMode } from '../../../domain/catalogues/vocabulary.js';
 
 // Product feeds and the runs of their pulls.
@@ -27,8 +27,14 @@ const FEED_FIELDS = [
 ] as const;
 const FEED_COLUMNS = FEED_FIELDS.join(', ');
 
-/** A feed row as stored (the mapping holds product fields only: the service checks it before it is written). */
-export type FeedRow = Omit<Pick<Feeds, (typeof FEED_FIELDS)[number]>, 'mapping'> & { mapping: FeedMapping };
+/**
+ * A feed row as stored: the mapping holds product fields only (the service checks it before it is
+ * written), and the format is one a pull detected (storePulledMapping), null before the first.
+ */
+export type FeedRow = Omit<Pick<Feeds, (typeof FEED_FIELDS)[number]>, 'mapping' | 'format'> & {
+  mapping: FeedMapping;
+  format: FeedFormat | null;
+};
 /** A feed with its latest run's outcome, as the answer shows it. */
 export type FeedViewRow = Omit<FeedRow, 'counted_sync_id'> & {
   last_status: string | null;
@@ -203,7 +209,7 @@ export async function feedForPull(em: EntityManager, accountId: number, feedId: 
 }
 
 /** Stores the mapping a pull used and the detected format. */
-export async function storePulledMapping(em: EntityManager, accountId: number, feedId: number, mapping: FeedMapping, format: string) {
+export async function storePulledMapping(em: EntityManager, accountId: number, feedId: number, mapping: FeedMapping, format: FeedFormat) {
   await exec(em, 'update catalogue_feeds set mapping = ?::jsonb, format = ?, updated_at = now() where id = ? and account_id = ?', [
     JSON.stringify(mapping),
     format,

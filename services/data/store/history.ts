@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { exec, many } from '../../../entities/db.js';
 import type { Row } from '../../../entities/database.js';
-import type { HistoryAction } from '../../../domain/data/index.js';
+import type { HistoryAction, HistoryActor } from '../../../domain/data/index.js';
 
 // Record history (data_record_history): one row per write, written in the write's transaction.
 
@@ -11,7 +11,7 @@ export interface HistoryWrite {
   recordId: string;
   action: HistoryAction;
   changes: Record<string, { before: unknown; after: unknown }>;
-  actor: Record<string, unknown>;
+  actor: HistoryActor;
   source: string;
 }
 

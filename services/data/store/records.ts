@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, one } from '../../../entities/db.js';
 import type { Row } from '../../../entities/database.js';
 import { RELEASE_BEFORE_FLUSH } from '../../platform/durable-commit.js';
-import { DATA_LIMITS, type TableAccess } from '../../../domain/data/index.js';
+import { DATA_LIMITS, type HistoryActor, type TableAccess } from '../../../domain/data/index.js';
 
 // Records (data_records) and the table counters their writes move (data_tables.records_count,
 // storage_bytes, auto_number_seq). The list query is in records-query.ts.
@@ -108,7 +108,7 @@ export interface NewRecord {
   autoKeys: string[];
   /** dataBytes of the stored data with every auto number at 0 (each issued number adds its digits beyond one). */
   bytes: number;
-  actor: Record<string, unknown>;
+  actor: HistoryActor;
   source: string;
   /** The definition the values were checked against: the statement writes nothing if the table's has moved on. */
   definitionVersion?: string;
