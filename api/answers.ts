@@ -13,3 +13,6 @@ export function deletedSchema<const N extends Record<string, { readonly type: 'i
     properties: { ...named, deleted: { const: true } } as N & { deleted: { const: true } },
   } as const;
 }
+
+/** A plain list of one item schema (the operator API's capped lists). */
+export const listSchema = <const S>(items: S) => ({ type: 'array', items }) as const;

@@ -1,5 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
-import { deletedSchema } from '../answers.js';
+import { deletedSchema, listSchema } from '../answers.js';
 import { PERMISSIONS } from '../../domain/account/permissions.js';
 import { DATA_GRANT_PATTERN } from '../../domain/data/index.js';
 import { numericId } from '../../services/platform/ids.js';
@@ -46,8 +46,6 @@ const permissionList = {
   },
   uniqueItems: true,
 } as const;
-
-const listOf = <const S>(items: S) => ({ type: 'array', items }) as const;
 
 const accountSchema = {
   type: 'object',
@@ -168,7 +166,7 @@ const accountOperations = [
     method: 'GET',
     path: A,
     summary: 'List accounts',
-    output: { kind: 'list', status: 200, description: 'Every account', schema: listOf(accountSchema) },
+    output: { kind: 'list', status: 200, description: 'Every account', schema: listSchema(accountSchema) },
     cli: [{ command: 'accounts:list' }],
     handler: async ({ oc }) => listAccounts(oc),
   }),
@@ -224,7 +222,7 @@ const accountOperations = [
     method: 'GET',
     path: `${A}/{account}/users`,
     summary: 'List users',
-    output: { kind: 'list', status: 200, description: 'The users of the account', schema: listOf(userSchema) },
+    output: { kind: 'list', status: 200, description: 'The users of the account', schema: listSchema(userSchema) },
     cli: [{ command: 'users:list' }],
     handler: async ({ oc }, { account }) => listUsers(oc, await accountRef(oc, account)),
   }),
@@ -302,7 +300,7 @@ function keyOperations(kind: KeyKind, path: `${typeof A}/{account}/${'keys' | 'm
       method: 'GET',
       path,
       summary: kind === 'rest' ? 'List API keys' : 'List MCP credentials',
-      output: { kind: 'list', status: 200, description: `The ${what}s, secrets hidden`, schema: listOf(keySchema) },
+      output: { kind: 'list', status: 200, description: `The ${what}s, secrets hidden`, schema: listSchema(keySchema) },
       cli: [{ command: `${cli}:list` }],
       handler: async ({ oc }, { account }) => listKeys(oc, await accountRef(oc, account), kind),
     }),
@@ -371,7 +369,7 @@ const B = `${A}/{account}/blacklist` as const;
 const identityOperations = [
   defineOperation({
     ...identityList('sender-ids', 'sender_id', 'sender ids', 'senders'),
-    output: { ...listed('sender ids'), schema: listOf(senderIdSchema) },
+    output: { ...listed('sender ids'), schema: listSchema(senderIdSchema) },
     handler: async ({ oc }, { account }) => listIdentities(oc, 'sender-ids', await accountRef(oc, account)),
   }),
   defineOperation({
@@ -408,7 +406,7 @@ const identityOperations = [
   identityRemove('sender-ids', 'sender_id', 'sender id', 'senders'),
   defineOperation({
     ...identityList('phone-numbers', 'phone_number', 'phone numbers', 'numbers'),
-    output: { ...listed('phone numbers'), schema: listOf(phoneNumberSchema) },
+    output: { ...listed('phone numbers'), schema: listSchema(phoneNumberSchema) },
     handler: async ({ oc }, { account }) => listIdentities(oc, 'phone-numbers', await accountRef(oc, account)),
   }),
   defineOperation({
@@ -453,7 +451,7 @@ const identityOperations = [
   identityRemove('phone-numbers', 'phone_number', 'phone number', 'numbers'),
   defineOperation({
     ...identityList('short-codes', 'short_code', 'short codes', 'short-codes'),
-    output: { ...listed('short codes'), schema: listOf(shortCodeSchema) },
+    output: { ...listed('short codes'), schema: listSchema(shortCodeSchema) },
     handler: async ({ oc }, { account }) => listIdentities(oc, 'short-codes', await accountRef(oc, account)),
   }),
   defineOperation({
@@ -487,7 +485,7 @@ const identityOperations = [
   identityRemove('short-codes', 'short_code', 'short code', 'short-codes'),
   defineOperation({
     ...identityList('channels', 'channel', 'channels', 'channels'),
-    output: { ...listed('channels'), schema: listOf(channelSchema) },
+    output: { ...listed('channels'), schema: listSchema(channelSchema) },
     handler: async ({ oc }, { account }) => listIdentities(oc, 'channels', await accountRef(oc, account)),
   }),
   defineOperation({
@@ -525,7 +523,7 @@ const identityOperations = [
   identityRemove('channels', 'channel', 'channel', 'channels'),
   defineOperation({
     ...identityList('blacklist', 'blacklist_entry', 'blacklist entries', 'blacklist'),
-    output: { ...listed('blacklist entries'), schema: listOf(blacklistSchema) },
+    output: { ...listed('blacklist entries'), schema: listSchema(blacklistSchema) },
     handler: async ({ oc }, { account }) => listIdentities(oc, 'blacklist', await accountRef(oc, account)),
   }),
   defineOperation({

@@ -1,5 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
-import { deletedSchema } from '../answers.js';
+import { deletedSchema, listSchema } from '../answers.js';
 import { numericId } from '../../services/platform/ids.js';
 import { operationRunSchema } from '../../services/automations/operations.js';
 import {
@@ -32,7 +32,6 @@ const eventType = {
   description: 'A business event type, a prefix such as order.*, or *',
 } as const;
 const dateTime = { type: ['string', 'null'], format: 'date-time' } as const;
-const listOf = <const S>(items: S) => ({ type: 'array', items }) as const;
 
 const subscriptionSchema = {
   type: 'object',
@@ -108,7 +107,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'GET',
     path: `${A}/automation-subscriptions`,
     summary: 'List automation subscriptions',
-    output: { kind: 'list', status: 200, description: 'The subscriptions, secrets hidden', schema: listOf(subscriptionSchema) },
+    output: { kind: 'list', status: 200, description: 'The subscriptions, secrets hidden', schema: listSchema(subscriptionSchema) },
     cli: [{ command: 'subscriptions:list' }],
     handler: async ({ oc }, { account }) => listSubscriptionsOf(oc, await accountRef(oc, account)),
   }),
@@ -171,7 +170,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'GET',
     path: `${A}/operations`,
     summary: 'List operation definitions',
-    output: { kind: 'list', status: 200, description: 'The operation definitions', schema: listOf(operationSchema) },
+    output: { kind: 'list', status: 200, description: 'The operation definitions', schema: listSchema(operationSchema) },
     cli: [{ command: 'operations:list' }],
     handler: async ({ oc }, { account }) => listOperations(oc, await accountRef(oc, account)),
   }),
@@ -191,7 +190,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'GET',
     path: `${A}/operation-runs`,
     summary: 'Operation runs newest first (100)',
-    output: { kind: 'list', status: 200, description: 'The latest runs', schema: listOf(operationRunSchema) },
+    output: { kind: 'list', status: 200, description: 'The latest runs', schema: listSchema(operationRunSchema) },
     cli: [{ command: 'operations:runs' }],
     handler: async ({ oc }, { account }) => listRuns(oc, await accountRef(oc, account)),
   }),
@@ -222,7 +221,7 @@ export const automationSettingsOperations: readonly Operation[] = [
     method: 'GET',
     path: `${A}/schedules`,
     summary: 'List schedules',
-    output: { kind: 'list', status: 200, description: 'The schedules', schema: listOf(scheduleSchema) },
+    output: { kind: 'list', status: 200, description: 'The schedules', schema: listSchema(scheduleSchema) },
     cli: [{ command: 'schedules:list' }],
     handler: async ({ oc }, { account }) => listSchedulesOf(oc, await accountRef(oc, account)),
   }),

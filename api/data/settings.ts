@@ -1,5 +1,5 @@
 import { defineOperation, type Operation } from '../operation.js';
-import { deletedSchema } from '../answers.js';
+import { deletedSchema, listSchema } from '../answers.js';
 import { DATA_LIMITS, FIELD_TYPES, INDEX_STATUSES } from '../../domain/data/vocabulary.js';
 import { createTable, deleteTable, listTables, readTable, updateTable } from '../../services/data/table-definitions.js';
 import { addColumn, deleteColumn, updateColumn } from '../../services/data/column-definitions.js';
@@ -294,7 +294,6 @@ const groupSchema = {
 } as const;
 
 const deleted = deletedSchema();
-const listOf = <const I>(item: I) => ({ type: 'array', items: item }) as const;
 const noQuery = { type: 'object', properties: {} } as const;
 
 // ---- Tables ------------------------------------------------------------------------------------
@@ -322,7 +321,7 @@ const tableOps = [
     path: `${A}/tables`,
     summary: 'List the data tables of an account',
     query: noQuery,
-    output: { kind: 'list', status: 200, description: 'Every table of the account with its columns', schema: listOf(tableSchema) },
+    output: { kind: 'list', status: 200, description: 'Every table of the account with its columns', schema: listSchema(tableSchema) },
     cli: [{ command: 'data:tables:list' }],
     handler: async ({ oc }, { account }) => listTables(oc, account),
   }),
@@ -443,7 +442,7 @@ const groupOps = [
     path: `${A}/groups`,
     summary: 'List the data groups of an account',
     query: noQuery,
-    output: { kind: 'list', status: 200, description: 'Every group of the account', schema: listOf(groupSchema) },
+    output: { kind: 'list', status: 200, description: 'Every group of the account', schema: listSchema(groupSchema) },
     cli: [{ command: 'data:groups:list' }],
     handler: async ({ oc }, { account }) => listGroups(oc, account),
   }),
