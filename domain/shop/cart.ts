@@ -3,7 +3,7 @@
 // product's, each add-on adds to it, and nothing a customer posts is ever taken as an amount.
 
 import { BASKET_LINES_MAX, LINE_QUANTITY_MAX } from '../catalogues/index.js';
-import { currencyExponent } from '../orders/money.js';
+import { currencyExponent } from '../orders/index.js';
 
 /** A basket ref: 5 characters without look-alikes (no 0/O, 1/I/L, and no U), upper case. */
 export const REF_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';

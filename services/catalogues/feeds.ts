@@ -14,7 +14,7 @@ import { scheduleAction, startWorkflow } from '../../temporal/starters.js';
 import type { FeedPullInput } from '../../workflows/catalogues/feed-pull.js';
 import { feedPullStarter, feedScheduleId, scheduledFeedPullStarter } from '../../workflows/catalogues/feed-pull.starter.js';
 import { FEED_FIELDS, FEED_FORMATS, isFeedField, type FeedMapping } from '../../domain/catalogues/feed-mapping.js';
-import { feedScheduleCron } from '../../domain/catalogues/feed-schedule.js';
+import { feedScheduleCron } from './feed-schedule.js';
 import { listPage } from '../../domain/catalogues/product-input.js';
 import { CATALOGUE_LIMITS, SYNC_MODES, type SyncMode } from '../../domain/catalogues/vocabulary.js';
 import { requireShop } from './shops.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { feedScheduleCron } from '../../domain/catalogues/feed-schedule.js';
+import { feedScheduleCron } from '../../services/catalogues/feed-schedule.js';
 
 test('feedScheduleCron: words, and plain cron expressions that fire at most hourly', () => {
   assert.deepEqual(feedScheduleCron('hourly'), { cron: '0 * * * *' });

@@ -1,8 +1,8 @@
 import { Cron } from 'croner';
 
 // A feed's schedule: a word or a five-field cron expression (UTC), read by croner, with the rules a
-// feed adds on top. Its own module, apart from the feed mapping, because the feed-pull workflow
-// imports the mapping's rules and has no use for a cron parser in its bundle.
+// feed adds on top. A service module, not a domain one: domain code imports no packages, and the
+// feed-pull workflow (which imports the domain's feed rules) has no use for a cron parser.
 
 /** The schedule words, as the cron expression (UTC) each stands for. */
 export const FEED_SCHEDULE_WORDS: Record<string, string> = {
