@@ -5,6 +5,14 @@
 #   node --import tsx scripts/temporal-setup.ts   one-shot: namespace and search attributes
 # The processes are started by node itself, not npm, so SIGTERM from the orchestrator reaches them
 # and their graceful stop (api/main.ts, worker/main.ts) runs.
+# The API reference page's renderer is one file of @scalar/api-reference, a dev dependency (150 MB
+# with its framework, not installed below): this stage takes that file from the package's tarball at
+# the version and integrity of the lock file (scripts/reference-bundle.mjs), and the image keeps it alone.
+FROM node:24-bookworm-slim AS reference-page
+WORKDIR /build
+COPY package-lock.json scripts/reference-bundle.mjs ./
+RUN node reference-bundle.mjs package-lock.json out
+
 FROM node:24-bookworm-slim
 
 ENV NODE_ENV=production \
@@ -25,6 +33,7 @@ COPY --chown=node:node package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --chown=node:node . .
+COPY --from=reference-page --chown=node:node /build/out/ ./.build/api-reference/
 
 # The workflow bundle, made once here: a worker then only checks it against the sources (hashes)
 # at start instead of running webpack in every replica (worker/workflow-bundle.ts).

@@ -87,5 +87,5 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...ingressRoutes(deps),
     ...pageRoutes(pageOperations, deps),
   ]);
-  return [...routes, ...docsRoutes(routes)];
+  return [...routes, ...docsRoutes(routes, deps.config.rateLimitPerMinute)];
 }

@@ -159,6 +159,7 @@ export const automationSettingsOperations: readonly Operation[] = [
         if: { required: ['kind'], properties: { kind: { const: kind } } },
         then: { properties: { config: s.config } },
       })),
+      examples: [{ name: 'order-ready', kind: 'send_sms', config: { message: 'Your order {{order}} is ready.' } }],
     } as const,
     output: { kind: 'resource', status: 201, description: 'The operation definition', schema: operationSchema },
     cli: [{ command: 'operations:create', help: `e.g. --kind send_sms --config '{"message":"Code {{code}}"}'` }],

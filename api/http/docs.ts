@@ -5,87 +5,155 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type Koa from 'koa';
+import { notFound } from '../../services/platform/errors.js';
+import { OPERATOR_INTRODUCTION, customerIntroduction } from './docs-intro.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './registry.js';
 
-// The reference page at /api-docs is drawn by Scalar's standalone browser bundle, served by this API
-// from node_modules (no CDN: the page works offline and loads nothing from anyone else), over the
-// customer document. The operator API has its own document and no page.
+// The reference pages are drawn by Scalar's standalone browser bundle, served by this API (no CDN:
+// the pages work offline and load nothing from anyone else): /api-docs over the customer document,
+// /admin/v1/api-docs over the operator one, on the operator surface (its own address when
+// OPERATOR_PORT is set), each loading the bundle from its own origin.
 
-// Its exports name no package.json: the package root is found from its main entry (dist/index.js).
-const scalarDir = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), '..');
-const BUNDLE = path.join(scalarDir, 'dist', 'browser', 'standalone.js');
-const SCALAR_VERSION = (JSON.parse(fs.readFileSync(path.join(scalarDir, 'package.json'), 'utf8')) as { version: string }).version;
-/** The version in the URL, so a year-long cache is never stale after an upgrade. */
-const BUNDLE_URL = `/api-docs/scalar.js?v=${SCALAR_VERSION}`;
-const DOCUMENT_URL = '/api-docs/openapi.json';
+/**
+ * The bundle: from the dev dependency when it is installed (a checkout), else the copy the image
+ * keeps (.build/api-reference, made by scripts/reference-bundle.mjs in the Dockerfile), so the
+ * production image carries one file instead of the package and its framework.
+ */
+function findRenderer(): { file: string; version: string } | null {
+  try {
+    // Its exports name no package.json: the package root is found from its main entry (dist/index.js).
+    const dir = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), '..');
+    const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+    return { file: path.join(dir, 'dist', 'browser', 'standalone.js'), version };
+  } catch {
+    const shipped = path.resolve(import.meta.dirname, '..', '..', '.build', 'api-reference');
+    if (!fs.existsSync(path.join(shipped, 'standalone.js'))) return null;
+    return { file: path.join(shipped, 'standalone.js'), version: fs.readFileSync(path.join(shipped, 'version'), 'utf8').trim() };
+  }
+}
+const RENDERER = findRenderer();
+
+/** A reference page: its address, its document's, and the bundle's (the version in the URL, so a year-long cache is never stale). */
+interface ReferencePage {
+  path: string;
+  document: string;
+  title: string;
+}
+const CUSTOMER_PAGE: ReferencePage = { path: '/api-docs', document: '/api-docs/openapi.json', title: 'API reference' };
+const OPERATOR_PAGE: ReferencePage = { path: '/admin/v1/api-docs', document: '/admin/v1/openapi.json', title: 'Operator API reference' };
+const bundleUrl = (page: ReferencePage) => `${page.path}/scalar.js?v=${RENDERER?.version ?? 'missing'}`;
 
 // Telemetry, the AI agent, the MCP panel and the web fonts would each call scalar.com; the policy
 // below would refuse them anyway, so they are turned off rather than left failing in the console.
-const INIT = `Scalar.createApiReference('#app', ${JSON.stringify({
-  url: DOCUMENT_URL,
-  withDefaultFonts: false,
-  telemetry: false,
-  agent: { disabled: true },
-  mcp: { disabled: true },
-  showDeveloperTools: 'never',
-})});`;
+const initOf = (page: ReferencePage) =>
+  `Scalar.createApiReference('#app', ${JSON.stringify({
+    url: page.document,
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+  })});`;
 
 /**
  * Scripts: the bundle from this origin and the one inline call, by its hash; requests (the document,
  * and the page's "test request") to this origin only. Styles may be inline: the bundle writes its
  * stylesheet into <style> elements, some of them without a nonce, and styles run no code.
  */
-const PAGE_CSP = [
-  "default-src 'none'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(INIT).digest('base64')}'`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const policyOf = (init: string) =>
+  [
+    "default-src 'none'",
+    `script-src 'self' 'sha256-${createHash('sha256').update(init).digest('base64')}'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
-const PAGE = `<!doctype html>
+const htmlOf = (page: ReferencePage, init: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>API reference · Business Messaging, Commerce and Data API</title><link rel="icon" href="data:,"></head>
-<body><noscript><p>This reference is drawn by JavaScript. The document it shows: <a href="${DOCUMENT_URL}">OpenAPI 3.1</a>.</p></noscript>
+<title>${page.title} · Business Messaging, Commerce and Data API</title><link rel="icon" href="data:,"></head>
+<body><noscript><p>This reference is drawn by JavaScript. The document it shows: <a href="${page.document}">OpenAPI 3.1</a>.</p></noscript>
 <div id="app"></div>
-<script src="${BUNDLE_URL}"></script>
-<script>${INIT}</script>
+<script src="${bundleUrl(page)}"></script>
+<script>${init}</script>
 </body></html>
 `;
 
 /** The bundle gzipped (4.3 MB → about 1.1 MB), made once on the first request that accepts it. */
 let gzipped: Promise<Buffer> | null = null;
-const gzipOnce = () => {
-  gzipped ??= fs.promises.readFile(BUNDLE).then((raw) => promisify(zlib.gzip)(raw));
+const gzipOnce = (file: string) => {
+  gzipped ??= fs.promises.readFile(file).then((raw) => promisify(zlib.gzip)(raw));
   gzipped.catch(() => (gzipped = null));
   return gzipped;
 };
 
 async function bundle(ctx: Koa.Context) {
+  if (!RENDERER) throw notFound('The reference renderer (@scalar/api-reference)');
   ctx.type = 'text/javascript; charset=utf-8';
   const headers: Record<string, string> = { 'Cache-Control': 'public, max-age=31536000, immutable', Vary: 'Accept-Encoding' };
   if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip')
-    return { body: await gzipOnce(), headers: { ...headers, 'Content-Encoding': 'gzip' } };
-  return { body: fs.createReadStream(BUNDLE), headers };
+    return { body: await gzipOnce(RENDERER.file), headers: { ...headers, 'Content-Encoding': 'gzip' } };
+  return { body: fs.createReadStream(RENDERER.file), headers };
 }
 
-/** The customer document and page describe every route but the operator ones, which have their own document. */
-export function docsRoutes(routes: RouteDef[]): RouteDef[] {
-  const customer = routes.filter((r) => r.auth !== 'operator');
-  const doc = buildOpenApi(customer);
+/** A reference page and its bundle's route. */
+function pageRoutes(page: ReferencePage, summary: string, operatorSurface: boolean): RouteDef[] {
+  const init = initOf(page);
+  const html = htmlOf(page, init);
+  const policy = policyOf(init);
+  const common = {
+    tag: 'Documentation',
+    auth: 'public',
+    query: { type: 'object' },
+    ...(operatorSurface ? { operatorSurface } : {}),
+  } as const;
+  return [
+    {
+      ...common,
+      method: 'GET',
+      path: page.path,
+      summary,
+      response: { status: 200, description: 'HTML page', schema: { type: 'string' } },
+      handler: async ({ ctx }) => {
+        ctx.type = 'html';
+        return { body: html, headers: { 'Content-Security-Policy': policy } };
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: `${page.path}/scalar.js`,
+      summary: "The reference page's renderer: @scalar/api-reference's standalone bundle",
+      response: { status: 200, description: 'JavaScript', schema: { type: 'string' } },
+      handler: async ({ ctx }) => bundle(ctx),
+    },
+  ];
+}
+
+/**
+ * The customer document and page describe every route but the operator ones; the operator API has
+ * a document and a page of its own. `rateLimit` (requests a minute per key) is stated in the introduction.
+ */
+export function docsRoutes(routes: RouteDef[], rateLimit: number): RouteDef[] {
+  const doc = buildOpenApi(
+    routes.filter((r) => r.auth !== 'operator'),
+    'customer',
+    customerIntroduction(rateLimit),
+  );
   const operatorDoc = buildOpenApi(
     routes.filter((r) => r.auth === 'operator'),
     'operator',
+    OPERATOR_INTRODUCTION,
   );
   return [
     {
       method: 'GET',
-      path: '/admin/v1/openapi.json',
+      path: OPERATOR_PAGE.document,
       tag: 'Documentation',
       summary: 'OpenAPI 3.1.0 document of the operator API',
       auth: 'public',
@@ -96,7 +164,7 @@ export function docsRoutes(routes: RouteDef[]): RouteDef[] {
     },
     {
       method: 'GET',
-      path: '/api-docs/openapi.json',
+      path: CUSTOMER_PAGE.document,
       tag: 'Documentation',
       summary: 'OpenAPI 3.1.0 document',
       auth: 'public',
@@ -104,28 +172,7 @@ export function docsRoutes(routes: RouteDef[]): RouteDef[] {
       response: { status: 200, description: 'OpenAPI document', schema: { type: 'object' } },
       handler: async () => ({ body: doc }),
     },
-    {
-      method: 'GET',
-      path: '/api-docs',
-      tag: 'Documentation',
-      summary: 'Readable API reference (Scalar) of the customer document',
-      auth: 'public',
-      query: { type: 'object' },
-      response: { status: 200, description: 'HTML page', schema: { type: 'string' } },
-      handler: async ({ ctx }) => {
-        ctx.type = 'html';
-        return { body: PAGE, headers: { 'Content-Security-Policy': PAGE_CSP } };
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api-docs/scalar.js',
-      tag: 'Documentation',
-      summary: "The reference page's renderer: @scalar/api-reference's standalone bundle",
-      auth: 'public',
-      query: { type: 'object' },
-      response: { status: 200, description: 'JavaScript', schema: { type: 'string' } },
-      handler: async ({ ctx }) => bundle(ctx),
-    },
+    ...pageRoutes(CUSTOMER_PAGE, 'Readable API reference (Scalar) of the customer document', false),
+    ...pageRoutes(OPERATOR_PAGE, 'Readable reference (Scalar) of the operator API', true),
   ];
 }

@@ -1,5 +1,6 @@
 import type { RouteDef } from './registry.js';
 import { refusalsOf } from './refusals.js';
+import { exampleOf } from './examples.js';
 
 const v3Error = {
   type: 'object',
@@ -39,7 +40,7 @@ const dataError = {
  * Two documents: the customer one (account keys) and the operator one (/admin/v1, operator token),
  * so the customer document never describes the operator surface.
  */
-export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operator' = 'customer') {
+export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operator' = 'customer', introduction?: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -83,7 +84,8 @@ export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operato
       ...(r.permission ? { 'x-permission': r.permission } : {}),
       ...(r.cli?.length ? { 'x-cli': r.cli.map((c) => c.command) } : {}),
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: r.body } } };
+    // The example is what the reference page's request samples send: one the body schema accepts (examples.ts).
+    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: r.body, example: exampleOf(r.body) } } };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = op;
   }
   return {
@@ -93,6 +95,7 @@ export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operato
       title: audience === 'operator' ? 'Operator API (Settings)' : 'Business Messaging, Commerce and Data API',
       version: '3.6.0',
       'x-reference-version': '3.1.0',
+      ...(introduction ? { description: introduction } : {}),
     },
     servers: [{ url: '/' }],
     components: {

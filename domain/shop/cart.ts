@@ -3,6 +3,7 @@
 // product's, each add-on adds to it, and nothing a customer posts is ever taken as an amount.
 
 import { BASKET_LINES_MAX, LINE_QUANTITY_MAX } from '../catalogues/index.js';
+import { currencyExponent } from '../orders/index.js';
 
 /** A basket ref: 5 characters without look-alikes (no 0/O, 1/I/L, and no U), upper case. */
 export const REF_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
@@ -120,11 +121,27 @@ export function slugify(name: string): string {
 }
 export const withSuffix = (slug: string, n: number) => (n <= 1 ? slug : `${slug}-${n}`);
 
-/** Minor units as the page shows them: `12.50 USD`. */
-export function formatMoney(minor: number, currency: string): string {
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')} ${currency}`;
+/**
+ * The locale the shop page writes amounts in: the page's own language (its text is English). No shop
+ * setting names a locale; one would be read here first.
+ */
+export const SHOP_LOCALE = 'en';
+
+const formats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * An amount in hundredths (the contract's unit for every amount) as the page shows it: Intl's
+ * currency format in the currency's own digits (ISO 4217), `$12.50`, `TZS 12,000.00`, `¥100`, `KWD 1.250`.
+ */
+export function formatMoney(hundredths: number, currency: string, locale = SHOP_LOCALE): string {
+  const key = `${locale}|${currency}`;
+  let format = formats.get(key);
+  if (!format) {
+    const digits = currencyExponent(currency);
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+    formats.set(key, format);
+  }
+  return format.format(hundredths / 100);
 }
 
 /**

@@ -88,6 +88,8 @@ export const smsSendBody = {
   if: { not: { required: ['message_type'] } },
   then: { properties: { type: { allOf: [smsTypeRule] } } },
   allOf: [someRecipient],
+  // The reference page's request sample (api/http/examples.ts).
+  examples: [{ recipient: '+255712345678', message: 'Your order is ready for pickup.' }],
 } as const;
 export type SmsSendInput = FromSchema<typeof smsSendBody>;
 

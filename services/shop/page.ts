@@ -12,7 +12,7 @@ export const escapeHtml = (s: unknown) =>
 
 const STYLE = [
   '*{box-sizing:border-box}body{font:16px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#f6f6f4}',
-  'header{background:#14532d;color:#fff;padding:12px 16px;position:sticky;top:0;display:flex;justify-content:space-between;align-items:center;gap:8px}',
+  'header{background:#14532d;color:#fff;padding:12px 16px;position:sticky;top:0;z-index:2;display:flex;justify-content:space-between;align-items:center;gap:8px}',
   'header h1{font-size:18px;margin:0}header a{color:#fff}main{max-width:640px;margin:0 auto;padding:12px}',
   'nav{display:flex;gap:8px;overflow-x:auto;padding:4px 0 12px}nav a{white-space:nowrap;padding:6px 12px;border-radius:16px;background:#fff;border:1px solid #ccc;color:#1d1d1f;text-decoration:none}',
   'nav a.on{background:#14532d;color:#fff;border-color:#14532d}.card{background:#fff;border-radius:10px;padding:12px;margin:0 0 10px;border:1px solid #e3e3e0}',
@@ -22,8 +22,15 @@ const STYLE = [
   'button,.btn{display:inline-block;font:inherit;padding:12px 16px;border-radius:8px;border:0;background:#14532d;color:#fff;text-decoration:none;min-height:44px}',
   'button.wide{width:100%;margin-top:10px}button.link{background:none;color:#b91c1c;padding:4px;min-height:0}',
   '.err{background:#fee2e2;color:#7f1d1d;padding:10px;border-radius:8px}.ok{background:#dcfce7;color:#14532d;padding:10px;border-radius:8px}',
-  'h2{font-size:18px;margin:16px 0 8px}fieldset{border:0;padding:0;margin:8px 0}legend{font-weight:600}img.pic{max-width:100%;border-radius:8px}',
-  'button.alt{background:#555}',
+  'h2{font-size:18px;margin:16px 0 8px}fieldset{border:0;padding:0;margin:8px 0}legend{font-weight:600}',
+  'button.alt{background:#555}button:disabled{background:#d6d6d2;color:#6b6b68;cursor:not-allowed}',
+  // A picture keeps its frame whatever happens to the file: a broken or refused one shows its alt text on the frame's colour.
+  '.pic{position:relative;overflow:hidden;background:#ecebe6;border-radius:8px;aspect-ratio:4/3;margin:0 0 8px}',
+  '.pic img{display:block;width:100%;height:100%;object-fit:cover;color:#666;font-size:14px}',
+  '.pic img::after{content:attr(alt);position:absolute;inset:0;display:flex;align-items:center;justify-content:center;padding:8px;text-align:center;background:#ecebe6}',
+  '.thumb{flex:none;width:64px;margin:0}.product .row{align-items:center}.product .who{flex:1;min-width:0}',
+  'a.name{color:inherit;font-weight:600}.was{color:#666;font-weight:400;margin-right:6px}.now{color:#b91c1c}',
+  '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}',
 ].join('');
 
 /**
@@ -68,14 +75,30 @@ export interface ShopPageModel {
   orderId?: number | null;
 }
 
-const money = (minor: number | string, currency: string) => escapeHtml(formatMoney(Number(minor), currency));
+const money = (hundredths: number | string, currency: string) => escapeHtml(formatMoney(Number(hundredths), currency));
 
+/** A price, and when a lower sale price applies, the regular one struck out beside it. */
+function priceTag(regular: number | string, sale: number | string | null, currency: string): string {
+  if (sale === null || Number(sale) >= Number(regular)) return money(regular, currency);
+  return `<s class="was"><span class="sr">Was </span>${money(regular, currency)}</s><span class="now"><span class="sr">now </span>${money(sale, currency)}</span>`;
+}
+
+/** What a product costs as the menu shows it: from its lowest size, else its price (with its sale price). */
 function productPrice(p: MenuProduct, currency: string): string {
   if (p.variants.length) {
     const low = Math.min(...p.variants.map((v) => v.price));
     return p.variants.length > 1 ? `from ${money(low, currency)}` : money(low, currency);
   }
-  return money(p.sale_price ?? p.price, currency);
+  return priceTag(p.price, p.sale_price, currency);
+}
+
+/**
+ * A product's picture in its frame, or nothing: only https addresses (the page's policy loads no
+ * other), lazily, its name as the alt text the frame shows should the file not load.
+ */
+function picture(url: string | null, name: string, extraClass = ''): string {
+  if (!url || !/^https:\/\//i.test(url)) return '';
+  return `<div class="pic${extraClass}"><img src="${escapeHtml(url)}" alt="${escapeHtml(name)}" loading="lazy" decoding="async"></div>`;
 }
 
 export function shopPage(m: ShopPageModel): string {
@@ -107,13 +130,15 @@ function menuView(m: ShopPageModel): string {
     : '';
   const shown = m.categoryId === null ? m.products : m.products.filter((p) => p.category_id === m.categoryId);
   const cards = shown
-    .map(
-      (
-        p,
-      ) => `<div class="card product" data-sku="${escapeHtml(p.sku)}"><div class="row"><strong>${escapeHtml(p.name)}</strong><span class="price">${productPrice(p, m.cart.currency)}</span></div>
+    .map((p) => {
+      // An orderable product's name and picture open it, as its button does.
+      const href = `${m.base}?product=${Number(p.id)}`;
+      const thumb = picture(p.image_url, p.name, ' thumb');
+      const name = p.orderable ? `<a class="name" href="${href}">${escapeHtml(p.name)}</a>` : `<strong>${escapeHtml(p.name)}</strong>`;
+      return `<div class="card product" data-sku="${escapeHtml(p.sku)}"><div class="row">${p.orderable && thumb ? `<a href="${href}" tabindex="-1" aria-hidden="true">${thumb}</a>` : thumb}<span class="who">${name}</span><span class="price">${productPrice(p, m.cart.currency)}</span></div>
 ${p.description ? `<p class="muted">${escapeHtml(p.description.slice(0, 160))}</p>` : ''}
-${p.orderable ? `<a class="btn" href="${m.base}?product=${Number(p.id)}">Choose</a>` : `<span class="muted">${escapeHtml(p.availability)}</span>`}</div>`,
-    )
+${p.orderable ? `<a class="btn" href="${href}">Choose</a>` : `<span class="muted">${escapeHtml(p.availability)}</span>`}</div>`;
+    })
     .join('');
   return `${nav}<section id="menu"><h2>Menu</h2>${cards || '<p class="muted">Nothing on the menu yet.</p>'}</section>`;
 }
@@ -137,7 +162,7 @@ function productView(m: ShopPageModel, p: MenuProduct): string {
         .join('')}</fieldset>`
     : '';
   return `<p><a href="${m.base}?menu=1">← Menu</a></p><section class="card" id="product"><div class="row"><h2>${escapeHtml(p.name)}</h2><span class="price">${productPrice(p, cur)}</span></div>
-${p.image_url ? `<img class="pic" src="${escapeHtml(p.image_url)}" alt="">` : ''}
+${picture(p.image_url, p.name)}
 ${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}
 <form method="post" action="${m.base}/items"><input type="hidden" name="product_id" value="${Number(p.id)}">${sizes}${addons}
 <label>Quantity <input type="number" name="quantity" value="1" min="1" max="999" inputmode="numeric"></label>
@@ -151,7 +176,7 @@ function basketView(m: ShopPageModel, editable: boolean): string {
     .map(
       (
         i,
-      ) => `<div class="card line" data-line="${i.id}"><div class="row"><strong>${i.quantity} × ${escapeHtml(i.name)}${i.variant ? ` (${escapeHtml(i.variant.name)})` : ''}</strong><span class="price">${money(i.line_total_minor, cur)}</span></div>
+      ) => `<div class="card line" data-line="${i.id}"><div class="row"><strong>${i.quantity} × ${editable ? `<a class="name" href="${m.base}?product=${i.product_id}">${escapeHtml(i.name)}</a>` : escapeHtml(i.name)}${i.variant ? ` (${escapeHtml(i.variant.name)})` : ''}</strong><span class="price">${money(i.line_total_minor, cur)}</span></div>
 ${i.options.length ? `<div class="muted">+ ${i.options.map((o) => escapeHtml(o.name)).join(', ')}</div>` : ''}${i.note ? `<div class="muted">“${escapeHtml(i.note)}”</div>` : ''}
 ${editable ? `<form method="post" action="${m.base}/items/${i.id}/remove"><button class="link" type="submit">Remove</button></form>` : ''}</div>`,
     )
@@ -160,7 +185,7 @@ ${editable ? `<form method="post" action="${m.base}/items/${i.id}/remove"><butto
   const form = editable
     ? `<form method="post" action="${m.base}/submit"><label for="note">Note for the shop</label><textarea id="note" name="note" rows="2" maxlength="1000">${escapeHtml(m.cart.note ?? '')}</textarea>
 <button class="wide alt" type="submit" formaction="${m.base}/note" id="save-note">Save note</button>
-<button class="wide" type="submit" id="submit"${m.cart.items.length ? '' : ' disabled'}>Send order</button></form>`
+<button class="wide" type="submit" id="submit"${m.cart.items.length ? '' : ' disabled aria-describedby="submit-why"'}>Send order</button>${m.cart.items.length ? '' : '<p class="muted" id="submit-why">Add something to your basket to send an order.</p>'}</form>`
     : m.cart.note
       ? `<p class="muted">Note: ${escapeHtml(m.cart.note)}</p>`
       : '';
@@ -173,14 +198,15 @@ export function productLandingPage(p: {
   name: string;
   description: string | null;
   imageUrl: string | null;
-  priceMinor: number;
+  /** In hundredths, as every amount. */
+  price: number;
+  salePrice: number | null;
   currency: string;
   action: string;
 }): string {
-  const image = p.imageUrl && /^https?:\/\//i.test(p.imageUrl) ? `<img class="pic" alt="" src="${escapeHtml(p.imageUrl)}">` : '';
   const body =
-    `<div class="card">${image}<h2>${escapeHtml(p.name)}</h2><p>${money(p.priceMinor, p.currency)}</p>` +
+    `<div class="card" id="product">${picture(p.imageUrl, p.name)}<h2>${escapeHtml(p.name)}</h2><p class="price">${priceTag(p.price, p.salePrice, p.currency)}</p>` +
     (p.description ? `<p>${escapeHtml(p.description)}</p>` : '') +
-    `<form method="post" action="${escapeHtml(p.action)}"><button type="submit" id="order-this">Order this</button></form></div>`;
+    `<form method="post" action="${escapeHtml(p.action)}"><button class="wide" type="submit" id="order-this">Order this</button></form></div>`;
   return layout(p.name, `<header><h1>${escapeHtml(p.shopName)}</h1></header>`, body);
 }

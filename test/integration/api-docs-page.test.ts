@@ -5,11 +5,13 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
-import { API_URL } from '../support/stack.js';
+import { API_URL, api, newTenant } from '../support/stack.js';
 import { chromiumPath } from '../../scripts/browser.js';
 
-// The reference page at /api-docs: Scalar's standalone bundle, served by the API from node_modules,
-// drawing the customer document, under a policy that lets in that bundle and one inline call only.
+// The reference pages: Scalar's standalone bundle, served by the API (from node_modules in a
+// checkout; the image keeps the one file), drawing the customer document at /api-docs and the
+// operator one at /admin/v1/api-docs, under a policy that lets in that bundle and one inline call
+// only. The customer document opens with an introduction, and its request samples are sent as they are.
 
 const scalarRoot = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), '..');
 const bundleFile = path.join(scalarRoot, 'dist', 'browser', 'standalone.js');
@@ -94,10 +96,61 @@ test('in a real browser the page draws the operations of the customer document, 
     assert.deepEqual(elsewhere, [], 'nothing loaded from another origin');
     assert.ok(drawn, `the operations were not drawn; the page reads: ${text.slice(0, 400)}`);
     assert.match(text, /POST\s*\/api\/v3\/sms\/send/);
+    // The introduction is drawn above the operations.
+    for (const heading of ['Authentication', 'Rate limits', 'Webhooks']) assert.match(text, new RegExp(`\\n${heading}\\n`), heading);
     // The sidebar names the customer groups (drawn or not), and no operator one.
     for (const group of ['Chat-channel messages', 'Contacts', 'Automations']) assert.match(text, new RegExp(`\\n${group}\\n`), group);
     assert.doesNotMatch(text, /Settings \(operator\)|\/admin\/v1/, 'no operator route');
   } finally {
     await browser.close();
   }
+});
+
+test('the customer document opens with an introduction, and its samples are requests the API accepts', async () => {
+  const doc = (await (await fetch(`${API_URL}/api-docs/openapi.json`)).json()) as {
+    info: { description: string };
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>;
+  };
+  for (const heading of ['Authentication', 'Envelopes', 'Rate limits', 'Webhooks', 'MCP'])
+    assert.match(doc.info.description, new RegExp(`^## ${heading}$`, 'm'), heading);
+  assert.match(doc.info.description, /Authorization: Bearer/);
+  assert.match(doc.info.description, /X-RateLimit-Remaining/);
+  const bodies = Object.values(doc.paths).flatMap((ops) => Object.values(ops).filter((op) => op.requestBody));
+  assert.ok(bodies.length > 30);
+  for (const op of bodies) assert.ok('example' in op.requestBody!.content['application/json'], 'every body has its sample');
+
+  // The SMS sample, sent exactly as the page shows it, with a real key.
+  const sample = doc.paths['/api/v3/sms/send'].post.requestBody!.content['application/json'].example;
+  const tenant = await newTenant();
+  const sent = await api('POST', '/api/v3/sms/send', tenant.token, sample);
+  assert.equal(sent.status, 201, sent.text);
+  // A contact sample too, into a group made from the group sample.
+  const groupSample = doc.paths['/api/v3/contact-groups'].post.requestBody!.content['application/json'].example;
+  const group = await api('POST', '/api/v3/contact-groups', tenant.token, groupSample);
+  assert.equal(group.status, 201, group.text);
+  const contactSample = doc.paths['/api/v3/contact-groups/{group}/contacts'].post.requestBody!.content['application/json'].example;
+  const contact = await api('POST', `/api/v3/contact-groups/${group.body.data.id}/contacts`, tenant.token, contactSample);
+  assert.equal(contact.status, 201, contact.text);
+});
+
+test('the operator API has a page of its own, drawing the operator document with the same bundle', async () => {
+  const res = await fetch(`${API_URL}/admin/v1/api-docs`);
+  assert.equal(res.status, 200);
+  const html = await res.text();
+  assert.match(html, new RegExp(`<script src="/admin/v1/api-docs/scalar\\.js\\?v=${version.replace(/\./g, '\\.')}">`));
+  assert.match(html, /"url":"\/admin\/v1\/openapi\.json"/);
+  const init = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)][0][1];
+  assert.match(
+    res.headers.get('content-security-policy') ?? '',
+    new RegExp(`'sha256-${createHash('sha256').update(init).digest('base64').replace(/[+/]/g, '\\$&')}'`),
+  );
+  const js = await fetch(`${API_URL}/admin/v1/api-docs/scalar.js?v=${version}`, { headers: { 'accept-encoding': 'identity' } });
+  assert.equal(js.status, 200);
+  assert.ok(Buffer.from(await js.arrayBuffer()).equals(fs.readFileSync(bundleFile)));
+  const doc = (await (await fetch(`${API_URL}/admin/v1/openapi.json`)).json()) as {
+    info: { description: string };
+    paths: Record<string, unknown>;
+  };
+  assert.match(doc.info.description, /^## Authentication$/m);
+  assert.ok(Object.keys(doc.paths).every((p) => p.startsWith('/admin/v1/')));
 });

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import puppeteer from 'puppeteer-core';
+import puppeteer, { type Page } from 'puppeteer-core';
 import { openShop, coffee as coffeeBody, tea as teaBody } from '../support/shop.js';
 import { admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
 import { chromiumPath } from '../../scripts/browser.js';
@@ -10,15 +10,54 @@ import { chromiumPath } from '../../scripts/browser.js';
 // The shop page in a real browser (Debian's chromium through puppeteer-core) on a phone screen:
 // open the link, pick a size and an add-on, add to the basket, add another product from the menu,
 // write a note, submit: an order with the service's prices, the basket ordered, cart.submitted.
-// Then forms posted by hand: amounts in them change nothing.
+// On the way: amounts in the currency's format, a sale price beside the regular one, a disabled
+// button that looks it, a picture that loads and one that does not, the same page on a desktop
+// screen (screenshots of both under test/artifacts/). Then forms posted by hand: amounts in them
+// change nothing.
 
 const C = '/api/v3/catalogues';
 const root = path.resolve(import.meta.dirname, '../..');
+/** Product pictures, answered by the browser test itself: coffee's is a PNG, tea's fails. */
+const IMAGES = 'https://images.example.com';
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGNkYGD4z8DAwMDEwMDAAAAK3gEDa4ZsKQAAAABJRU5ErkJggg==',
+  'base64',
+);
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+/** What both widths must show: the shop's name, the basket link, the menu's cards, the basket; and nothing wider than the screen. */
+async function assertRendered(page: Page, width: number) {
+  const seen = await page.evaluate(() => ({
+    title: document.querySelector('header h1')?.textContent,
+    basket: document.querySelector('#basket-link')?.getBoundingClientRect().width ?? 0,
+    cards: [...document.querySelectorAll('.product')].map((e) => e.getBoundingClientRect().width),
+    subtotal: document.querySelector('#subtotal')?.textContent,
+    scroll: document.documentElement.scrollWidth,
+  }));
+  assert.equal(seen.title, 'Mama Café');
+  assert.ok(seen.basket > 0, 'the basket link is drawn');
+  assert.ok(seen.cards.length >= 2 && seen.cards.every((w) => w > 200 && w <= width), `cards: ${seen.cards.join(', ')}`);
+  assert.ok(seen.subtotal, 'the subtotal is drawn');
+  assert.ok(seen.scroll <= width, `the page scrolls sideways at ${width}px`);
+}
+
+/** A full-page screenshot under test/artifacts/ (ignored by git), its path printed. */
+async function screenshot(t: TestContext, page: Page, name: string) {
+  const dir = path.join(root, 'test', 'artifacts');
+  fs.mkdirSync(dir, { recursive: true });
+  const shot = path.join(dir, `${name}-${Date.now()}.png`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot, fullPage: true });
+  t.diagnostic(`screenshot: ${shot}`);
+  process.stdout.write(`shop page screenshot: ${shot}\n`);
+}
 
 async function shop(t: Tenant) {
   const { shop: s, product } = await openShop(t, 'Mama Café');
-  const coffee = await product(coffeeBody({ description: 'Fresh from the hills' }));
-  const tea = await product(teaBody);
+  const coffee = await product(coffeeBody({ description: 'Fresh from the hills', image_url: `${IMAGES}/coffee.png` }));
+  // Its picture never loads (the browser test refuses it): the frame must still hold.
+  const tea = await product({ ...teaBody, image_url: `${IMAGES}/tea.png` });
   const cake = await product({ sku: 'CAKE', name: 'Cake', price: 500, category: 'Bakery', addons: [{ name: 'Cream', price: 60 }] });
   return { shop: s, coffee, tea, cake };
 }
@@ -52,40 +91,94 @@ test('the shop page on a phone: size, add-on, basket, note, submit → an order 
   });
   try {
     const page = await browser.newPage();
-    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await page.setViewport({ ...PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     const blocked: string[] = [];
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
     });
+    await page.setRequestInterception(true);
+    page.on('request', (r) => {
+      if (!r.url().startsWith(IMAGES)) return void r.continue();
+      if (r.url().endsWith('/coffee.png')) return void r.respond({ status: 200, contentType: 'image/png', body: PNG });
+      return void r.respond({ status: 404, contentType: 'text/plain', body: 'gone' });
+    });
     await page.goto(link, { waitUntil: 'load' });
-    // The link opens on the product: pick Large and oat milk, two of them, a note for the line.
+    // The link opens on the product, the basket empty: its send button is disabled and looks it.
     await page.waitForSelector('#product');
+    // (No named functions inside evaluate: tsx's names would not exist in the page.)
+    const [add, submit] = await page.evaluate(() =>
+      ['#add', '#submit'].map((sel) => {
+        const el = document.querySelector<HTMLButtonElement>(sel)!;
+        const st = getComputedStyle(el);
+        return { disabled: el.disabled, background: st.backgroundColor, cursor: st.cursor };
+      }),
+    );
+    const buttons = { add, submit, why: await page.$eval('#submit-why', (el) => el.textContent) };
+    assert.equal(buttons.submit.disabled, true);
+    assert.notEqual(buttons.submit.background, buttons.add.background, 'a disabled button does not look like an enabled one');
+    assert.equal(buttons.submit.cursor, 'not-allowed');
+    assert.match(buttons.why ?? '', /Add something to your basket/);
+    // Pick Large and oat milk, two of them, a note for the line.
     await page.click(`input[name=variant_id][value="${large.id}"]`);
     await page.click(`input[name=addon_id][value="${oat.id}"]`);
     await page.$eval('input[name=quantity]', (el) => ((el as HTMLInputElement).value = '2'));
     await page.type('input[name=note]', 'no sugar');
     await Promise.all([page.waitForNavigation(), page.click('#add')]);
     assert.match(await page.$eval('#basket', (el) => el.textContent ?? ''), /2 × Coffee \(Large\)[\s\S]*Oat milk[\s\S]*no sugar/);
-    assert.equal(await page.$eval('#subtotal', (el) => el.textContent), '10.00 USD');
+    // Amounts in hundredths, written as the currency is (Intl, the currency's own digits).
+    assert.equal(await page.$eval('#subtotal', (el) => el.textContent), '$10.00');
+    assert.equal(await page.$eval('#basket-link', (el) => el.textContent), 'Basket (2) · $10.00');
 
-    // Back to the menu, the Hot Drinks category, Tea (its sale price).
+    // Back to the menu, the Hot Drinks category: Tea on sale, its regular price struck out beside it.
     await Promise.all([page.waitForNavigation(), page.click('a[href$="?menu=1"]')]);
     await Promise.all([page.waitForNavigation(), page.click('nav a[href*="category=hot-drinks"]')]);
     assert.deepEqual(await page.$$eval('.product', (els) => els.map((e) => e.getAttribute('data-sku'))), ['COF', 'TEA']);
-    await Promise.all([page.waitForNavigation(), page.click('.product[data-sku="TEA"] a.btn')]);
+    const teaPrice = await page.$eval('.product[data-sku="TEA"] .price', (el) => ({
+      was: el.querySelector('s.was')?.textContent,
+      now: el.querySelector('.now')?.textContent,
+      struck: el.querySelector('s.was') ? getComputedStyle(el.querySelector('s.was')!).textDecorationLine : '',
+    }));
+    assert.deepEqual(teaPrice, { was: 'Was $2.00', now: 'now $1.50', struck: 'line-through' });
+    // Pictures: coffee's loads; tea's fails and its frame holds, showing the name instead of a broken icon.
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+    const pictures = await page.$$eval('.product', (els) =>
+      els.map((e) => {
+        const img = e.querySelector('img')!;
+        const frame = img.parentElement!.getBoundingClientRect();
+        return {
+          sku: e.getAttribute('data-sku'),
+          loaded: img.naturalWidth > 0,
+          alt: img.alt,
+          frame: [Math.round(frame.width), Math.round(frame.height)],
+        };
+      }),
+    );
+    assert.deepEqual(pictures, [
+      { sku: 'COF', loaded: true, alt: 'Coffee', frame: [64, 48] },
+      { sku: 'TEA', loaded: false, alt: 'Tea', frame: [64, 48] },
+    ]);
+    await assertRendered(page, PHONE.width);
+    // The product's name opens the product.
+    await Promise.all([page.waitForNavigation(), page.click('.product[data-sku="TEA"] a.name')]);
+    assert.equal(await page.$eval('#product h2', (el) => el.textContent), 'Tea');
     await Promise.all([page.waitForNavigation(), page.click('#add')]);
-    assert.equal(await page.$eval('#subtotal', (el) => el.textContent), '11.50 USD');
-
-    // Nothing wider than the phone.
-    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the page scrolls sideways on a phone');
+    assert.equal(await page.$eval('#subtotal', (el) => el.textContent), '$11.50');
 
     await page.type('#note', 'Table 4 <script>alert(1)</script>');
-    const dir = path.join(root, 'test', 'artifacts');
-    fs.mkdirSync(dir, { recursive: true });
-    const shot = path.join(dir, `shop-page-${Date.now()}.png`);
-    await page.screenshot({ path: shot, fullPage: true });
-    t.diagnostic(`shop page screenshot: ${shot}`);
-    process.stdout.write(`shop page screenshot: ${shot}\n`);
+    await screenshot(t, page, 'shop-page-phone');
+
+    // The same basket on a desktop screen: the page keeps its column and draws everything.
+    const desktop = await browser.newPage();
+    await desktop.setRequestInterception(true);
+    desktop.on('request', (r) =>
+      r.url().startsWith(IMAGES) ? void r.respond({ status: 404, contentType: 'text/plain', body: 'gone' }) : void r.continue(),
+    );
+    await desktop.setViewport(DESKTOP);
+    await desktop.goto(`${link}?category=hot-drinks`, { waitUntil: 'load' });
+    await assertRendered(desktop, DESKTOP.width);
+    assert.ok((await desktop.$eval('main', (el) => el.getBoundingClientRect().width)) <= 640, 'one readable column');
+    await screenshot(t, desktop, 'shop-page-desktop');
+    await desktop.close();
 
     await Promise.all([page.waitForNavigation(), page.click('#submit')]);
     await page.waitForSelector('#ordered');
@@ -93,7 +186,7 @@ test('the shop page on a phone: size, add-on, basket, note, submit → an order 
     // The note came back escaped, as text.
     assert.equal(await page.$('#basket script'), null);
     assert.deepEqual(blocked, [], 'the page needs nothing its policy refuses');
-    await page.screenshot({ path: shot.replace('.png', '-ordered.png'), fullPage: true });
+    await screenshot(t, page, 'shop-page-ordered');
   } finally {
     await browser.close();
   }

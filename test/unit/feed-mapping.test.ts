@@ -4,7 +4,6 @@ import {
   availabilityOf,
   conditionOf,
   detectDelimiter,
-  feedScheduleCron,
   guessMapping,
   mapRecord,
   normaliseHeader,
@@ -195,27 +194,6 @@ test('shrinkRefusal: an empty replace pull, or one with less than half of the la
   assert.equal(shrinkRefusal('replace', 1, 19), null);
   assert.equal(shrinkRefusal('replace', 5, null), null);
   assert.equal(shrinkRefusal('upsert', 0, 1000), null);
-});
-
-test('feedScheduleCron: words, and cron expressions that fire at most hourly', () => {
-  assert.deepEqual(feedScheduleCron('hourly'), { cron: '0 * * * *' });
-  assert.deepEqual(feedScheduleCron('Daily'), { cron: '0 0 * * *' });
-  assert.deepEqual(feedScheduleCron('weekly'), { cron: '0 0 * * 1' });
-  assert.deepEqual(feedScheduleCron(' 15  */6 * * MON-FRI '), { cron: '15 */6 * * MON-FRI' });
-  assert.deepEqual(feedScheduleCron('30 2 1,15 JAN-JUN *'), { cron: '30 2 1,15 JAN-JUN *' });
-  for (const bad of [
-    '*/5 * * * *',
-    '* * * * *',
-    '0-30 * * * *',
-    '0 24 * * *',
-    '0 * 0 * *',
-    '0 * * 13 *',
-    '0 * * * 8',
-    'sometimes',
-    '0 * * *',
-    '0 5-2 * * *',
-  ])
-    assert.ok('problem' in feedScheduleCron(bad), bad);
 });
 
 /** Feeds a body to a splitter in pieces of `size` characters. */
