@@ -5,7 +5,20 @@ import { refuseUnstorableText, validateBody, validateQuery } from '../../service
 import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
 import { asHttpError, dataErrorBody, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type Principal } from '../http/auth.js';
+import { answerCheck } from '../http/answer-check.js';
 import { toolPermissionOf } from './tools.js';
+
+/**
+ * CHECK_ANSWERS (the test suite) holds a tool's answer to its operation's full output schema, as
+ * the REST door does: tools/list advertises no outputSchema (api/mcp/tools.ts), so no client
+ * checks it for us.
+ */
+const checks = new Map<string, (data: unknown) => void>();
+function checkAnswer(op: Operation, data: unknown): void {
+  let check = checks.get(op.name);
+  if (!check) checks.set(op.name, (check = answerCheck(op.name, op.output.schema)));
+  check(data);
+}
 
 /** A tools/call result as MCP defines it (content blocks, structured output, error flag). */
 export interface ToolResult {
@@ -33,6 +46,7 @@ export async function callTool(op: Operation, args: Record<string, unknown>, cal
     authorizeIssuer(call.principal, toolPermissionOf(op));
     const input = toInput(op, args);
     const data = await op.handler({ rc: call.rc, deps: call.deps }, input);
+    if (call.deps.config?.checkAnswers) checkAnswer(op, data);
     const text = JSON.stringify(data ?? null);
     return isPlainObject(data)
       ? { content: [{ type: 'text', text }], structuredContent: data }

@@ -43,9 +43,8 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
 
     // The same check and rate window as REST, on the other surface: only svc_mcp_ credentials pass.
     const { principal, rc } = await callerOf(ctx, deps, 'mcp', { mcp: endpoint }).catch((err: unknown) => {
-      // RFC 6750: a 401 names the scheme it expects.
       if (err instanceof HttpError && err.status === 401)
-        throw new HttpError(401, err.message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+        throw new HttpError(401, err.message, { headers: { 'WWW-Authenticate': bearerChallenge(ctx, err.message) } });
       throw err;
     });
     requireLiveIssuer(principal);
@@ -73,6 +72,19 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
     const response = await door.serve(request, session, parsedBody);
     await respond(ctx, response);
   }
+}
+
+/**
+ * The challenge of a refused credential (RFC 6750 section 3, which the MCP authorization spec
+ * builds on): the scheme alone when none was sent, `error="invalid_token"` with the reason when
+ * one was sent and is wrong, revoked or expired, so a client reports "not authenticated" rather
+ * than a transport failure. No `resource_metadata` yet: svc_mcp_ credentials are not OAuth tokens
+ * and there is no authorization server to discover (OAuth for MCP is the next issue).
+ */
+function bearerChallenge(ctx: Koa.Context, reason: string): string {
+  const realm = 'realm="mcp"';
+  if (!ctx.get('authorization')) return `Bearer ${realm}`;
+  return `Bearer ${realm}, error="invalid_token", error_description="${reason.replace(/["\\]/g, '')}"`;
 }
 
 /**

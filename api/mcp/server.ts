@@ -24,7 +24,16 @@ import { mayUse, operationsOf, toolOf, type McpEndpoint } from './tools.js';
  * come back with our field problems; `McpServer` would validate (and word the refusal) itself.
  */
 
-export const PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+/**
+ * The 2026-07-28-era revisions `createMcpHandler` negotiates through `server/discover`. The SDK
+ * keeps that list internal (SUPPORTED_PROTOCOL_VERSIONS is the 2025-era `initialize` list only),
+ * so it is restated here; test/integration/mcp.test.ts connects in each listed version, so a
+ * revision the SDK drops or adds shows there.
+ */
+const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+
+/** Every protocol version this endpoint serves, newest first: what /api-docs/mcp.json lists. */
+export const PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** One authenticated MCP request: the endpoint asked for and the caller, resolved by the HTTP door. */
 export interface McpSession extends ToolCallContext {

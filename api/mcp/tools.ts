@@ -2,6 +2,7 @@ import { MCP_SERVERS, toolInputSchema, type JsonSchema, type McpServerKey, type 
 import { customerOperations } from '../operations.js';
 import { hasPermission } from '../../domain/account/permissions.js';
 import type { Principal } from '../http/auth.js';
+import { portableSchema, shortDescription } from './portable.js';
 
 /**
  * The MCP view of the operation registry: which operations are tools, on which server, what each
@@ -21,7 +22,6 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: ObjectSchema;
-  outputSchema?: ObjectSchema;
   annotations: ToolAnnotations & { title: string };
 }
 
@@ -75,36 +75,36 @@ export function mayUse(principal: Principal, op: Operation): boolean {
   return !permission || hasPermission(issuer.permissions, permission);
 }
 
-const sentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+/** The longest tool description: one line a client can show in a list (docs/decisions.md, "MCP transport"). */
+export const MAX_TOOL_DESCRIPTION = 200;
 
-/** The description a model reads: what the tool does, its fine print, and what it needs. */
+/**
+ * The description a model reads: what the tool does, in one line. The operation's longer text
+ * stays in the OpenAPI document and the manifest; the permission it needs is not repeated,
+ * since tools/list shows a credential only the tools its person may use.
+ */
 function describe(op: Operation): string {
-  const parts = [sentence(op.summary)];
-  if (op.description) parts.push(sentence(op.description));
-  const permission = toolPermissionOf(op);
-  if (permission) parts.push(`Needs the ${permission} permission on the user who issued the credential.`);
-  return parts.join(' ');
-}
-
-/** Output schemas are advertised when the result is an object (the only shape every protocol era accepts as structuredContent). */
-function outputSchemaOf(op: Operation): ObjectSchema | undefined {
-  const schema = op.output.schema;
-  return schema.type === 'object' ? (schema as ObjectSchema) : undefined;
+  const line = op.summary.replace(/\s+/g, ' ').trim();
+  return shortDescription(/[.!?]$/.test(line) ? line : `${line}.`, MAX_TOOL_DESCRIPTION);
 }
 
 const toolCache = new Map<string, McpTool>();
 
-/** The MCP tool of an operation (the same object for every request). */
+/**
+ * The MCP tool of an operation (the same object for every request), as tools/list answers it: a
+ * one-line description and the portable projection of the input schema (api/mcp/portable.ts;
+ * calls are still validated with the full one). No `outputSchema`: advertising every tool's
+ * answer cost a third of the list (about 110 KB on /mcp) for what a model reads in the
+ * structuredContent anyway; the manifest and the OpenAPI document carry the full output schemas.
+ */
 export function toolOf(op: Operation): McpTool {
   let tool = toolCache.get(op.name);
   if (!tool) {
-    const outputSchema = outputSchemaOf(op);
     tool = {
       name: op.name,
       title: op.summary,
       description: describe(op),
-      inputSchema: toolInputSchema(op) as ObjectSchema,
-      ...(outputSchema ? { outputSchema } : {}),
+      inputSchema: portableSchema(toolInputSchema(op)),
       annotations: { title: op.summary, ...op.mcp!.annotations },
     };
     toolCache.set(op.name, tool);
@@ -128,6 +128,8 @@ export function buildManifest(protocolVersions: readonly string[]) {
     ],
     tools: toolOperations.map((op) => ({
       ...toolOf(op),
+      // The answer's full schema (the REST data), since tools/list leaves it out; non-object answers arrive as { result }.
+      outputSchema: op.output.schema,
       servers: op.mcp!.servers,
       permission: toolPermissionOf(op) ?? null,
       issuerRequired: true,

@@ -54,6 +54,12 @@ function groupView(g: DataGroupRow) {
 }
 
 const REPORT_KEY = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** The value at fault, as the caller wrote it, so a refusal says which one (a command line names several). */
+const shown = (v: unknown): string => {
+  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return `'${text.length > 60 ? `${text.slice(0, 59)}…` : text}'`;
+};
 const SYSTEM_DATES = ['$created_at', '$updated_at'];
 
 /** Member tables of the account (distinct) and reports over them and their columns. */
@@ -69,8 +75,8 @@ async function checkGroup(em: EntityManager, accountId: number, input: GroupInpu
   const tableIds: string[] = [];
   refs.forEach((ref, i) => {
     const id = resolve(ref);
-    if (!id) p.add(`table_ids.${i}`, 'A member is a table of this account.');
-    else if (tableIds.includes(id)) p.add('table_ids', 'A table is listed at most once.');
+    if (!id) p.add(`table_ids.${i}`, `There is no table ${shown(ref)} in this account; a member is named by its id or slug.`);
+    else if (tableIds.includes(id)) p.add('table_ids', `The table ${shown(ref)} is listed more than once.`);
     else tableIds.push(id);
   });
   const known = new Set(tableIds);
@@ -78,24 +84,30 @@ async function checkGroup(em: EntityManager, accountId: number, input: GroupInpu
   const seen = new Set<string>();
   const out: ReportDefinition[] = reports.map((r, i) => {
     const f = `reports.${i}`;
-    if (!REPORT_KEY.test(r.key ?? '')) p.add(`${f}.key`, 'A report key is like a column key.');
+    if (!REPORT_KEY.test(r.key ?? ''))
+      p.add(`${f}.key`, `The report key ${shown(r.key)} is not like a column key (a-z, 0-9 and _, starting with a letter).`);
     else if (seen.has(r.key)) p.add(`${f}.key`, `The report key ${r.key} is used twice.`);
     seen.add(r.key);
     if (typeof r.name !== 'string' || !r.name.trim() || r.name.length > NAME_MAX)
       p.add(`${f}.name`, `The name must be 1 to ${NAME_MAX} characters.`);
     const tableId = resolve(r.table_id) ?? String(r.table_id ?? '');
-    if (!known.has(tableId)) p.add(`${f}.table_id`, 'A report reads one of the group’s member tables.');
+    if (!known.has(tableId))
+      p.add(`${f}.table_id`, `The table ${shown(r.table_id)} is not a member of this group; a report reads one of its member tables.`);
     const cols = columns.filter((c) => c.table_id === tableId);
-    if (!['count', 'sum', 'avg'].includes(r.measure)) p.add(`${f}.measure`, 'The measure is count, sum or avg.');
+    if (!['count', 'sum', 'avg'].includes(r.measure)) p.add(`${f}.measure`, `The measure ${shown(r.measure)} is not count, sum or avg.`);
     if (r.measure === 'sum' || r.measure === 'avg') {
       const c = cols.find((x) => x.key === r.column);
-      if (!c || !NUMERIC.includes(c.type)) p.add(`${f}.column`, `A ${r.measure} needs a numeric column of the report’s table.`);
+      if (!c || !NUMERIC.includes(c.type))
+        p.add(`${f}.column`, `A ${r.measure} needs a numeric column of the report’s table; ${shown(r.column)} is not one.`);
     } else if (r.column !== undefined && r.column !== null && !cols.some((x) => x.key === r.column))
-      p.add(`${f}.column`, 'The column is not a column of the report’s table.');
+      p.add(`${f}.column`, `The column ${shown(r.column)} is not a column of the report’s table.`);
     if (r.date_column !== undefined && r.date_column !== null && !SYSTEM_DATES.includes(r.date_column)) {
       const c = cols.find((x) => x.key === r.date_column);
       if (!c || (c.type !== 'date' && c.type !== 'datetime'))
-        p.add(`${f}.date_column`, 'The date column is a date or datetime column of the report’s table, $created_at or $updated_at.');
+        p.add(
+          `${f}.date_column`,
+          `The date column ${shown(r.date_column)} is not a date or datetime column of the report’s table, $created_at or $updated_at.`,
+        );
     }
     if (r.filter !== undefined && r.filter !== null && (typeof r.filter !== 'object' || Array.isArray(r.filter)))
       p.add(`${f}.filter`, 'The filter is a condition object.');

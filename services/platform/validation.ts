@@ -50,11 +50,26 @@ export const X_ERROR = 'x-error';
 /** Beside x-error: the field a rule between fields files its refusal under (default: where it failed). */
 export const X_ERROR_FIELD = 'x-error-field';
 
+/** The field a message speaks of: its last name, an array item as "<list> item" (never a bare index). */
+function nameOf(field: string): string {
+  const parts = field.split('.');
+  const last = parts.pop()!;
+  if (!/^\d+$/.test(last)) return last.replace(/_/g, ' ');
+  const list = [...parts].reverse().find((x) => !/^\d+$/.test(x));
+  return `${(list ?? 'list').replace(/_/g, ' ')} item`;
+}
+
+/** A refused value as the message quotes it (short: the field error is read by people and models). */
+function shownValue(v: unknown): string {
+  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return `'${text.length > 60 ? `${text.slice(0, 59)}…` : text}'`;
+}
+
 // Messages in the style clients of the contract already parse (one sentence per field problem).
 function messageOf(field: string, e: ErrorObject): string {
   const own = (e.parentSchema as Record<string, unknown> | undefined)?.[X_ERROR];
   if (typeof own === 'string') return own;
-  const name = field.split('.').pop()!.replace(/_/g, ' ');
+  const name = nameOf(field);
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
@@ -74,7 +89,8 @@ function messageOf(field: string, e: ErrorObject): string {
     case 'type':
       return `The ${name} must be ${p.type === 'array' ? 'an array' : p.type === 'integer' ? 'an integer' : `a ${p.type}`}.`;
     case 'enum':
-      return `The selected ${name} is invalid.`;
+      // The value is named: a list (permissions, tables) may hold several, and "the selected 0" said none of them.
+      return e.data === undefined ? `The selected ${name} is invalid.` : `The selected ${name} ${shownValue(e.data)} is invalid.`;
     case 'format':
       return `The ${name} format is invalid.`;
     case 'additionalProperties':

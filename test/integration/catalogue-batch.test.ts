@@ -96,7 +96,7 @@ test('a batch answers 202 with the sync id at once; good rows land, each bad row
     field: 'sku',
   });
   assert.equal(problem(11).field, 'retailer_id');
-  assert.equal(problem(13).reason, 'The selected availability is invalid.');
+  assert.equal(problem(13).reason, "The selected availability 'sometimes' is invalid.");
   assert.equal(done.problems.length, 9);
 
   const list = await products(t, shop.id);

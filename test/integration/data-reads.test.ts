@@ -8,7 +8,7 @@ import { exec } from '../../entities/db.js';
 import { admin, api, newTenant, type Tenant } from '../support/stack.js';
 import { withMcpServer } from '../support/mcp.js';
 import { customerOperations } from '../../api/operations.js';
-import { toolInputSchema } from '../../api/operation.js';
+import { toolOf } from '../../api/mcp/tools.js';
 import { FIELD_TYPES, TYPE_INFO } from '../../domain/data/vocabulary.js';
 
 // The read side of data tables against the real stack (issue 14, point 2 and 11): tables visible
@@ -669,8 +669,8 @@ test('MCP /mcp/v1/data: every data operation is a tool with the same schemas; re
     );
     for (const op of dataOps) {
       const tool = tools.find((t) => t.name === op.name)!;
-      assert.deepEqual(tool.inputSchema, toolInputSchema(op), `${op.name}: input schema`);
-      assert.deepEqual(tool.outputSchema, op.output.schema, `${op.name}: output schema`);
+      assert.deepEqual(tool.inputSchema, toolOf(op).inputSchema, `${op.name}: input schema (the portable projection)`);
+      assert.equal(tool.outputSchema, undefined, `${op.name}: the output schema is in the manifest, not tools/list`);
       assert.equal(op.envelope, 'data', op.name);
       assert.equal(op.issuerRequired, true, op.name);
       assert.equal(op.mcp?.scope, 'mcp:data', op.name);

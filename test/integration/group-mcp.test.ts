@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { admin, api, newTenant } from '../support/stack.js';
 import { withMcpServer } from '../support/mcp.js';
 import { customerOperations } from '../../api/operations.js';
-import { toolInputSchema } from '../../api/operation.js';
+import { buildManifest, toolOf } from '../../api/mcp/tools.js';
 
 // Chat groups from a model client: the groups server serves exactly the thirteen group operations,
 // with the REST schemas, the group scope and the elevation each effect needs.
@@ -38,8 +38,8 @@ test('MCP /mcp/v1/groups: the thirteen group operations are its tools, with the 
     assert.deepEqual(tools.map((x) => x.name).sort(), [...GROUP_OPS].sort(), 'the groups server serves exactly the group operations');
     for (const op of groupOps) {
       const tool = tools.find((x) => x.name === op.name)!;
-      assert.deepEqual(tool.inputSchema, toolInputSchema(op), `${op.name}: input schema`);
-      assert.deepEqual(tool.outputSchema, op.output.schema, `${op.name}: output schema, the REST data`);
+      assert.deepEqual(tool.inputSchema, toolOf(op).inputSchema, `${op.name}: input schema (the portable projection)`);
+      assert.equal(tool.outputSchema, undefined, `${op.name}: the output schema is in the manifest, not tools/list`);
       assert.equal(op.mcp?.scope, 'mcp:groups', op.name);
       assert.equal(op.issuerRequired, true, op.name);
       if (op.method === 'GET') assert.equal(tool.annotations?.readOnlyHint, true, op.name);
@@ -47,9 +47,10 @@ test('MCP /mcp/v1/groups: the thirteen group operations are its tools, with the 
     }
     // One presentation rule (docs/architecture.md): a group message send answers the group message itself, a reset the group.
     type Out = { required: string[]; properties: Record<string, unknown> };
-    const send = tools.find((x) => x.name === 'send_chat_group_message')!.outputSchema as unknown as Out;
+    const outputOf = (name: string) => buildManifest([]).tools.find((x) => x.name === name)!.outputSchema as unknown as Out;
+    const send = outputOf('send_chat_group_message');
     assert.ok(send.required.includes('uid') && send.required.includes('group_id') && !('messages' in send.properties));
-    const reset = tools.find((x) => x.name === 'reset_chat_group_invite_link')!.outputSchema as unknown as Out;
+    const reset = outputOf('reset_chat_group_invite_link');
     assert.ok(reset.required.includes('id') && reset.required.includes('invite_link') && !('group' in reset.properties));
     const listed = (await c.callTool({ name: 'list_chat_groups', arguments: {} })) as { isError?: boolean; structuredContent?: unknown };
     assert.notEqual(listed.isError, true, JSON.stringify(listed));

@@ -116,7 +116,9 @@ test('tools/list: /mcp lists every tool, each server only its own; both protocol
   const send = full.find((x) => x.name === 'send_sms')!;
   assert.match(send.description!, /SMS/);
   assert.equal(send.inputSchema.type, 'object');
-  assert.equal((send.inputSchema.properties as any).recipient.maxLength, 4000, 'the input schema is the REST body schema');
+  assert.equal((send.inputSchema.properties as any).recipient.maxLength, 4000, 'the input schema is the REST body schema, projected');
+  assert.doesNotMatch(send.description!, /\n/, 'one line');
+  assert.equal(send.outputSchema, undefined, 'output schemas are in /api-docs/mcp.json, not tools/list');
   assert.deepEqual(send.annotations, { title: send.title, readOnlyHint: false, destructiveHint: false, openWorldHint: true });
 });
 
@@ -179,8 +181,8 @@ test("a tour of today's families over MCP: every result matches the tool's adver
     config: { type: 'order.received' },
   });
   assert.equal(op.status, 201, op.text);
-  // The SDK client checks each structuredContent against the outputSchema from tools/list, so a
-  // drift between a handler and its declared output schema fails the call here.
+  // Under CHECK_ANSWERS the API holds each tool's answer to its operation's output schema (as for
+  // REST), so a drift between a handler and its declared output schema fails the call here.
   await withClient(
     token,
     '/mcp',
@@ -364,9 +366,19 @@ test('credentials: a REST key, a missing, revoked or expired credential are 401;
   const rest = await rpc('/mcp', t.token, initialize);
   assert.equal(rest.status, 401);
   assert.equal(rest.body.status, 'error');
-  assert.match(rest.headers.get('www-authenticate') ?? '', /^Bearer/);
-  assert.equal((await rpc('/mcp/v1/messaging', null, initialize)).status, 401);
-  assert.equal((await rpc('/mcp', 'svc_mcp_' + 'x'.repeat(64), initialize)).status, 401);
+  // RFC 6750 (the MCP authorization spec's bearer rules): a sent credential that is wrong is invalid_token, with the reason.
+  assert.equal(rest.headers.get('www-authenticate'), 'Bearer realm="mcp", error="invalid_token", error_description="Unauthenticated."');
+  const none = await rpc('/mcp/v1/messaging', null, initialize);
+  assert.equal(none.status, 401);
+  assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="mcp"', 'no credential sent: the scheme alone');
+  const wrong = await rpc('/mcp', 'svc_mcp_' + 'x'.repeat(64), initialize);
+  assert.equal(wrong.status, 401);
+  assert.match(wrong.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  // The SDK client (no OAuth provider configured) surfaces the 401 with our plain message.
+  await assert.rejects(
+    connect('svc_mcp_' + 'x'.repeat(64)),
+    (err: Error & { data?: { status?: number } }) => err.data?.status === 401 && /Unauthenticated\./.test(err.message),
+  );
 
   const expired = await mcpCredential(t, { expires_at: new Date(Date.now() - 1000).toISOString() });
   const exp = await rpc('/mcp', expired.token, initialize);
@@ -435,6 +447,49 @@ test('JSON-RPC errors: malformed JSON -32700, unknown method -32601, unknown too
   }
 });
 
+test('tools/list on /mcp, measured over the wire: every tool in under 100 KB (319 KB before the portable projection)', async () => {
+  const t = await newTenant();
+  const { token } = await mcpCredential(t);
+  const init = await rpc('/mcp', token, initialize);
+  assert.equal(init.status, 200);
+  const list = await rpc(
+    '/mcp',
+    token,
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+    { 'mcp-protocol-version': '2025-11-25' },
+  );
+  assert.equal(list.status, 200, list.text);
+  const bytes = Buffer.byteLength(list.text);
+  const tools = list.body.result.tools;
+  process.stdout.write(`# tools/list on /mcp: ${tools.length} tools, ${bytes} bytes\n`);
+  assert.ok(tools.length >= 80, `${tools.length} tools`);
+  assert.ok(bytes < 100 * 1024, `${bytes} bytes`);
+  for (const tool of tools) {
+    assert.doesNotMatch(tool.description, /\n/, tool.name);
+    assert.ok(tool.description.length <= 200, tool.name);
+    assert.equal(JSON.stringify(tool.inputSchema).includes('"type":['), false, `${tool.name}: no type union`);
+  }
+});
+
+test('GET /api-docs/mcp.json lists every protocol version served: each 2025-era version initializes, the 2026-07-28 era negotiates', async () => {
+  const m = (await http('GET', '/api-docs/mcp.json')).body;
+  const t = await newTenant();
+  const { token } = await mcpCredential(t);
+  assert.ok(m.protocolVersions.includes('2026-07-28') && m.protocolVersions.includes('2025-06-18'), m.protocolVersions.join());
+  for (const version of m.protocolVersions.filter((v: string) => v < '2026-07-28')) {
+    const r = await rpc('/mcp', token, { ...initialize, params: { ...initialize.params, protocolVersion: version } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.result.protocolVersion, version, 'a listed version is answered as itself');
+  }
+  const modern = await connect(token, '/mcp/v1/overview', 'auto');
+  try {
+    const negotiated = (modern.transport as StreamableHTTPClientTransport | undefined)?.protocolVersion;
+    assert.ok(negotiated && negotiated >= '2026-07-28' && m.protocolVersions.includes(negotiated), String(negotiated));
+  } finally {
+    await modern.close();
+  }
+});
+
 test('GET /api-docs/mcp.json: every server key with its path and tools, each tool with its schema, permission and scope', async () => {
   const r = await http('GET', '/api-docs/mcp.json');
   assert.equal(r.status, 200);
@@ -453,6 +508,7 @@ test('GET /api-docs/mcp.json: every server key with its path and tools, each too
   assert.equal(byName.get('list_automation_events').permission, 'automations.view');
   for (const tool of m.tools) {
     assert.equal(tool.inputSchema.type, 'object', tool.name);
+    assert.ok(tool.outputSchema?.type, `${tool.name}: the manifest carries the full output schema`);
     assert.ok('permission' in tool && tool.scope && tool.servers.length, tool.name);
     for (const key of tool.servers) assert.ok(m.endpoints.find((e: any) => e.key === key).tools.includes(tool.name));
   }
@@ -466,8 +522,8 @@ const inspectorBin = (() => {
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   return path.join(dir, pkg.bin.inspector);
 })();
-/** Runs the CLI with JSON output and answers the `result` of its one JSON object. */
-async function inspector(args: string[]): Promise<any> {
+/** Runs the CLI with JSON output and answers the `result` of its one JSON object (or the whole object). */
+async function inspector(args: string[], whole = false): Promise<any> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-inspector-'));
   try {
     const { stdout } = await promisify(execFile)(
@@ -487,7 +543,7 @@ async function inspector(args: string[]): Promise<any> {
     );
     const out = JSON.parse(stdout);
     assert.ok('result' in out, stdout);
-    return out.result;
+    return whole ? out : out.result;
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
@@ -499,9 +555,11 @@ test('the MCP Inspector CLI lists the tools (no schema portability error) and ca
   const common = ['--transport', 'http', '--header', `Authorization: Bearer ${token}`];
   const listed = await inspector([`${API_URL}/mcp/v1/overview`, ...common, '--method', 'tools/list']);
   assert.deepEqual(listed.tools.map((x: any) => x.name).sort(), ['get_balance', 'get_profile', 'list_notices']);
-  // --strict exits 6 when any tool schema has an error-severity portability problem.
-  const all = await inspector([`${API_URL}/mcp`, ...common, '--method', 'tools/list', '--strict', '--protocol-era', 'modern']);
-  assert.ok(all.tools.some((x: any) => x.name === 'send_sms'));
+  // --strict exits 6 when any tool schema has an error-severity portability problem, and reports
+  // every finding (warnings too) in the JSON; there were about 1,150 warnings before the projection.
+  const all = await inspector([`${API_URL}/mcp`, ...common, '--method', 'tools/list', '--strict', '--protocol-era', 'modern'], true);
+  assert.ok(all.result.tools.some((x: any) => x.name === 'send_sms'));
+  assert.deepEqual(all.schemaFindings ?? [], [], 'no portability warning on any tool');
 
   const group = await inspector([
     `${API_URL}/mcp/v1/contacts`,

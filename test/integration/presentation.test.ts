@@ -47,7 +47,7 @@ test('an order read or moved answers the order itself as data', async () => {
   assert.equal(read.body.data.product_items[0].product_retailer_id, 'A');
   assert.equal(read.body.data.total_amount, 2000);
 
-  // The MCP tool shares the handler: its structured content is the same order (the SDK client checks it against the outputSchema).
+  // The MCP tool shares the handler: its structured content is the same order (the API checks it against the output schema under CHECK_ANSWERS).
   const cred = await admin('POST', `/accounts/${t.accountId}/mcp-credentials`, { name: 'assistant', user_id: t.userId });
   assert.equal(cred.status, 201, cred.text);
   const client = new Client({ name: 'presentation-test', version: '1.0.0' });

@@ -6,7 +6,7 @@ import { customerOperations, operatorOperations } from '../../api/operations.js'
 import { defineOperation, wrappedResourceAt, type JsonSchema, type OperationOutput } from '../../api/operation.js';
 import { restRoute } from '../../api/http/rest.js';
 import { successOf } from '../../api/http/registry.js';
-import { toolOf, toolOperations } from '../../api/mcp/tools.js';
+import { buildManifest } from '../../api/mcp/tools.js';
 import { QUERY_BOOLEAN_VALUES, validateQuery, withQueryBooleans } from '../../services/platform/validation.js';
 import { DomainError } from '../../services/platform/errors.js';
 import type { OperationDeps } from '../../api/operation.js';
@@ -63,13 +63,14 @@ test('every shape the contract spells out is a stated exception in docs/architec
   for (const op of exceptions) assert.ok(architecture.includes(`\`${op.name}\``), `${op.name} is named in docs/architecture.md`);
 });
 
-test('the MCP tool of a resource advertises the resource itself as its output schema', () => {
+test('the MCP tool of a resource publishes the resource itself as its output schema (in the manifest)', () => {
+  const manifest = buildManifest([]);
+  const outputOf = (name: string) => manifest.tools.find((t) => t.name === name)!.outputSchema as { properties: Record<string, unknown> };
   for (const name of ['get_order', 'set_order_status', 'send_chat_group_message', 'get_contact_import', 'reset_chat_group_invite_link']) {
-    const op = toolOperations.find((o) => o.name === name)!;
-    const out = toolOf(op).outputSchema as unknown as { properties: Record<string, unknown> };
+    const out = outputOf(name);
     assert.ok('id' in out.properties, `${name}: ${Object.keys(out.properties).join(',')}`);
   }
-  assert.ok('group_id' in (toolOf(toolOperations.find((o) => o.name === 'send_chat_group_message')!).outputSchema!.properties as object));
+  assert.ok('group_id' in outputOf('send_chat_group_message').properties);
 });
 
 test('defineOperation refuses a single-resource answer wrapped in an object or a list', () => {

@@ -1,0 +1,164 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_TOOL_DESCRIPTION, buildManifest, operationsOf, toolOf, toolOperations } from '../../api/mcp/tools.js';
+import { INLINE_FLAGS, MAX_FIELD_DESCRIPTION, portableSchema } from '../../api/mcp/portable.js';
+import { toolInputSchema } from '../../api/operation.js';
+import { makeAjv } from '../../services/platform/validation.js';
+
+// What tools/list advertises (issue 25, point 6): small enough for a client's context, in the
+// JSON Schema every client takes (no construct the Inspector flags or a function-calling dialect
+// refuses), one line per tool; and the projection only loosens, so a valid call still fits it.
+
+/** The keywords a projected schema may use: the subset Gemini's and OpenAI's tool dialects share. */
+const ALLOWED = new Set([
+  'type',
+  'enum',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'description',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'format',
+  'default',
+]);
+const CONSTRAINING = ['type', 'enum', 'anyOf', 'properties', 'items', 'additionalProperties', 'required'];
+
+/** Every problem with one schema position, the MCP Inspector's lint rules and ours. */
+function problems(schema: unknown, at: string, out: string[] = []): string[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    out.push(`${at}: a bare ${JSON.stringify(schema)} where a schema object is expected`);
+    return out;
+  }
+  const node = schema as Record<string, unknown>;
+  for (const key of Object.keys(node)) if (!ALLOWED.has(key)) out.push(`${at}: keyword ${key}`);
+  if (Array.isArray(node.type)) out.push(`${at}: type union ${JSON.stringify(node.type)}`);
+  if (!CONSTRAINING.some((k) => k in node)) out.push(`${at}: constrains nothing`);
+  if (typeof node.pattern === 'string') {
+    if (INLINE_FLAGS.test(node.pattern)) out.push(`${at}: pattern with inline flags`);
+    try {
+      new RegExp(node.pattern, 'u');
+    } catch {
+      out.push(`${at}: pattern is not ECMAScript`);
+    }
+  }
+  if (typeof node.description === 'string' && (node.description.length > MAX_FIELD_DESCRIPTION || /\n/.test(node.description)))
+    out.push(`${at}: description of ${node.description.length} characters`);
+  if (typeof node.properties === 'object' && node.properties)
+    for (const [name, sub] of Object.entries(node.properties)) problems(sub, `${at}.properties.${name}`, out);
+  if ('items' in node) problems(node.items, `${at}.items`, out);
+  if (typeof node.additionalProperties === 'object') problems(node.additionalProperties, `${at}.additionalProperties`, out);
+  if (Array.isArray(node.anyOf)) node.anyOf.forEach((b, i) => problems(b, `${at}.anyOf[${i}]`, out));
+  return out;
+}
+
+test('tools/list on /mcp is under 100 KB for every tool (it was 319 KB)', () => {
+  const tools = operationsOf('all').map(toolOf);
+  const bytes = Buffer.byteLength(JSON.stringify({ tools }));
+  assert.ok(tools.length >= 80, `${tools.length} tools`);
+  assert.ok(bytes < 100 * 1024, `tools/list is ${bytes} bytes`);
+});
+
+test('every tool schema is portable: no keyword outside the shared subset, no type union, nothing unconstrained', () => {
+  const found = toolOperations.flatMap((op) => problems(toolOf(op).inputSchema, `${op.name}`));
+  assert.deepEqual(found.slice(0, 20), []);
+  for (const op of toolOperations) {
+    const tool = toolOf(op) as unknown as Record<string, unknown>;
+    assert.equal(tool.inputSchema && (tool.inputSchema as { type: string }).type, 'object', op.name);
+    assert.equal('outputSchema' in tool, false, `${op.name}: tools/list carries no output schema (the manifest does)`);
+  }
+});
+
+test('every tool description is one line of at most 200 characters; title and description say what the tool does', () => {
+  for (const op of toolOperations) {
+    const { title, description } = toolOf(op);
+    assert.doesNotMatch(description, /\n/, op.name);
+    assert.ok(description.length <= MAX_TOOL_DESCRIPTION, `${op.name}: ${description.length} characters`);
+    assert.ok(description.length >= 10, op.name);
+    assert.ok(title && !/\n/.test(title), op.name);
+  }
+});
+
+test('the projection only loosens: a call the full schema accepts, the advertised schema accepts', () => {
+  const ajv = makeAjv({ allErrors: true, strict: false });
+  // Probes drawn from the schemas themselves: each property's example or default, else a value of its first type.
+  const sample = (s: Record<string, unknown>): unknown => {
+    if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
+    if ('default' in s) return s.default;
+    if ('const' in s) return s.const;
+    if (Array.isArray(s.enum)) return s.enum[0];
+    return undefined;
+  };
+  let checked = 0;
+  for (const op of toolOperations) {
+    const full = toolInputSchema(op) as { properties?: Record<string, Record<string, unknown>> };
+    const validFull = ajv.compile(full);
+    const validPortable = ajv.compile(toolOf(op).inputSchema);
+    const args: Record<string, unknown> = {};
+    for (const [name, prop] of Object.entries(full.properties ?? {})) {
+      const v = sample(prop);
+      if (v !== undefined) args[name] = v;
+    }
+    for (const p of op.params) args[p] = '1';
+    if (validFull(args)) {
+      checked++;
+      assert.ok(validPortable(args), `${op.name}: ${JSON.stringify(validPortable.errors)}`);
+    }
+  }
+  assert.ok(checked >= 10, `${checked} tools probed`);
+});
+
+test('projection rules: unions split, const as enum, forbidden fields left out, generic values once, allOf folded', () => {
+  const p = portableSchema({
+    type: 'object',
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    properties: {
+      note: { type: ['string', 'null'], maxLength: 10, pattern: '^[^\\u0000]*$', 'x-error': 'no' },
+      kind: { const: 'text' },
+      gone: false,
+      hidden: { not: {}, 'x-error': 'The hidden field is not allowed.' },
+      choice: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+      value: {
+        anyOf: [
+          { type: ['string', 'number', 'boolean', 'null'] },
+          { type: 'array', items: { type: 'string' } },
+          { type: 'object', additionalProperties: { type: 'string' }, propertyNames: { pattern: '^a' } },
+        ],
+      },
+      phone: { allOf: [{ type: 'string' }, { maxLength: 64 }] },
+      when: { type: 'string', format: 'date-time' },
+      code: { type: 'string', format: 'my-format', pattern: '^\\s*(?i:a|b)$' },
+      anything: {},
+    },
+    if: { properties: { kind: { const: 'x' } } },
+    then: { required: ['note'] },
+  });
+  assert.deepEqual(p, {
+    type: 'object',
+    properties: {
+      note: { anyOf: [{ type: 'string', maxLength: 10 }, { type: 'null' }] },
+      kind: { enum: ['text'] },
+      choice: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      value: { anyOf: ['string', 'number', 'boolean', 'object', 'array', 'null'].map((type) => ({ type })) },
+      phone: { type: 'string', maxLength: 64 },
+      when: { type: 'string', format: 'date-time' },
+      code: { type: 'string' },
+      anything: { anyOf: ['string', 'number', 'boolean', 'object', 'array', 'null'].map((type) => ({ type })) },
+    },
+  });
+});
+
+test('the manifest keeps what tools/list leaves out: each tool’s full output schema', () => {
+  const manifest = buildManifest(['2026-07-28']);
+  for (const op of toolOperations) {
+    const entry = manifest.tools.find((t) => t.name === op.name)!;
+    assert.equal(entry.outputSchema, op.output.schema, op.name);
+  }
+});
