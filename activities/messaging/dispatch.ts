@@ -158,8 +158,8 @@ function outcomeWriter(deps: DispatchDeps) {
 
 /**
  * Sends one message and hands a settled outcome (sent, or failed for good) to the writer. Answers
- * the transient failure's text when the message must be tried again, null otherwise; a
- * non-retryable failure (a channel with an unknown provider) fails the activity.
+ * the transient failure's text when the message must be tried again, null otherwise; a message that
+ * can never be sent (a channel with an unknown provider) is failed for good, never the activity.
  */
 async function sendAndRecord(deps: DispatchDeps, writer: ReturnType<typeof outcomeWriter>, msg: OutboundRow): Promise<string | null> {
   if (msg.account_status !== 'active') {
@@ -182,7 +182,13 @@ async function sendAndRecord(deps: DispatchDeps, writer: ReturnType<typeof outco
     writer.add({ id: Number(msg.id), to: 'failed', errorMessage: error });
     return null;
   } catch (err) {
-    if (err instanceof ApplicationFailure && err.nonRetryable) throw err;
+    // A message no retry can send (its channel names no provider we have, a chat message without its
+    // request) fails alone, with the reason: the rest of the batch and the channel's dispatcher go on.
+    if (err instanceof ApplicationFailure && err.nonRetryable) {
+      deps.log.error({ uid: msg.uid, type: err.type, err: err.message }, 'message cannot be sent; failed');
+      writer.add({ id: Number(msg.id), to: 'failed', errorMessage: err.message });
+      return null;
+    }
     return (err as Error).message;
   }
 }

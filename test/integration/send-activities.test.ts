@@ -222,6 +222,40 @@ test(
 );
 
 test(
+  'sendMessageBatch: a message no retry can send (a chat message without its request) fails alone; the batch goes on',
+  { timeout: 60_000 },
+  async () => {
+    const t = await newTenant();
+    const [a, b] = await messages(t.accountId, 2);
+    const bad = await one<{ id: string; uid: string }>(
+      orm.em.fork(),
+      `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, segments, encoding, created_at, updated_at)
+       values (?, ?, 'outbound', 'whatsapp', ?, 'bare', 'processing', 'workflow', 1, 'GSM-7', now(), now()) returning id, uid`,
+      [`msg_act_bare_${process.pid}_${Date.now()}`, t.accountId, uniquePhone()],
+    );
+    const d = depsFor([providerOk('SM_ok')]);
+    const acts = createDispatchActivities({ ...d.deps, budgets: d.budgets });
+    const { env } = activityEnv();
+    const ids = [a.id, Number(bad!.id), b.id];
+    const r = await env.run(() => acts.sendMessageBatch({ ids, concurrency: 1, channelType: 'sms' }));
+    assert.deepEqual(r, { sent: 2, retry: [], lastError: null });
+    assert.deepEqual(
+      (await stored(ids)).map((m) => [m.status, m.error_message]),
+      [
+        ['sent', null],
+        ['failed', `message ${bad!.uid} has no provider request`],
+        ['sent', null],
+      ],
+    );
+    assert.deepEqual(
+      d.p.sent.map((s) => s.key),
+      [a.uid, b.uid],
+      'the bad message reached no provider',
+    );
+  },
+);
+
+test(
   'sendMessageBatch: a suspended account’s messages fail unsent; progress is heartbeated every 50 messages',
   { timeout: 60_000 },
   async () => {
