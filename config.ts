@@ -147,6 +147,29 @@ export interface Config {
    */
   workerMetricsPort: number | null;
   workerMetricsHost: string;
+  /**
+   * API_DRAIN_SECONDS (default 5): after SIGTERM an API answers /readyz 503 `stopping` and goes on
+   * serving this long, every answer closing its connection, so a load balancer sees it and stops
+   * sending before the listener closes (api/main.ts). 0: the listener closes at once.
+   */
+  apiDrainSeconds: number;
+  /** API_STOP_GRACE_SECONDS (default 20): after the drain, how long requests in flight may take before their connections are cut. */
+  apiStopGraceSeconds: number;
+  /**
+   * The bounds of an API request's database work (docs/architecture.md, "When a dependency fails"):
+   * DATABASE_STATEMENT_TIMEOUT_MS (default 10000) is the server's statement_timeout for the API's
+   * sessions, and, 1 s later, the driver's own read deadline, which also holds when the server no
+   * longer answers at all; DATABASE_ACQUIRE_TIMEOUT_MS (default 5000) bounds the wait for a pooled
+   * connection and for a new one to open (a connect_timeout in DATABASE_URL takes its place).
+   */
+  databaseStatementTimeoutMs: number;
+  databaseAcquireTimeoutMs: number;
+  /**
+   * TEMPORAL_CALL_TIMEOUT_MS (default 10000): the deadline of an API call to Temporal that waits for
+   * nothing (a start, a signal, a describe). A call that waits for a workflow on purpose (an update's
+   * first outcome, a result) gets this plus the wait it asked for (temporal/client.ts).
+   */
+  temporalCallTimeoutMs: number;
 }
 
 const env = (name: string, fallback: string): string => {
@@ -226,6 +249,11 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     checkoutHoldUnitSeconds: Number(env('CHECKOUT_HOLD_UNIT_SECONDS', '60')),
     workerMetricsPort: env('WORKER_METRICS_PORT', '') === '' ? null : Number(env('WORKER_METRICS_PORT', '')),
     workerMetricsHost: env('WORKER_METRICS_HOST', '127.0.0.1'),
+    apiDrainSeconds: nonNegative('API_DRAIN_SECONDS', 5),
+    apiStopGraceSeconds: nonNegative('API_STOP_GRACE_SECONDS', 20),
+    databaseStatementTimeoutMs: optionalCount('DATABASE_STATEMENT_TIMEOUT_MS') ?? 10_000,
+    databaseAcquireTimeoutMs: optionalCount('DATABASE_ACQUIRE_TIMEOUT_MS') ?? 5000,
+    temporalCallTimeoutMs: optionalCount('TEMPORAL_CALL_TIMEOUT_MS') ?? 10_000,
     ...overrides,
   };
 }
@@ -309,6 +337,15 @@ const optionalCount = (name: string, least = 1): number | null => {
   return n;
 };
 
+/** A number of at least 0 (fractions allowed), the fallback when unset. */
+const nonNegative = (name: string, fallback: number): number => {
+  const raw = env(name, '');
+  if (raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of at least 0, not "${raw}"`);
+  return n;
+};
+
 /**
  * Database connections per process when DATABASE_POOL_MAX is unset: the API's requests hold one for a
  * transaction at a time; the worker runs up to 40 activities at once (worker/create-worker.ts). Three
@@ -318,6 +355,28 @@ export const POOL_DEFAULTS = { api: 20, worker: 40 } as const;
 
 export const poolMaxOf = (config: Pick<Config, 'databasePoolMax'>, role: keyof typeof POOL_DEFAULTS): number =>
   config.databasePoolMax ?? POOL_DEFAULTS[role];
+
+/** The driver's read deadline runs this much past the server's statement_timeout, so the server's own cancel (a clean error) comes first. */
+export const QUERY_TIMEOUT_MARGIN_MS = 1000;
+
+/**
+ * The API's database connection with its request bounds: statement_timeout and the driver's read
+ * deadline, and the pool's acquire/connect timeout, each unless DATABASE_URL already set it (a
+ * `connect_timeout`, or `options=-c statement_timeout=…`). The worker does not take them: its
+ * activities have their own Temporal timeouts, and some statements (index builds) run long on purpose.
+ */
+export function requestBoundedDatabase(
+  config: Pick<Config, 'database' | 'databaseStatementTimeoutMs' | 'databaseAcquireTimeoutMs'>,
+): PgConnection {
+  const db = config.database;
+  const statementSet = /statement_timeout/.test(db.options ?? '');
+  return {
+    ...db,
+    connectionTimeoutMillis: db.connectionTimeoutMillis || config.databaseAcquireTimeoutMs,
+    ...(statementSet ? {} : { statement_timeout: config.databaseStatementTimeoutMs }),
+    query_timeout: config.databaseStatementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+  };
+}
 
 /** What the pg driver's Pool takes for one server (a subset of pg.PoolConfig, spelled out so entities/ need not import this file). */
 export interface PgConnection {
@@ -331,6 +390,10 @@ export interface PgConnection {
   application_name?: string;
   options?: string;
   connectionTimeoutMillis?: number;
+  /** The server's statement_timeout for each session, in ms (sent when the session opens). */
+  statement_timeout?: number;
+  /** The driver's own deadline for a statement's answer, in ms: it holds when the server cannot even cancel one. */
+  query_timeout?: number;
   keepAlive?: boolean;
   keepAliveInitialDelayMillis?: number;
 }

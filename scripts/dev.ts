@@ -75,7 +75,12 @@ async function supervise() {
     temporalPort: Number(process.env.TEMPORAL_PORT ?? 7233),
     simulatorPort: Number(process.env.SIM_PORT ?? 4010),
     // Webhooks to a receiver on this machine are part of trying the service out; deployments refuse them.
-    extraEnv: { ...secretsEnv(secrets), ALLOW_LOOPBACK_DESTINATIONS: process.env.ALLOW_LOOPBACK_DESTINATIONS ?? 'true' },
+    extraEnv: {
+      ...secretsEnv(secrets),
+      ALLOW_LOOPBACK_DESTINATIONS: process.env.ALLOW_LOOPBACK_DESTINATIONS ?? 'true',
+      // Nothing balances a developer's one API: Ctrl-C stops it without the drain a deployment waits out.
+      API_DRAIN_SECONDS: process.env.API_DRAIN_SECONDS ?? '0',
+    },
     logToFiles: false,
   });
 

@@ -93,6 +93,8 @@ const { stack, dataDir } = await privateRunStack('svc-test', {
   CATALOGUE_DRIFT_PAUSED: 'true',
   // A basket opened from a chat and left with items is abandoned after 3 s here, not 24 h (shop-links.test.ts).
   CART_QUIET_SECONDS: '3',
+  // No load balancer watches a test stack's /readyz: its APIs stop without a drain (api-stop.test.ts sets its own).
+  API_DRAIN_SECONDS: '0',
 });
 process.stdout.write(`stack up: api ${stack.apiUrl}, temporal ${stack.temporalAddress}, logs in ${dataDir}\n`);
 process.stdout.write('ALLOW_LOOPBACK_DESTINATIONS=true: webhooks may be sent to 127.0.0.1 in this run\n');

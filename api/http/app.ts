@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { HttpError, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js';
+import { HttpError, TEMPORARY_FAILURE, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js';
 import { koaPath, type RouteDef, type RouteResult } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
 import { validateBody, validateQuery, unstorableTextAt } from './validation.js';
@@ -63,6 +63,8 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
       }
     } catch (err) {
       const e = asHttpError(err) ?? unexpected(err, deps.log, ctx);
+      if (e.extra.reason === TEMPORARY_FAILURE && !(err instanceof HttpError))
+        deps.log.warn({ err, requestId: ctx.state.requestId, route: ctx.state.route, method: ctx.method }, 'dependency unavailable');
       ctx.status = e.status;
       for (const [k, v] of Object.entries(e.extra.headers ?? {})) ctx.set(k, v);
       // RFC 6750: every 401 names the scheme it expects, whichever door refused.

@@ -1,4 +1,5 @@
 import { DomainError, type DomainErrorKind, type FieldErrors } from '../../services/platform/errors.js';
+import { RETRY_AFTER_SECONDS, unavailableDependency } from '../../services/platform/dependencies.js';
 
 export { notFound, validationFailed, forbidden, conflict, badRequest, type FieldErrors } from '../../services/platform/errors.js';
 
@@ -41,10 +42,27 @@ export function toHttpError(e: DomainError): HttpError {
   return new HttpError(STATUS_OF[e.kind], e.message, { ...detail, ...(headers ? { headers } : {}) });
 }
 
-/** HttpError as is, a DomainError mapped; anything else is not a refusal (undefined). */
+/** The contract's answer when a dependency could not serve the request for now: "retry only when safe". */
+export const TEMPORARY_FAILURE = 'temporary_failure';
+
+/**
+ * 503 temporary_failure with Retry-After: PostgreSQL or Temporal down, hung past its deadline or
+ * restarting (services/platform/dependencies.ts). A write may or may not have been committed when
+ * its answer was lost, which is why the contract says to retry only when safe (an idempotency key).
+ */
+export function temporaryFailure(): HttpError {
+  return new HttpError(503, 'The service is temporarily unable to complete this request. Retry later.', {
+    reason: TEMPORARY_FAILURE,
+    code: TEMPORARY_FAILURE,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  });
+}
+
+/** HttpError as is, a DomainError mapped, a dependency's temporary failure as 503; anything else is not a refusal (undefined). */
 export function asHttpError(err: unknown): HttpError | undefined {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainError) return toHttpError(err);
+  if (unavailableDependency(err)) return temporaryFailure();
   return undefined;
 }
 
@@ -78,8 +96,8 @@ const RETRYABLE = new Set(['rate_limited', 'temporary_failure', 'provider_failur
 /** The data-endpoint envelope: {error:{code,message,retryable,field?,details?}, message, code, errors?}. */
 export function dataErrorBody(e: HttpError) {
   const code = e.extra.code ?? DATA_CODES[e.status] ?? 'temporary_failure';
-  // A client branches on error.code and details; the wait of a 429 travels in both places.
-  const retryAfter = e.status === 429 ? Number(e.extra.headers?.['Retry-After']) : NaN;
+  // A client branches on error.code and details; the wait of a 429 or 503 travels in both places.
+  const retryAfter = e.status === 429 || e.status === 503 ? Number(e.extra.headers?.['Retry-After']) : NaN;
   const details =
     e.extra.details !== undefined
       ? e.extra.details

@@ -96,11 +96,11 @@ export function rawIngress(deps: AppDeps) {
     // The same request id and metrics as the Koa app's requests (api/http/observability.ts).
     const requestId = requestIdFor(req.headers['x-request-id']);
     requestStarted();
-    const answer = (status: number, body?: string, contentType?: string) => {
+    const answer = (status: number, body?: string, contentType?: string, extra: Record<string, string> = {}) => {
       requestEnded();
       if (res.headersSent || res.destroyed) return;
       // nosniff and the request id like every answer of the Koa app (api/http/app.ts), which these never pass through.
-      const headers = { ...NOSNIFF, 'x-request-id': requestId };
+      const headers = { ...NOSNIFF, 'x-request-id': requestId, ...extra };
       if (body === undefined || status === 204) res.writeHead(status, headers).end();
       else
         res
@@ -118,7 +118,11 @@ export function rawIngress(deps: AppDeps) {
     };
     const fail = (err: unknown) => {
       const refusal = asHttpError(err);
-      if (refusal) return answer(refusal.status, JSON.stringify(v3ErrorBody(refusal)), 'application/json');
+      if (refusal) {
+        // A provider retries a receipt it got no 2xx for; a 503 of a database outage tells it when.
+        if (refusal.status === 503) deps.log.warn({ err, requestId, route }, 'dependency unavailable');
+        return answer(refusal.status, JSON.stringify(v3ErrorBody(refusal)), 'application/json', refusal.extra.headers);
+      }
       deps.log.error({ err, requestId, route }, 'unhandled error');
       answer(
         500,

@@ -53,6 +53,7 @@ export async function callTool(op: Operation, args: Record<string, unknown>, cal
       : { content: [{ type: 'text', text }], structuredContent: { result: data ?? null } };
   } catch (err) {
     const refusal = asHttpError(err);
+    if (refusal?.status === 503) call.rc.log.warn({ err, tool: op.name }, 'dependency unavailable');
     if (!refusal) {
       call.rc.log.error({ err, tool: op.name }, 'unhandled error in MCP tool');
       return errorResult({ status: 'error', message: 'Something went wrong on our side. The request may be retried.' });

@@ -17,6 +17,7 @@ import {
 } from './store/messages.js';
 import { newUid } from '../platform/ids.js';
 import { executeUpdateWithStart, startWorkflow } from '../../temporal/starters.js';
+import { unavailableDependency } from '../platform/dependencies.js';
 import type { MessageWorkflowInput } from '../../workflows/messaging/message.js';
 import { messageStarter, messageWithOutcomeStarter } from '../../workflows/messaging/message.starter.js';
 import { requestsInFlight, rateMeter } from '../platform/load.js';
@@ -177,11 +178,17 @@ export async function createOutboundMessages(
   countMessageStatuses([...created.values()]);
 
   const out = [];
+  // Temporal did not answer one start: no other is tried, so a send to many recipients is answered
+  // within one call's deadline, not one per recipient.
+  let temporalDown = false;
   for (const { d, future, uid, mode } of planned) {
     let row: MessageViewRow = created.get(uid)!;
     if (!d.failure && mode === 'workflow') {
       try {
-        if (future) {
+        if (temporalDown) {
+          // A scheduled one waits for the reconciler; an immediate one goes out with the batch dispatcher.
+          if (!future) row = (await toBatchDispatch(rc.em, row.id)) ?? row;
+        } else if (future) {
           await startMessageWorkflow(deps, rc.account.id, row, d.channelType, d.scheduledAt!.toISOString(), 0);
         } else if (Date.now() >= deadline) {
           // The request's wait for first outcomes is spent (a slow or throttled provider): what is
@@ -201,6 +208,7 @@ export async function createOutboundMessages(
         // The record is committed (and paid for): the reconciler starts its workflow later; this
         // answer shows it as it stands.
         rc.log.warn({ err, uid: row.uid }, 'message workflow not started; left for the reconciler');
+        if (unavailableDependency(err) === 'temporal') temporalDown = true;
       }
     }
     out.push(messageView(row));
@@ -238,7 +246,10 @@ export async function startMessageWorkflow(
       await startWorkflow(deps, messageStarter, key, [input]);
       return false;
     }
-    const state = await executeUpdateWithStart(deps, messageWithOutcomeStarter, key, [input], 'firstOutcome', [waitMs]);
+    // The call waits for the update's answer, so its deadline is the wait plus an ordinary call's.
+    const state = await deps.temporal.connection.withDeadline(Date.now() + deps.config.temporalCallTimeoutMs + waitMs, () =>
+      executeUpdateWithStart(deps, messageWithOutcomeStarter, key, [input], 'firstOutcome', [waitMs]),
+    );
     return state.dispatched;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
