@@ -258,24 +258,63 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/** The processes that check their secrets at start-up; each is given (and checks) only those it uses. */
+export type SecretRole = 'api' | 'worker';
+
 /**
  * The secrets that must be real in production: anyone holding one of the development defaults could
  * act as the operator or forge provider receipts and inbound messages into any account. The
  * defaults are public (they are in this file and in the simulator), so they are refused by value.
+ * `roles`: the processes that use the secret. The API verifies the providers' webhooks (the SMS auth
+ * token, the app secret, the verify token), serves the operator API and seals the data cursors; it
+ * builds provider requests but never sends one. A worker calls the providers (the SMS auth token, the
+ * access token).
  */
 export const PRODUCTION_SECRETS = [
-  { variable: 'OPERATOR_TOKEN', key: 'operatorToken', defaults: ['dev-operator-token', 'test-operator-token'], minLength: 32 },
-  { variable: 'SMS_GATEWAY_AUTH_TOKEN', key: 'smsGatewayAuthToken', defaults: ['sim-sms-auth-token'], minLength: 16 },
-  { variable: 'WHATSAPP_ACCESS_TOKEN', key: 'whatsappAccessToken', defaults: ['sim-wa-access-token'], minLength: 16 },
-  { variable: 'WHATSAPP_APP_SECRET', key: 'whatsappAppSecret', defaults: ['sim-wa-app-secret'], minLength: 16 },
-  { variable: 'WHATSAPP_VERIFY_TOKEN', key: 'whatsappVerifyToken', defaults: ['sim-wa-verify-token'], minLength: 16 },
-  { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32 },
-] as const satisfies ReadonlyArray<{ variable: string; key: keyof Config; defaults: readonly string[]; minLength: number }>;
+  {
+    variable: 'OPERATOR_TOKEN',
+    key: 'operatorToken',
+    defaults: ['dev-operator-token', 'test-operator-token'],
+    minLength: 32,
+    roles: ['api'],
+  },
+  {
+    variable: 'SMS_GATEWAY_AUTH_TOKEN',
+    key: 'smsGatewayAuthToken',
+    defaults: ['sim-sms-auth-token'],
+    minLength: 16,
+    roles: ['api', 'worker'],
+  },
+  { variable: 'WHATSAPP_ACCESS_TOKEN', key: 'whatsappAccessToken', defaults: ['sim-wa-access-token'], minLength: 16, roles: ['worker'] },
+  { variable: 'WHATSAPP_APP_SECRET', key: 'whatsappAppSecret', defaults: ['sim-wa-app-secret'], minLength: 16, roles: ['api'] },
+  { variable: 'WHATSAPP_VERIFY_TOKEN', key: 'whatsappVerifyToken', defaults: ['sim-wa-verify-token'], minLength: 16, roles: ['api'] },
+  { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32, roles: ['api'] },
+] as const satisfies ReadonlyArray<{
+  variable: string;
+  key: keyof Config;
+  defaults: readonly string[];
+  minLength: number;
+  roles: readonly SecretRole[];
+}>;
+
+/**
+ * What marks a documented example rather than a secret: the `change-me-…` values of
+ * deploy/example.env (long enough to pass the length rule, so length alone would let them through),
+ * and the usual spellings of a placeholder in docs and tutorials (`changeme`, `replace-me`,
+ * `your-token`, `<secret>`, `example`, `placeholder`). A random secret contains none of them.
+ */
+const PLACEHOLDER_MARKS = /change[-_ ]?me|replace[-_ ]?me|placeholder|example|(^|[-_ ])your[-_ ]|<[^>]*>/i;
+
+/** True when the value reads as a documented example (PLACEHOLDER_MARKS), whatever its length. */
+export function isPlaceholderSecret(value: string): boolean {
+  return PLACEHOLDER_MARKS.test(value);
+}
 
 /**
  * Database passwords anyone would try first: PostgreSQL images' and tutorials' defaults, the
  * placeholder of deploy/example.env, and the one the embedded server had before each data directory
- * got its own (scripts/embedded-pg.ts). Compared without case.
+ * got its own (scripts/embedded-pg.ts). Compared without case; placeholders (isPlaceholderSecret)
+ * are refused besides.
  */
 export const WELL_KNOWN_DATABASE_PASSWORDS = [
   '',
@@ -295,36 +334,43 @@ export const WELL_KNOWN_DATABASE_PASSWORDS = [
 ] as const;
 
 /**
- * True when DATABASE_URL's password is one of WELL_KNOWN_DATABASE_PASSWORDS or the user name. An
- * empty password passes only beside a client certificate (sslcert), which then authenticates.
+ * True when DATABASE_URL's password is one of WELL_KNOWN_DATABASE_PASSWORDS, a placeholder or the
+ * user name. An empty password passes only beside a client certificate (sslcert), which then
+ * authenticates.
  */
 export function databasePasswordIsWellKnown({ database }: Pick<Config, 'database'>): boolean {
   const password = database.password.toLowerCase();
   if (password === '' && database.ssl && database.ssl.cert !== undefined) return false;
-  return (WELL_KNOWN_DATABASE_PASSWORDS as readonly string[]).includes(password) || password === database.user.toLowerCase();
+  return (
+    (WELL_KNOWN_DATABASE_PASSWORDS as readonly string[]).includes(password) ||
+    isPlaceholderSecret(password) ||
+    password === database.user.toLowerCase()
+  );
 }
 
 /**
- * The secret variables that are unset, a known default or too short, and DATABASE_URL when its
- * password is well known (never the value itself); empty outside production.
+ * The secret variables the role uses that are unset, a known default, a documented example or too
+ * short, and DATABASE_URL when its password is well known (never the value itself); empty outside
+ * production.
  */
-export function productionSecretProblems(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+export function productionSecretProblems(config: Config, env: NodeJS.ProcessEnv = process.env, role: SecretRole = 'api'): string[] {
   if (!config.production) return [];
   const problems = PRODUCTION_SECRETS.filter((s) => {
+    if (!(s.roles as readonly SecretRole[]).includes(role)) return false;
     const given = env[s.variable];
     const value = config[s.key];
-    return !given || (s.defaults as readonly string[]).includes(value) || value.length < s.minLength;
+    return !given || (s.defaults as readonly string[]).includes(value) || isPlaceholderSecret(value) || value.length < s.minLength;
   }).map((s): string => s.variable);
   if (databasePasswordIsWellKnown(config)) problems.push('DATABASE_URL');
   return problems;
 }
 
 /** Ends the process with one line naming the variables when productionSecretProblems finds any. */
-export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): void {
-  const bad = productionSecretProblems(config, env);
+export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = process.env, role: SecretRole = 'api'): void {
+  const bad = productionSecretProblems(config, env, role);
   if (bad.length === 0) return;
   process.stderr.write(
-    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults; OPERATOR_TOKEN and DATA_CURSOR_SECRET at least 32 characters, the others at least 16; DATABASE_URL with a password that is not a well-known default)\n`,
+    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults nor the examples of deploy/example.env; OPERATOR_TOKEN and DATA_CURSOR_SECRET at least 32 characters, the others at least 16; DATABASE_URL with a password that is not a well-known default)\n`,
   );
   process.exit(1);
 }

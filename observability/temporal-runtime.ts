@@ -15,13 +15,27 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
   ERROR: 'error',
 };
 
+/**
+ * What the SDK says of a worker that polls only some kinds of task. Ours are built that way on
+ * purpose (worker/create-worker.ts: the provider, dispatch and index queues run activities only, and
+ * no worker serves Nexus), so at start-up these came as five warnings and seven info lines a worker
+ * process, on every start, about nothing wrong. Registering workflows on those queues would make them
+ * poll for workflow tasks that never come; the lines go to debug instead.
+ */
+const BY_DESIGN = new Set([
+  'No workflows registered, not polling for workflow tasks',
+  'No activities registered, not polling for activity tasks',
+  'No Nexus services registered, not polling for Nexus tasks',
+]);
+
 export class PinoSdkLogger implements SdkLogger {
   constructor(private readonly pino: Logger) {}
 
   log(level: LogLevel, message: string, meta: LogMetadata = {}): void {
     // pino serializes an error's message and stack only under `err`.
     const { error, ...fields } = meta as LogMetadata & { error?: unknown };
-    this.pino[LEVELS[level] ?? 'info'](error === undefined ? fields : { ...fields, err: error }, message);
+    const to = BY_DESIGN.has(message) ? 'debug' : (LEVELS[level] ?? 'info');
+    this.pino[to](error === undefined ? fields : { ...fields, err: error }, message);
   }
   trace(message: string, meta?: LogMetadata) {
     this.log('TRACE', message, meta);

@@ -15,7 +15,7 @@ import { beginStopping } from '../services/platform/shutdown.js';
 
 if (process.env.SVC_MEMORY_LOG) startMemoryLog(process.env.SVC_MEMORY_LOG);
 const config = loadConfig();
-refuseDefaultSecrets(config);
+refuseDefaultSecrets(config, process.env, 'worker');
 const log = createLogger('worker', config.logLevel);
 const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'worker'), { ...config.database });
 const temporal = await connectTemporalClient(config.temporalConnection, config.temporalNamespace);

@@ -5,6 +5,7 @@ import {
   finishSyncRun,
   ingestSyncChunk,
   retireMissingProducts,
+  runFigures,
   syncPushList,
   type ChunkOutcome,
   type RunEnd,
@@ -23,11 +24,22 @@ export interface CatalogueSyncActivityDeps {
 }
 
 export function createCatalogueSyncActivities(deps: CatalogueSyncActivityDeps) {
+  /**
+   * One line per run's end with its figures, read back from the run (an upsert run of a shop on no
+   * platform has already ended in its last chunk, so the finish step's own answer has none).
+   */
+  const logEnd = async (syncId: number, platforms: RunEnd['platforms'], reason?: string) => {
+    const figures = await runFigures(deps.orm.em.fork(), syncId);
+    if (!figures) return;
+    if (figures.status === 'failed') deps.log.warn({ syncId, ...figures, platforms, reason }, 'catalogue sync failed');
+    else deps.log.info({ syncId, ...figures, platforms }, 'catalogue sync finished');
+  };
   return {
     /** Marks the run running. Not visible yet means the API has not committed it: retried, then given up by the workflow. */
     async beginCatalogueSync(input: { syncId: number }): Promise<RunStart> {
       const run = await deps.orm.em.fork().transactional((em) => beginSyncRun(em, input));
       if (!run) throw ApplicationFailure.retryable(`catalogue sync ${input.syncId} is not visible`, 'SyncNotVisible');
+      deps.log.info({ syncId: input.syncId, mode: run.mode, received: run.received, channels: run.channels }, 'catalogue sync started');
       return run;
     },
 
@@ -50,16 +62,20 @@ export function createCatalogueSyncActivities(deps: CatalogueSyncActivityDeps) {
 
     /** Ends the run (completed, or failed with `failureReason`), emitting catalogue.sync.completed or .failed once. */
     async finishCatalogueSync(input: { syncId: number } & RunEnd): Promise<{ status: SyncStatus } | null> {
-      return deps.orm.em.fork().transactional((em) => finishSyncRun(em, input));
+      const ended = await deps.orm.em.fork().transactional((em) => finishSyncRun(em, input));
+      await logEnd(input.syncId, input.platforms);
+      return ended;
     },
 
     /** Ends the run as failed with a reason (a pull that never staged rows, a step that gave up); the products stored stay. */
     async failCatalogueSync(input: { syncId: number; reason: string }): Promise<{ status: SyncStatus } | null> {
-      return deps.orm.em
+      const ended = await deps.orm.em
         .fork()
         .transactional((em) =>
           finishSyncRun(em, { syncId: input.syncId, platforms: {}, problems: [], problemsTruncated: false, failureReason: input.reason }),
         );
+      await logEnd(input.syncId, {}, input.reason);
+      return ended;
     },
   };
 }

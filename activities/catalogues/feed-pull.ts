@@ -359,6 +359,9 @@ export function createFeedActivities(deps: FeedActivityDeps) {
       if (opened === null) throw ApplicationFailure.retryable(`feed run ${input.syncId} is not visible`, 'FeedRunNotVisible');
       if ('skipped' in opened && opened.skipped === 'feed deleted' && input.syncId === undefined)
         await dropOrphanSchedule(Context.current().client, input.accountId, input.feedId);
+      if ('skipped' in opened)
+        deps.log.info({ account: input.accountId, feed: input.feedId, skipped: opened.skipped }, 'feed pull skipped');
+      else deps.log.info({ account: input.accountId, feed: input.feedId, sync: opened.syncId, mode: opened.mode }, 'feed pull started');
       return opened;
     },
 
@@ -382,6 +385,18 @@ export function createFeedActivities(deps: FeedActivityDeps) {
     /** Fails a run that was not applied; a feed this switched off has its schedule paused. */
     async failFeedRun(input: { accountId: number; feedId: number; syncId: number; reason: string }): Promise<FeedTally | null> {
       const tally = await failFeedRun(deps.orm.em.fork(), input);
+      // Info: the cause was logged where it happened ('feed pull failed'); this is the run's end.
+      deps.log.info(
+        {
+          account: input.accountId,
+          feed: input.feedId,
+          sync: input.syncId,
+          status: 'failed',
+          reason: input.reason,
+          enabled: tally?.enabled,
+        },
+        'feed pull finished',
+      );
       if (tally && !tally.enabled && tally.schedule) await pauseFeedSchedule(Context.current().client, input.accountId, input.feedId);
       return tally;
     },
@@ -394,6 +409,17 @@ export function createFeedActivities(deps: FeedActivityDeps) {
       usable: number;
     }): Promise<{ status: string; tally: FeedTally | null }> {
       const out = await finishFeedRun(deps.orm.em.fork(), input);
+      deps.log.info(
+        {
+          account: input.accountId,
+          feed: input.feedId,
+          sync: input.syncId,
+          status: out.status,
+          usable: input.usable,
+          enabled: out.tally?.enabled,
+        },
+        'feed pull finished',
+      );
       if (out.tally && !out.tally.enabled && out.tally.schedule)
         await pauseFeedSchedule(Context.current().client, input.accountId, input.feedId);
       return out;

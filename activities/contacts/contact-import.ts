@@ -83,12 +83,20 @@ async function importBatch(em: EntityManager, importId: number, batchSize: numbe
   return { state: processed >= imp.total_rows ? 'done' : 'more', processed, total: imp.total_rows };
 }
 
+/** From the import's start to its finish, as the row records them (the same figure on a retried activity). */
+const elapsedMs = (r: { started_at: Date | string | null; finished_at: Date | string | null }) =>
+  r.started_at && r.finished_at ? new Date(r.finished_at).getTime() - new Date(r.started_at).getTime() : null;
+
 export function createContactActivities(deps: ContactActivityDeps) {
   return {
     /** Marks the import running. Not found yet means the API has not committed it: retried, then given up by the workflow. */
     async beginContactImport(input: { importId: number }): Promise<void> {
       const row = await beginImport(deps.orm.em.fork(), input.importId);
       if (!row) throw ApplicationFailure.retryable(`contact import ${input.importId} is not visible`, 'ImportNotVisible');
+      deps.log.info(
+        { importId: input.importId, groupId: row.group_id, format: row.format, rows: row.total_rows },
+        'contact import started',
+      );
     },
 
     async processContactImportBatch(input: { importId: number; batchSize: number }): Promise<BatchOutcome> {
@@ -99,11 +107,13 @@ export function createContactActivities(deps: ContactActivityDeps) {
 
     async finishContactImport(input: { importId: number }): Promise<ImportSummary | null> {
       const row = await completeImport(deps.orm.em.fork(), input.importId);
+      if (row) deps.log.info({ importId: input.importId, ...importCounts(row), ms: elapsedMs(row) }, 'contact import finished');
       return row && importCounts(row);
     },
 
     async failContactImport(input: { importId: number; message: string }): Promise<void> {
       await failImport(deps.orm.em.fork(), input.importId, input.message);
+      deps.log.warn({ importId: input.importId, reason: input.message }, 'contact import failed');
     },
   };
 }

@@ -254,7 +254,12 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
    * invalid one (an earlier attempt's) is dropped first. Answers ready, or failed with the error
    * text (the invalid index dropped); throws for what a retry may cure, and on cancellation.
    */
-  async function build(indexName: string, ddl: string, onProgress?: (p: IndexProgress | null) => Promise<void>): Promise<IndexOutcome> {
+  async function build(
+    indexName: string,
+    ddl: string,
+    about: Record<string, unknown>,
+    onProgress?: (p: IndexProgress | null) => Promise<void>,
+  ): Promise<IndexOutcome> {
     const ctx = Context.current();
     const state = await catalogState(indexName);
     if (state === 'valid') {
@@ -262,8 +267,27 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
       return { outcome: 'ready' };
     }
     if (state === 'invalid') await runStatement(indexName, dropStatement(indexName));
+    const started = performance.now();
+    // The last progress sample gives the finish line its figures (the records the build read).
+    const sampled: { last: IndexProgress | null } = { last: null };
+    deps.log.info({ ...about, indexName, attempt: ctx.info.attempt }, 'index build started');
     try {
-      await runStatement(indexName, ddl, { onProgress });
+      await runStatement(indexName, ddl, {
+        onProgress: async (p) => {
+          if (p) sampled.last = p;
+          await onProgress?.(p);
+        },
+      });
+      deps.log.info(
+        {
+          ...about,
+          indexName,
+          ms: Math.round(performance.now() - started),
+          tuples: sampled.last?.tuples_total ?? null,
+          blocks: sampled.last?.blocks_total ?? null,
+        },
+        'index build finished',
+      );
     } catch (err) {
       if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) {
         await dropQuietly(indexName);
@@ -311,9 +335,14 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
       }
       const moved = await startColumnIndexBuild(em(), c.columnId, indexName);
       if (!moved) return { outcome: 'skipped' };
-      const out = await build(indexName, columnIndexDdl(c.tableId, c.columnId, row.key, row.type), async (p) => {
-        await columnIndexProgress(em(), c.columnId, p);
-      });
+      const out = await build(
+        indexName,
+        columnIndexDdl(c.tableId, c.columnId, row.key, row.type),
+        { ...c, key: row.key, type: row.type },
+        async (p) => {
+          await columnIndexProgress(em(), c.columnId, p);
+        },
+      );
       if (out.outcome === 'failed') return failColumn(c, out.error!);
       // Before ready, so that the first list that may use the index is planned with them.
       await statistics();
@@ -381,7 +410,7 @@ export function createDataIndexActivities(deps: DataIndexDeps) {
         await runStatement(indexName, dropStatement(indexName));
         await dropStatistics(statsName);
       }
-      const out = await build(indexName, searchIndexDdl(t.tableId, want));
+      const out = await build(indexName, searchIndexDdl(t.tableId, want), { ...t, search: want });
       if (out.outcome === 'failed') {
         await searchIndexFailed(em(), t.tableId, wantJson, out.error);
         return out;

@@ -79,6 +79,46 @@ export function ingressRoutes(deps: AppDeps): RouteDef[] {
   }));
 }
 
+/** One answered webhook, as the access log sees it. */
+export interface AnsweredWebhook {
+  requestId: string;
+  route: string;
+  method: string;
+  status: number;
+  ms: number;
+}
+
+/**
+ * The access log of the raw ingress. Receipts come two per message (36,008 info lines for an
+ * 18,000-message campaign when each had its own), so an accepted webhook (2xx) is a debug line, and
+ * at info one line per window counts what was answered, by route and status, written only when
+ * something was. A refusal (signature, body, 5xx) keeps its own info line: those are the ones to look
+ * at. `flush` writes the pending count now (at stop, and for tests).
+ */
+export function webhookAccessLog(log: AppDeps['log'], windowMs = 60_000) {
+  const answered = new Map<string, number>();
+  let since = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (answered.size === 0) return;
+    log.info({ answered: Object.fromEntries(answered), seconds: Math.round((Date.now() - since) / 1000) }, 'provider webhooks answered');
+    answered.clear();
+  };
+  const record = (a: AnsweredWebhook) => {
+    if (a.status >= 300) log.info(a, 'request');
+    else if (log.isLevelEnabled('debug')) log.debug(a, 'request');
+    const key = `${a.route} ${a.status}`;
+    answered.set(key, (answered.get(key) ?? 0) + 1);
+    if (!timer) {
+      since = Date.now();
+      timer = setTimeout(flush, windowMs).unref();
+    }
+  };
+  return { record, flush };
+}
+
 /**
  * A request listener for the hooks, to run ahead of Koa: returns false (request untouched) for every
  * other method and path. Bodies are capped like Koa's; refusals answer in the v3 envelope.
@@ -86,6 +126,9 @@ export function ingressRoutes(deps: AppDeps): RouteDef[] {
 export function rawIngress(deps: AppDeps) {
   const limit = deps.config.bodyLimitBytes;
   const table = new Map(ingressHooks(deps).map((h) => [`${h.method} ${h.path}`, h]));
+  const accessLog = webhookAccessLog(deps.log);
+  // The last window's count is written when the API exits (its stop ends with process.exit).
+  process.once('exit', accessLog.flush);
   return (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
     const url = req.url ?? '';
     const q = url.indexOf('?');
@@ -113,8 +156,7 @@ export function rawIngress(deps: AppDeps) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       httpRequests.inc({ method: hook.method, route: hook.path, status: String(status) });
       httpRequestDuration.observe({ method: hook.method, route: hook.path }, seconds);
-      if (deps.log.isLevelEnabled('info'))
-        deps.log.info({ requestId, route, method: hook.method, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      accessLog.record({ requestId, route, method: hook.method, status, ms: Math.round(seconds * 1e4) / 10 });
     };
     const fail = (err: unknown) => {
       const refusal = asHttpError(err);

@@ -40,11 +40,10 @@ export const campaignBody = {
 } as const;
 export type CampaignCreateInput = FromSchema<typeof campaignBody>;
 
-/** A campaign with its group's reference (null once the group is gone) and its message counts (sent, failed). */
+/** A campaign with its group's reference (null once the group is gone) and its messages' counts (campaignCounts); none before it ran. */
 type CampaignWithGroup = CampaignRow & {
   group: { uid: string; name: string } | null;
-  sent_count?: string | number;
-  failed_count?: string | number;
+  counts?: Awaited<ReturnType<typeof campaignCounts>>;
 };
 
 const iso = (d: Date | string | null) => (d === null || d === undefined ? null : new Date(d).toISOString());
@@ -62,8 +61,12 @@ export function campaignView(r: CampaignWithGroup) {
     sender: r.sender,
     scheduled_at: iso(r.scheduled_at),
     total_recipients: r.total_recipients,
-    sent_count: Number(r.sent_count ?? 0),
-    failed_count: Number(r.failed_count ?? 0),
+    queued_count: r.counts?.queued ?? 0,
+    sent_count: r.counts?.sent ?? 0,
+    delivered_count: r.counts?.delivered ?? 0,
+    awaiting_receipt_count: r.counts?.awaitingReceipt ?? 0,
+    failed_count: r.counts?.failed ?? 0,
+    in_flight_count: (r.counts?.queued ?? 0) + (r.counts?.awaitingReceipt ?? 0),
     contact_group:
       r.contact_group_id === null || r.group === null ? null : { id: r.contact_group_id, uid: r.group.uid, name: r.group.name },
     created_at: iso(r.created_at),
@@ -78,16 +81,28 @@ export const campaignSchema = {
     id: { type: 'integer' },
     uid: { type: 'string' },
     name: { type: 'string' },
-    status: { enum: ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] },
+    status: {
+      enum: ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'],
+      description:
+        'completed: dispatch finished, every recipient was written and handed to the dispatcher; delivery can still be in progress ' +
+        '(in_flight_count) and the counts keep changing until it is 0',
+    },
     channel_type: { const: 'sms' },
     tenant_channel_id: { type: ['integer', 'null'] },
     channel_code: { type: ['string', 'null'] },
     message: { type: 'string' },
     sender: { type: ['string', 'null'] },
     scheduled_at: { type: ['string', 'null'] },
-    total_recipients: { type: 'integer' },
-    sent_count: { type: 'integer' },
-    failed_count: { type: 'integer' },
+    total_recipients: { type: 'integer', description: 'Recipients written so far (grows page by page while running)' },
+    queued_count: { type: 'integer', description: 'Written, not yet accepted by the provider (queued or processing)' },
+    sent_count: { type: 'integer', description: 'Accepted by the provider: sent, checking delivery, delivered or read' },
+    delivered_count: { type: 'integer', description: 'Of sent_count, delivered or read' },
+    awaiting_receipt_count: { type: 'integer', description: 'Of sent_count, waiting for a receipt (sent or checking delivery)' },
+    failed_count: { type: 'integer', description: 'Refused when written (blacklisted, no number) or failed by the provider' },
+    in_flight_count: {
+      type: 'integer',
+      description: 'Not final yet: queued_count + awaiting_receipt_count. queued_count + sent_count + failed_count = total_recipients',
+    },
     contact_group: { type: ['object', 'null'], properties: { id: { type: 'integer' }, uid: { type: 'string' }, name: { type: 'string' } } },
     created_at: { type: ['string', 'null'] },
     updated_at: { type: ['string', 'null'] },
@@ -219,10 +234,5 @@ export async function getCampaign(rc: RequestContext, ref: string) {
   if (!row) throw notFound('Campaign');
   const group = row.contact_group_id === null ? undefined : await groupById(rc.em, row.contact_group_id);
   const counts = await campaignCounts(rc.em, row.id);
-  return campaignView({
-    ...row,
-    group: group ? { uid: group.uid, name: group.name } : null,
-    sent_count: counts.sent,
-    failed_count: counts.failed,
-  });
+  return campaignView({ ...row, group: group ? { uid: group.uid, name: group.name } : null, counts });
 }

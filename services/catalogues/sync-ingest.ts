@@ -16,6 +16,7 @@ import {
   recordChunk,
   retireUnlanded,
   rowsAfter,
+  runFigures,
   takeAcceptLock,
   upsertChunkProducts,
   lockSyncRun,
@@ -338,6 +339,7 @@ export async function syncPushList(em: EntityManager, input: { syncId: number })
 }
 
 export type { RunStart };
+export { runFigures };
 
 /** Marks the run running; null when it is not there (the accepting transaction was rolled back, or the shop deleted). */
 export async function beginSyncRun(em: EntityManager, input: { syncId: number }): Promise<RunStart | null> {

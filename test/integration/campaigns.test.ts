@@ -184,6 +184,66 @@ test('dispatch: personalization, blacklist and no-phone skips, unsubscribed stil
   assert.ok(Math.abs(balance - (100 - 3 * 0.01)) < 1e-9, `debited one segment per recipient: ${balance}`);
 });
 
+test('progress: the campaign answers queued, sent, delivered, awaiting receipt, failed and in flight as dispatch goes and after completed', async () => {
+  const t = await newTenant();
+  const g = await newGroup(t, 'Progress');
+  const [held, silent, refused, ok1, ok2] = [uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone(), uniquePhone()];
+  for (const [i, PHONE] of [held, silent, refused, ok1, ok2].entries()) await store(t, g.id, { PHONE, name: `P${i}` });
+  // held: the provider answers 500 three times, so the dispatcher keeps it (queued) past the campaign's
+  // completion and sends it on its third retry (about 20 s on); silent: accepted, no receipt ever;
+  // refused: a permanent provider error.
+  for (const fault of [
+    { kind: 'http_500', to: held, count: 3 },
+    { kind: 'no_receipt', to: silent },
+    { kind: 'error', code: 21211, to: refused },
+  ])
+    assert.equal((await sim('POST', '/_sim/faults', { provider: 'sms', ...fault })).status, 201);
+
+  const c = (await create(t, { contact_list_id: String(g.id), message: 'Progress {{name}}' })).body.data.campaigns[0];
+  assert.deepEqual(
+    [c.queued_count, c.sent_count, c.delivered_count, c.awaiting_receipt_count, c.failed_count, c.in_flight_count],
+    [0, 0, 0, 0, 0, 0],
+    'the created campaign carries every count',
+  );
+  const seen: any[] = [];
+  const observe = async () => {
+    const v = (await view(t, c.uid)).body.data;
+    seen.push(v);
+    return v;
+  };
+  const completedInFlight = await eventually(
+    observe,
+    (v) => v.status === 'completed' && v.queued_count === 1 && v.delivered_count === 2 && v.failed_count === 1,
+    20_000,
+    500,
+    'completed with the held message still queued',
+  );
+  assert.equal(completedInFlight.total_recipients, 5);
+  assert.ok(completedInFlight.in_flight_count >= 1, 'completed: dispatch finished, delivery still in flight');
+  assert.ok(
+    seen.some((v) => v.awaiting_receipt_count >= 1),
+    'a message sent and waiting for its receipt is shown',
+  );
+  const final = await eventually(
+    observe,
+    (v) => v.queued_count === 0 && v.delivered_count >= 3,
+    90_000,
+    1000,
+    'the held message sent and delivered once the provider takes it',
+  );
+  assert.equal(final.status, 'completed');
+  // The silent one may since have been polled (RECEIPT_TIMEOUT_SECONDS is 5 on the test stack).
+  assert.equal(final.total_recipients, 5);
+  assert.ok(final.failed_count >= 1);
+  // Every answer adds up: queued + sent + failed = written, sent = delivered + awaiting receipt,
+  // in flight = queued + awaiting receipt.
+  for (const v of seen) {
+    assert.equal(v.queued_count + v.sent_count + v.failed_count, v.total_recipients, JSON.stringify(v));
+    assert.equal(v.delivered_count + v.awaiting_receipt_count, v.sent_count, JSON.stringify(v));
+    assert.equal(v.queued_count + v.awaiting_receipt_count, v.in_flight_count, JSON.stringify(v));
+  }
+});
+
 test('a scheduled campaign waits (scheduled), then runs to completed', async () => {
   const t = await newTenant();
   const g = await newGroup(t, 'Later');

@@ -125,12 +125,34 @@ test('split listeners: /metrics only on the operator port, without a token; the 
     await stack.stop();
   }
 
+  // The API's start and stop too: the MCP SDK's console.warn was its one plain-text line (logger.ts, takeConsole).
+  const apiLines = fs
+    .readFileSync(path.join(dir, `private-${new URL(stack.apiUrl).port}-api.log`), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  assert.deepEqual(
+    apiLines.filter((l) => !l.startsWith('{')),
+    [],
+    'every API line is JSON',
+  );
+  assert.ok(apiLines.some((l) => /"msg":"api listening"/.test(l)));
   const lines = fs
     .readFileSync(workerLog(), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
-  const json = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  // Every line of the worker's start-up and stop is pino JSON (child processes and the SDK's core included).
+  assert.deepEqual(
+    lines.filter((l) => !l.startsWith('{')),
+    [],
+    'every line is JSON',
+  );
+  const json = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.ok(json.length > 0);
+  // Activity-only task queues are by design (worker/create-worker.ts): no warning about them.
+  assert.deepEqual(
+    json.filter((l) => l.level === 40 && /not polling for/.test(String(l.msg))).map((l) => [l.msg, l.taskQueue]),
+    [],
+  );
   for (const l of json) {
     assert.equal(typeof l.pid, 'number', JSON.stringify(l));
     assert.equal(l.role, 'worker', JSON.stringify(l));

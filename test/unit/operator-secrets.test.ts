@@ -6,7 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { syncBuiltinESMExports } from 'node:module';
 import { operatorTokenMatches } from '../../api/http/auth.js';
-import { loadConfig, productionSecretProblems, refuseDefaultSecrets } from '../../config.js';
+import {
+  isPlaceholderSecret,
+  loadConfig,
+  PRODUCTION_SECRETS,
+  productionSecretProblems,
+  refuseDefaultSecrets,
+  type SecretRole,
+} from '../../config.js';
 
 const TOKEN = 'a-real-operator-token-of-forty-characters';
 
@@ -48,12 +55,12 @@ const strong = {
   DATA_CURSOR_SECRET: 'c'.repeat(32),
   DATABASE_URL: 'postgres://svc:a-real-database-password@db.internal:5432/svc?sslmode=disable',
 };
-const problems = (env: Record<string, string | undefined>) => {
+const problems = (env: Record<string, string | undefined>, role: SecretRole = 'api') => {
   const saved = { ...process.env };
   for (const k of Object.keys(strong)) delete process.env[k];
   Object.assign(process.env, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)));
   try {
-    return productionSecretProblems(loadConfig(), process.env);
+    return productionSecretProblems(loadConfig(), process.env, role);
   } finally {
     process.env = saved;
   }
@@ -61,7 +68,17 @@ const problems = (env: Record<string, string | undefined>) => {
 
 test('production mode names every secret that is unset, a known default or too short; development mode names none', () => {
   assert.deepEqual(problems({ ...strong, NODE_ENV: 'production' }), []);
-  assert.deepEqual(problems({ NODE_ENV: 'production' }), Object.keys(strong), 'unset: the defaults would apply');
+  const unset = 'unset: the defaults would apply';
+  assert.deepEqual(
+    problems({ NODE_ENV: 'production' }),
+    Object.keys(strong).filter((k) => k !== 'WHATSAPP_ACCESS_TOKEN'),
+    unset,
+  );
+  assert.deepEqual(
+    problems({ NODE_ENV: 'production' }, 'worker'),
+    ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', 'DATABASE_URL'],
+    unset,
+  );
   assert.deepEqual(
     problems({
       ...strong,
@@ -116,4 +133,89 @@ test('production mode refuses a DATABASE_URL whose password is well known, namin
     exit.mock.restore();
     write.mock.restore();
   }
+});
+
+/** deploy/example.env as `docker compose` reads it: KEY=value lines, comments and blanks skipped. */
+const exampleEnv = (): Record<string, string> =>
+  Object.fromEntries(
+    fs
+      .readFileSync(new URL('../../deploy/example.env', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+
+test('production mode refuses every example secret of deploy/example.env, each on its own, in the roles that use it', () => {
+  const example = exampleEnv();
+  const prod = { ...strong, NODE_ENV: 'production' };
+  const secretNames = Object.keys(example).filter((k) => /TOKEN|SECRET|PASSWORD/.test(k));
+  // Every secret the example documents is either read by the processes (refused below) or is the
+  // Temporal database's, left empty so compose's `${TEMPORAL_DB_PASSWORD:?…}` refuses to start.
+  assert.deepEqual(secretNames.sort(), [...PRODUCTION_SECRETS.map((s) => s.variable), 'SVC_DB_PASSWORD', 'TEMPORAL_DB_PASSWORD'].sort());
+  assert.equal(example.TEMPORAL_DB_PASSWORD, '');
+  for (const s of PRODUCTION_SECRETS) {
+    const value = example[s.variable]!;
+    assert.ok(value.length >= s.minLength, `${s.variable}'s example is long enough: length alone would let it through`);
+    assert.ok(isPlaceholderSecret(value), s.variable);
+    for (const role of ['api', 'worker'] as const) {
+      const named = (s.roles as readonly string[]).includes(role) ? [s.variable] : [];
+      assert.deepEqual(problems({ ...prod, [s.variable]: value }, role), named, `${role}: ${s.variable}=${value}`);
+    }
+  }
+  // compose.yaml builds DATABASE_URL from SVC_DB_PASSWORD.
+  const url = `postgres://svc:${example.SVC_DB_PASSWORD}@postgres:5432/svc?sslmode=disable`;
+  assert.deepEqual(problems({ ...prod, DATABASE_URL: url }), ['DATABASE_URL']);
+  assert.deepEqual(problems({ ...prod, DATABASE_URL: url.replace('change-me-database-password', 'change-me-db-pass') }), ['DATABASE_URL']);
+  // The whole example file at once: every secret the role uses is named.
+  const all = { ...example, NODE_ENV: 'production', DATABASE_URL: url };
+  assert.deepEqual(problems(all, 'api'), [
+    'OPERATOR_TOKEN',
+    'SMS_GATEWAY_AUTH_TOKEN',
+    'WHATSAPP_APP_SECRET',
+    'WHATSAPP_VERIFY_TOKEN',
+    'DATA_CURSOR_SECRET',
+    'DATABASE_URL',
+  ]);
+  assert.deepEqual(problems(all, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', 'DATABASE_URL']);
+});
+
+test('other spellings of a placeholder are refused; real-looking secrets pass', () => {
+  const prod = { ...strong, NODE_ENV: 'production' };
+  for (const value of [
+    'changeme-changeme-changeme-changeme',
+    'CHANGE_ME_0123456789abcdefghijklmnop',
+    'replace-me-with-a-real-operator-token',
+    'your-operator-token-goes-here-please-1',
+    '<operator-token-of-32-characters-or-more>',
+    'an-example-operator-token-0123456789abc',
+    'placeholder-placeholder-placeholder-1',
+  ])
+    assert.deepEqual(problems({ ...prod, OPERATOR_TOKEN: value }), ['OPERATOR_TOKEN'], value);
+  const real = {
+    OPERATOR_TOKEN: crypto.randomBytes(24).toString('base64url'),
+    SMS_GATEWAY_AUTH_TOKEN: crypto.randomBytes(16).toString('hex'),
+    WHATSAPP_ACCESS_TOKEN: `EAAG${crypto.randomBytes(60).toString('base64url')}`,
+    WHATSAPP_APP_SECRET: crypto.randomBytes(16).toString('hex'),
+    WHATSAPP_VERIFY_TOKEN: 'k9Qz-4vTn-w2Lp-8sRb',
+    DATA_CURSOR_SECRET: crypto.randomBytes(32).toString('base64'),
+    DATABASE_URL: `postgres://svc:${encodeURIComponent(crypto.randomBytes(18).toString('base64'))}@postgres:5432/svc`,
+  };
+  assert.deepEqual(problems({ ...real, NODE_ENV: 'production' }), []);
+  assert.deepEqual(problems({ ...real, NODE_ENV: 'production' }, 'worker'), []);
+  for (const s of PRODUCTION_SECRETS) assert.equal(isPlaceholderSecret(real[s.variable]), false, s.variable);
+});
+
+test('each process checks only the secrets it uses: a worker is given no operator token, app secret, verify token or cursor secret, an API no access token', () => {
+  const worker = {
+    NODE_ENV: 'production',
+    SMS_GATEWAY_AUTH_TOKEN: strong.SMS_GATEWAY_AUTH_TOKEN,
+    WHATSAPP_ACCESS_TOKEN: strong.WHATSAPP_ACCESS_TOKEN,
+    DATABASE_URL: strong.DATABASE_URL,
+  };
+  assert.deepEqual(problems(worker, 'worker'), []);
+  assert.deepEqual(problems(worker, 'api'), ['OPERATOR_TOKEN', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'DATA_CURSOR_SECRET']);
+  assert.deepEqual(problems({ ...worker, SMS_GATEWAY_AUTH_TOKEN: 'sim-sms-auth-token' }, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN']);
+  const { WHATSAPP_ACCESS_TOKEN: _unused, ...api } = { ...strong, NODE_ENV: 'production' };
+  assert.deepEqual(problems(api, 'api'), []);
+  assert.deepEqual(problems(api, 'worker'), ['WHATSAPP_ACCESS_TOKEN']);
 });

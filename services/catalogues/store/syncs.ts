@@ -367,6 +367,21 @@ export async function markRunRunning(em: EntityManager, syncId: number): Promise
   );
 }
 
+/** A run's figures for the worker's log line when it ends: what it received and what became of the rows. */
+export async function runFigures(em: EntityManager, syncId: number) {
+  return one<
+    Pick<Syncs, 'catalogue_id' | 'kind' | 'feed_id' | 'mode' | 'status' | 'received' | 'created' | 'updated' | 'rejected' | 'retired'> & {
+      ms: number | null;
+    }
+  >(
+    em,
+    `select catalogue_id, kind, feed_id, mode, status, received, created, updated, rejected, retired,
+            (extract(epoch from finished_at - started_at) * 1000)::int as ms
+       from catalogue_syncs where id = ?`,
+    [syncId],
+  );
+}
+
 export async function lockRunForEnd(em: EntityManager, syncId: number) {
   return one<Pick<Syncs, 'account_id' | 'status'> & { problem_count: number }>(
     em,

@@ -120,10 +120,10 @@ export async function recordBatch(
 
 /** Marks the import running (once); null when it is not there. */
 export const beginImport = (em: EntityManager, id: number) =>
-  one<Pick<ImportRecord, 'id'>>(
+  one<Pick<ImportRecord, 'id' | 'group_id' | 'format' | 'total_rows'>>(
     em,
     `update contact_imports set status = case when status = 'queued' then 'running' else status end,
-                started_at = coalesce(started_at, now()), updated_at = now() where id = ? returning id`,
+                started_at = coalesce(started_at, now()), updated_at = now() where id = ? returning id, group_id, format, total_rows`,
     [id],
   );
 

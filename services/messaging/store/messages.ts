@@ -305,14 +305,28 @@ export const insertCampaignRecords = (em: EntityManager, p: CampaignPageRecords)
     [p.accountId, p.channelId, p.channelCode, p.sender, JSON.stringify(p.metadata), p.campaignId, p.records],
   );
 
-/** How many of a campaign's messages count as sent (sent, delivered, read, checking delivery) and as failed. */
+/**
+ * Where a campaign's messages are, in one aggregate: queued (written, not yet taken by the provider:
+ * queued, processing), sent (the contract's sent_count: sent, delivered, read, checking delivery),
+ * of those delivered (delivered, read) and awaiting their receipt (sent, checking delivery), and
+ * failed. queued + sent + failed is every message written.
+ */
 export async function campaignCounts(em: EntityManager, campaignId: number) {
-  const row = await one<{ sent_count: string; failed_count: string }>(
+  const row = await one<{ queued: string; sent: string; delivered: string; awaiting_receipt: string; failed: string }>(
     em,
-    `select count(*) filter (where m.status in ('sent', 'delivered', 'read', 'checking_delivery')) as sent_count,
-            count(*) filter (where m.status = 'failed') as failed_count
+    `select count(*) filter (where m.status in ('queued', 'processing')) as queued,
+            count(*) filter (where m.status in ('sent', 'delivered', 'read', 'checking_delivery')) as sent,
+            count(*) filter (where m.status in ('delivered', 'read')) as delivered,
+            count(*) filter (where m.status in ('sent', 'checking_delivery')) as awaiting_receipt,
+            count(*) filter (where m.status = 'failed') as failed
        from messages m where m.campaign_id = ?`,
     [campaignId],
   );
-  return { sent: Number(row?.sent_count ?? 0), failed: Number(row?.failed_count ?? 0) };
+  return {
+    queued: Number(row?.queued ?? 0),
+    sent: Number(row?.sent ?? 0),
+    delivered: Number(row?.delivered ?? 0),
+    awaitingReceipt: Number(row?.awaiting_receipt ?? 0),
+    failed: Number(row?.failed ?? 0),
+  };
 }
