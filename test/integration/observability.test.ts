@@ -121,6 +121,36 @@ test('split listeners: /metrics only on the operator port, without a token; the 
       60_000,
       500,
     );
+
+    // A long job says where it is: its start and its finish with the figures, at info (issue 25, point 4).
+    const t = await newTenant();
+    const g = (await http('POST', `${stack.apiUrl}/api/v3/contact-groups`, { token: t.token, body: { name: 'Logged' } })).body.data;
+    const started = await http('POST', `${stack.apiUrl}/api/v3/contact-groups/${g.id}/imports`, {
+      token: t.token,
+      body: { contacts: [{ phone_number: uniquePhone('2557'), name: 'Ann' }, { name: 'no phone' }] },
+    });
+    assert.equal(started.status, 202, started.text);
+    const importId = started.body.data.id;
+    const jobLines = await eventually(
+      async () =>
+        fs
+          .readFileSync(workerLog(), 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(`"importId":${importId}`))
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      (lines) => lines.some((l) => l.msg === 'contact import finished'),
+      60_000,
+      500,
+      `the worker logs import ${importId} finished`,
+    );
+    assert.ok(
+      jobLines.some((l) => l.msg === 'contact import started' && l.level === 30),
+      'its start, at info',
+    );
+    const done = jobLines.find((l) => l.msg === 'contact import finished')!;
+    assert.equal(done.level, 30, 'its finish, at info');
+    assert.deepEqual([done.total, done.created, done.failed], [2, 1, 1], 'with its figures');
+    assert.equal(typeof done.ms, 'number');
   } finally {
     await stack.stop();
   }
