@@ -20,12 +20,15 @@ import { catalogueOperations } from './catalogues/catalogues.js';
 import { productOperations } from './catalogues/products.js';
 import { catalogueSyncOperations } from './catalogues/syncs.js';
 import { catalogueFeedOperations } from './catalogues/feeds.js';
+import { catalogueSettingsOperations } from './catalogues/settings.js';
 import { noticeOperations, noticeSettingsOperations } from './account/notices.js';
 import { shopLinkOperations } from './shop/links.js';
 import { cartOperations } from './shop/carts.js';
+import { cartSettingsOperations } from './shop/settings.js';
 import { shopPageOperations } from './shop/page.js';
 import { pageRoutes } from './http/page-door.js';
 import { orderOperations } from './orders/orders.js';
+import { orderSettingsOperations } from './orders/settings.js';
 import { productSendOperations } from './catalogues/product-sends.js';
 import { tableOperations } from './data/tables.js';
 import { recordListOperations } from './data/records-list.js';
@@ -75,6 +78,9 @@ export const operatorOperations: readonly Operation[] = [
   ...automationSettingsOperations,
   ...noticeSettingsOperations,
   ...dataSettingsOperations,
+  ...catalogueSettingsOperations,
+  ...orderSettingsOperations,
+  ...cartSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

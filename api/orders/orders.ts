@@ -83,7 +83,8 @@ export const orderSchema = {
   },
 } as const;
 
-const statusBody = {
+/** PUT …/orders/{order}/status: what the operator's orders:status sends too. */
+export const orderStatusBody = {
   type: 'object',
   required: ['status'],
   properties: { status: { enum: ORDER_STATUSES, description: 'any status may follow any status' } },
@@ -135,7 +136,7 @@ export const orderOperations = [
       'Any status may follow any status. confirmed, processing, shipped or delivered commits the held stock (taken off inventory when ' +
       'the shop’s stock_policy is svc; the hold is released when external); cancelled or refunded releases it; each hold moves once, ' +
       'however often or concurrently the status changes. refunded records the change only: no money moves. An unknown status is 422.',
-    body: statusBody,
+    body: orderStatusBody,
     output: orderOutput,
     mcp: { ...ordersTools, elevation: 'mcp:write', annotations: HINTS.update },
     handler: async ({ rc, deps }, { order, status }) => setOrderStatus(rc, { temporal: deps.temporal }, order, status),

@@ -1,7 +1,7 @@
 // The account family as other families and the doors see it.
 export * from './profile.js';
 export { createAccount, createApiKey, createUser, accountForContext } from './accounts.js';
-export { requireAccount, accountRef } from './settings.js';
+export { requireAccount, accountRef, actingForAccount } from './settings.js';
 export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.

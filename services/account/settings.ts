@@ -1,7 +1,7 @@
 import { numericId } from '../platform/ids.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
-import type { OperatorContext } from '../platform/context.js';
-import { createAccount, createApiKey, createUser } from './accounts.js';
+import type { OperatorContext, RequestContext } from '../platform/context.js';
+import { accountForContext, createAccount, createApiKey, createUser } from './accounts.js';
 import {
   accountById,
   accountExists,
@@ -33,6 +33,17 @@ export async function accountRef(oc: OperatorContext, ref: string): Promise<numb
   const id = await accountIdByUid(oc.em, ref);
   if (id === null) throw notFound('Account');
   return id;
+}
+
+/**
+ * The request context of the account an operator path names, acting as the operator: the account's
+ * own services (shops, products, orders, baskets) then answer the operator exactly what they answer
+ * the account, scoped to it as for the account's keys (another account's id is 404 there too).
+ */
+export async function actingForAccount(oc: OperatorContext, ref: string): Promise<RequestContext> {
+  const account = await accountForContext(oc.em, await accountRef(oc, ref));
+  if (!account) throw notFound('Account');
+  return { account, actor: oc.actor, em: oc.em, log: oc.log.child({ account: account.id }) };
 }
 
 export async function requireAccount(oc: OperatorContext, accountId: number): Promise<void> {

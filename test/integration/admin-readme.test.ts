@@ -93,26 +93,45 @@ test('every operator example of the README runs as written (ids as a fresh npm s
   ]);
   await make(['keys:create', '--account', dev, '--name', 'dev key', '--user', created.user[0]!]);
 
-  const placeholders: string[] = [];
-  for (const example of all) {
-    if (example.some((w) => w.includes('…'))) {
-      // A value only the reader has (an event id): the command line itself must still be one the CLI reads.
-      placeholders.push(example.join(' '));
-      assert.equal((await cli(['help', example[0]!])).code, 0, example[0]);
-      continue;
-    }
-    const args = example.map((w, i) => {
+  /**
+   * The command line with each id a fresh start would have given replaced by the one this stack
+   * gave, and each placeholder (`…`, a value only the reader has) by an id no one made.
+   */
+  const withIds = (example: string[]) =>
+    example.map((w, i) => {
+      if (w.includes('…')) return w.replace('…', '999999');
       const kind = FLAG[example[i - 1] ?? ''];
       if (!kind || !/^\d+$/.test(w)) return w;
       const real = created[kind][Number(w) - 1];
       assert.ok(real, `${example.join(' ')}: a fresh start has no ${kind} ${w} at this point`);
       return real;
     });
+  const placeholders: string[] = [];
+  for (const example of all) {
+    const args = withIds(example);
+    if (example.some((w) => w.includes('…'))) {
+      // An event id, an order a customer placed: the command line must still be one the CLI reads,
+      // and reach its operation, which finds nothing by an id no one made.
+      placeholders.push(example.join(' '));
+      assert.equal((await cli(['help', example[0]!])).code, 0, example[0]);
+      const r = await cli(args);
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}`);
+      assert.match(r.stdout, /"status": "error"[\s\S]*not found/, args.join(' '));
+      continue;
+    }
     if (args[0] === 'help') {
       assert.equal((await cli(args)).code, 0);
       continue;
     }
     await make(args);
   }
-  assert.deepEqual(placeholders, ['webhooks:redeliver --account 2 --event evt_… --endpoint 1']);
+  assert.deepEqual(placeholders, [
+    'webhooks:redeliver --account 2 --event evt_… --endpoint 1',
+    'shops:show --account 2 --shop …',
+    'products:list --account 2 --shop … --search coffee',
+    'products:show --account 2 --shop … --product …',
+    'orders:show --account 2 --order …',
+    'orders:status --account 2 --order … --status cancelled',
+    'baskets:show --account 2 --basket …',
+  ]);
 });

@@ -188,6 +188,34 @@ test('help lists every command with its flags taken from the schemas', () => {
   assert.equal(parseCommandLine(commands, ['keys:create', '--help']).kind, 'help');
 });
 
+test("commerce commands: --shop names the shop (a path parameter, or orders:list's catalogue_id), --basket a basket", () => {
+  assert.deepEqual(request('products:show', '--account', '2', '--shop', '5', '--product', '9'), {
+    method: 'GET',
+    path: '/admin/v1/accounts/2/catalogues/5/products/9',
+    query: {},
+  });
+  assert.deepEqual(request('products:list', '--account', 'acc_x', '--shop', '5', '--availability', 'in stock', '--per-page', '10'), {
+    method: 'GET',
+    path: '/admin/v1/accounts/acc_x/catalogues/5/products',
+    query: { availability: 'in stock', per_page: '10' },
+  });
+  assert.deepEqual(request('orders:list', '--account', '2', '--shop', '5', '--status', 'pending'), {
+    method: 'GET',
+    path: '/admin/v1/accounts/2/orders',
+    query: { catalogue_id: '5', status: 'pending' },
+  });
+  assert.deepEqual(request('orders:status', '--account', '2', '--order', '7', '--status', 'cancelled'), {
+    method: 'PUT',
+    path: '/admin/v1/accounts/2/orders/7/status',
+    query: {},
+    body: { status: 'cancelled' },
+  });
+  assert.equal(request('baskets:show', '--account', '2', '--basket', 'AB3DE').path, '/admin/v1/accounts/2/carts/AB3DE');
+  refusal(['orders:status', '--account', '2', '--order', '7', '--status', 'lost'], /--status must be one of pending, .*not 'lost'/);
+  refusal(['orders:list', '--account', '2', '--shop', 'five'], /--shop must be an integer, not 'five'/);
+  refusal(['products:show', '--account', '2', '--shop', '5'], /products:show needs --product/);
+});
+
 test('a definition mistake is caught when the commands are built', () => {
   const [op] = operatorOperations;
   assert.throws(
