@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { openShop, coffee as coffeeBody, tea as teaBody } from '../support/shop.js';
+import { openShop, coffee as coffeeBody, tea as teaBody, form } from '../support/shop.js';
 import { admin, api, newTenant, API_URL, OPERATOR_TOKEN } from '../support/stack.js';
 
 // The operator CLI over an account's shops, products, orders and baskets (issue 25, point 7): made
@@ -37,17 +37,6 @@ async function refused(status: RegExp, message: RegExp, ...args: string[]) {
   assert.equal(r.json?.status, 'error', args.join(' '));
   assert.match(r.json.message, message, args.join(' '));
   assert.match(r.stderr, status, args.join(' '));
-}
-
-/** A form post of the shop page, redirects not followed. */
-async function form(link: string, suffix: string, body: string) {
-  const res = await fetch(`${link}${suffix}`, {
-    method: 'POST',
-    body,
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-  });
-  return { status: res.status, text: await res.text() };
 }
 
 /** A shop with coffee and tea, an order (a basket of two teas submitted on the shop page) and an open basket. */

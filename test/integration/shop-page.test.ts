@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import puppeteer, { type Page } from 'puppeteer-core';
-import { openShop, coffee as coffeeBody, tea as teaBody } from '../support/shop.js';
+import { openShop, coffee as coffeeBody, tea as teaBody, form } from '../support/shop.js';
 import { admin, api, eventually, newTenant, type Tenant } from '../support/stack.js';
 import { chromiumPath } from '../../scripts/browser.js';
 
@@ -60,17 +60,6 @@ async function shop(t: Tenant) {
   const tea = await product({ ...teaBody, image_url: `${IMAGES}/tea.png` });
   const cake = await product({ sku: 'CAKE', name: 'Cake', price: 500, category: 'Bakery', addons: [{ name: 'Cream', price: 60 }] });
   return { shop: s, coffee, tea, cake };
-}
-
-/** A form post as the page sends it, redirects not followed (the page answers 303). */
-async function form(link: string, suffix: string, body: string) {
-  const res = await fetch(`${link}${suffix}`, {
-    method: 'POST',
-    body,
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-  });
-  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
 }
 
 test('the shop page on a phone: size, add-on, basket, note, submit → an order priced by the service', async (t) => {

@@ -36,3 +36,14 @@ export const coffee = (extra: Record<string, unknown> = {}) => ({
 
 /** Tea: 200, on sale at 150, in Hot Drinks. */
 export const tea = { sku: 'TEA', name: 'Tea', price: 200, sale_price: 150, category: 'Hot Drinks' };
+
+/** A form post as the shop page sends it, redirects not followed (the page answers 303). */
+export async function form(link: string, suffix: string, body: string) {
+  const res = await fetch(`${link}${suffix}`, {
+    method: 'POST',
+    body,
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+  });
+  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
