@@ -238,13 +238,13 @@ test(
     const { env } = activityEnv();
     const ids = [a.id, Number(bad!.id), b.id];
     const r = await env.run(() => acts.sendMessageBatch({ ids, concurrency: 1, channelType: 'sms' }));
-    assert.deepEqual(r, { sent: 2, retry: [], lastError: null });
+    assert.deepEqual(r, { sent: 3, retry: [], lastError: null }, 'all three settled: two sent, one failed for good');
     assert.deepEqual(
       (await stored(ids)).map((m) => [m.status, m.error_message]),
       [
         ['sent', null],
-        ['failed', `message ${bad!.uid} has no provider request`],
         ['sent', null],
+        ['failed', `message ${bad!.uid} has no provider request`], // written last: the highest id
       ],
     );
     assert.deepEqual(
