@@ -24,8 +24,10 @@ test('every 401 says WWW-Authenticate: Bearer: REST, operator and MCP', async ()
   ];
   for (const r of refusals) {
     assert.equal(r.status, 401, r.text);
-    assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+    assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer\b/);
   }
+  // The MCP door answers as RFC 6750 says (the MCP authorization spec's bearer rules): realm, and why a token sent was refused.
+  assert.equal(refusals[5].headers.get('www-authenticate')?.startsWith('Bearer realm="mcp", error="invalid_token"'), true);
 });
 
 test('answers that carry a secret are Cache-Control: no-store; the listings are not marked', async () => {
