@@ -12,14 +12,32 @@ export interface EmbeddedPg {
   stop(): Promise<void>;
 }
 
+/**
+ * A port nothing listens on now, for a server started a moment later. Drawn at random below the
+ * kernel's ephemeral range (32768 and up on Linux), not with bind(0): the kernel hands a port just
+ * given out (and freed) to the next bind(0) of any process, and outgoing connections take their
+ * source ports from that range too, so test stacks starting side by side were handed the same port
+ * (a launcher's API port answered by another stack's Temporal). Each process also never hands out
+ * the same port twice.
+ */
+const handedOut = new Set<number>();
+const PORT_FLOOR = 20_000;
+const PORT_SPAN = 12_000;
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PORT_FLOOR + Math.floor(Math.random() * PORT_SPAN);
+    if (handedOut.has(port) || !(await bindable(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error('no free port found below the ephemeral range');
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 
