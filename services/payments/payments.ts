@@ -60,7 +60,6 @@ export const paymentListQuery = {
   properties: {
     state: {
       type: 'string',
-      maxLength: 64,
       description:
         'open (draft, pending, authorised), one state, or all; trimmed and lower-cased; a value that is none of these leaves the list unfiltered',
     },
