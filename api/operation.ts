@@ -141,6 +141,13 @@ export interface OperationOutput {
    * docs/architecture.md as a stated exception.
    */
   contract?: string;
+  /**
+   * The answer's own top-level fields sit beside `status` in the REST success envelope instead of
+   * under `data`: for a contract that spells a `data` and a sibling of it (the payments list's
+   * `{data:[summary], meta}`), so the body is `{status:'success', data, meta}`. The answer must be an
+   * object; the MCP tool's structuredContent is the answer itself, as for every operation.
+   */
+  besideStatus?: boolean;
 }
 
 /** The fields that name a resource: a presentation carries one of them at its top. */

@@ -38,6 +38,7 @@ import { dataSettingsOperations } from './data/settings.js';
 import { chatGroupOperations } from './groups/groups.js';
 import { groupMemberOperations } from './groups/members.js';
 import { groupMessageOperations } from './groups/messages.js';
+import { paymentOperations } from './payments/payments.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -66,6 +67,7 @@ export const customerOperations: readonly Operation[] = [
   ...groupMemberOperations,
   ...groupMessageOperations,
   ...chatGroupOperations,
+  ...paymentOperations,
 ];
 
 /**

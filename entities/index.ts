@@ -10,6 +10,7 @@ import * as orders from './orders.js';
 import * as shop from './shop.js';
 import * as data from './data.js';
 import * as groups from './groups.js';
+import * as payments from './payments.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -22,6 +23,7 @@ export * from './orders.js';
 export * from './shop.js';
 export * from './data.js';
 export * from './groups.js';
+export * from './payments.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -37,4 +39,5 @@ export const entities: EntitySchema<any, any>[] = [
   shop,
   data,
   groups,
+  payments,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

@@ -35,7 +35,8 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     response: {
       status: op.output.status,
       description: op.output.description,
-      schema: op.envelope === 'data' ? op.output.schema : successOf(op.output.schema),
+      schema:
+        op.envelope === 'data' ? op.output.schema : op.output.besideStatus ? besideStatusOf(op.output.schema) : successOf(op.output.schema),
     },
     cli: op.cli,
     refusals: op.refusals,
@@ -50,10 +51,21 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
       checkAnswer?.(data);
       return {
         status: op.output.status,
-        body: op.envelope === 'data' ? data : { status: 'success', data },
+        body:
+          op.envelope === 'data' ? data : op.output.besideStatus ? { status: 'success', ...(data as object) } : { status: 'success', data },
         ...(op.secretInAnswer ? { headers: { 'Cache-Control': 'no-store' } } : {}),
       };
     },
+  };
+}
+
+/** The success envelope of an answer whose fields sit beside `status` (OperationOutput.besideStatus). */
+function besideStatusOf(schema: Record<string, unknown>): Record<string, unknown> {
+  const s = schema as { required?: string[]; properties?: Record<string, unknown> };
+  return {
+    type: 'object',
+    required: ['status', ...(s.required ?? [])],
+    properties: { status: { const: 'success' }, ...s.properties },
   };
 }
 

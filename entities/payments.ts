@@ -1,0 +1,114 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { timestamps } from './columns.js';
+import { LEDGER_ACCOUNTS, LEDGER_DIRECTIONS, LEDGER_KINDS, PAYMENT_STATES } from '../domain/payments/index.js';
+
+// Payments (Resources > Payment; States and transitions > Payment; docs/payments.md). A payment is
+// the money a business collects for one of its records; a refund is a payment of its own linked by
+// refund_of. Its timeline and its ledger are append-only tables beside it.
+
+export const Payment = defineEntity({
+  name: 'Payment',
+  tableName: 'payments',
+  properties: {
+    id: p.uuid().primary(),
+    accountId: p.integer(),
+    /** PAY-<yyyymmdd>-<8 digits> (domain/payments/reference.ts), unique per account. */
+    reference: p.string().length(32),
+    state: p.enum(PAYMENT_STATES).default('draft'),
+    /** 100 minor units a major unit, whatever the currency (the contract's convention). */
+    amountMinor: p.bigint('string'),
+    currency: p.string().length(3),
+    /**
+     * Given back, or being given back: refunds requested and not failed, expired or cancelled (as
+     * Stripe's amount_refunded). Moved by one guarded statement per refund, so it never passes
+     * amount_minor, and refundable_minor is amount_minor minus it.
+     */
+    refundedMinor: p.bigint('string').default(0),
+    subjectId: p.string().length(191).nullable(),
+    subjectType: p.string().length(64).nullable(),
+    isRefund: p.boolean().default(false),
+    /** The payment a refund gives money back from (same account). */
+    refundOf: p.uuid().nullable(),
+    reason: p.text().nullable(),
+    payer: p.string().length(191).nullable(),
+    method: p.string().length(32).nullable(),
+    provider: p.string().length(64).nullable(),
+    /** The provider's id of the payment (its request-to-pay or transaction id): unique per provider, the key its callbacks name. */
+    providerRef: p.string().length(191).nullable(),
+    /** How many times it was pushed to the payer (each move into pending). */
+    attempts: p.integer().default(0),
+    lastError: p.text().nullable(),
+    expiresAt: p.datetime().nullable(),
+    settledAt: p.datetime().nullable(),
+    /** Checkout handles: a page the payer can pay on, a code the payer enters (USSD, paybill reference). */
+    checkoutUrl: p.text().nullable(),
+    checkoutCode: p.string().length(64).nullable(),
+    /** Who asked for it: an actor label (api_key:12, operator, system:shop-page). */
+    createdBy: p.string().length(191).nullable(),
+    ...timestamps(),
+  },
+  uniques: [{ properties: ['accountId', 'reference'] }],
+  indexes: [
+    // The list, newest first, and its filters (Endpoints > Payments); a b-tree reads backwards.
+    { name: 'payments_account_created_index', properties: ['accountId', 'createdAt', 'id'] },
+    { name: 'payments_account_state_index', properties: ['accountId', 'state', 'createdAt', 'id'] },
+    { name: 'payments_account_subject_index', properties: ['accountId', 'subjectId', 'createdAt', 'id'] },
+    {
+      name: 'payments_open_index',
+      expression: `create index "payments_open_index" on "payments" ("account_id", "created_at", "id") where "state" in ('draft', 'pending', 'authorised')`,
+    },
+    {
+      name: 'payments_refunds_index',
+      expression: `create index "payments_refunds_index" on "payments" ("refund_of", "created_at") where "refund_of" is not null`,
+    },
+    {
+      name: 'payments_provider_ref_unique',
+      expression: `create unique index "payments_provider_ref_unique" on "payments" ("provider", "provider_ref") where "provider_ref" is not null`,
+    },
+  ],
+  checks: [
+    { name: 'payments_amount_check', expression: 'amount_minor > 0' },
+    { name: 'payments_refunded_check', expression: 'refunded_minor >= 0 and refunded_minor <= amount_minor' },
+  ],
+});
+
+/** One move of a payment, or a move refused (new_state the state it stayed in, refused the one asked for). Oldest first. */
+export const PaymentEvent = defineEntity({
+  name: 'PaymentEvent',
+  tableName: 'payment_events',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    accountId: p.integer(),
+    payment: p.manyToOne(Payment).deleteRule('cascade'),
+    /** Null on the first row (the request). */
+    oldState: p.enum(PAYMENT_STATES).nullable(),
+    newState: p.enum(PAYMENT_STATES),
+    /** The move asked for and refused (an illegal move is recorded, never applied); null when applied. */
+    refused: p.enum(PAYMENT_STATES).nullable(),
+    /** Who moved it: request, provider, provider_poll, expiry, refund, operator, … */
+    source: p.string().length(64),
+    message: p.text().nullable(),
+    occurredAt: p.datetime().onCreate(() => new Date()),
+  },
+  indexes: [{ properties: ['payment', 'occurredAt', 'id'] }],
+});
+
+/** A ledger leg (double entry): append-only; entry_no counts 1, 2, 3 … per payment without a gap. */
+export const LedgerEntry = defineEntity({
+  name: 'LedgerEntry',
+  tableName: 'ledger_entries',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    accountId: p.integer(),
+    payment: p.manyToOne(Payment).deleteRule('cascade'),
+    entryNo: p.integer(),
+    kind: p.enum(LEDGER_KINDS),
+    direction: p.enum(LEDGER_DIRECTIONS),
+    account: p.enum(LEDGER_ACCOUNTS),
+    amountMinor: p.bigint('string'),
+    currency: p.string().length(3),
+    occurredAt: p.datetime().onCreate(() => new Date()),
+  },
+  uniques: [{ properties: ['payment', 'entryNo'] }],
+  checks: [{ name: 'ledger_entries_amount_check', expression: 'amount_minor > 0' }],
+});

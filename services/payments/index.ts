@@ -1,0 +1,11 @@
+// The payments family as other families and the workflow's activities see it.
+export {
+  requestPayment,
+  requestRefund,
+  recordMove,
+  type RequestPaymentInput,
+  type RequestRefundInput,
+  type MoveInput,
+  type MoveOutcome,
+} from './moves.js';
+export { paymentSummary, type PaymentSummary, type PaymentDetail } from './payments.js';

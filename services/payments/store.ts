@@ -1,0 +1,295 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { tablesOf, type Row } from '../../entities/database.js';
+import { exec, one } from '../../entities/db.js';
+import type { LedgerLeg, PaymentState } from '../../domain/payments/index.js';
+
+// The payments family's statements: the only code that names payments, payment_events and
+// ledger_entries. The moves that must hold under concurrency are single guarded statements (the
+// refund headroom) or run on a payment row locked for the transaction (a move, its timeline row and
+// its ledger legs).
+
+type Payment = Row<'payments', 'payments'>;
+
+export const PAYMENT_COLUMNS = [
+  'id',
+  'account_id',
+  'reference',
+  'state',
+  'amount_minor',
+  'currency',
+  'refunded_minor',
+  'subject_id',
+  'subject_type',
+  'is_refund',
+  'refund_of',
+  'reason',
+  'payer',
+  'method',
+  'provider',
+  'attempts',
+  'last_error',
+  'expires_at',
+  'settled_at',
+  'checkout_url',
+  'checkout_code',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+export type PaymentRow = Pick<Payment, (typeof PAYMENT_COLUMNS)[number]>;
+const SELECTED = PAYMENT_COLUMNS.join(', ');
+
+export interface PaymentFilter {
+  /** The states kept; null keeps every state. */
+  states: readonly PaymentState[] | null;
+  subjectId?: string;
+}
+
+function filtered(em: EntityManager, accountId: number, f: PaymentFilter) {
+  let q = tablesOf(em, 'payments').selectFrom('payments').where('account_id', '=', accountId);
+  if (f.states) q = q.where('state', 'in', f.states);
+  if (f.subjectId !== undefined) q = q.where('subject_id', '=', f.subjectId);
+  return q;
+}
+
+/** How many of the account's payments the filter keeps, and one page of them, newest first. */
+export async function paymentPage(em: EntityManager, accountId: number, f: PaymentFilter, limit: number, offset: number) {
+  const [{ n }, rows] = await Promise.all([
+    filtered(em, accountId, f)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
+    filtered(em, accountId, f)
+      .select(PAYMENT_COLUMNS)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+  ]);
+  return { total: Number(n), rows };
+}
+
+/** One payment of the account by its UUID or its reference (locked for the transaction with `forUpdate`). */
+export async function readPaymentRow(
+  em: EntityManager,
+  accountId: number,
+  key: { id: string } | { reference: string },
+  forUpdate = false,
+): Promise<PaymentRow | null> {
+  let q = tablesOf(em, 'payments').selectFrom('payments').select(PAYMENT_COLUMNS).where('account_id', '=', accountId);
+  q = 'id' in key ? q.where('id', '=', key.id) : q.where('reference', '=', key.reference);
+  return (await (forUpdate ? q.forUpdate() : q).executeTakeFirst()) ?? null;
+}
+
+/** A payment's timeline, oldest first. */
+export async function eventsOf(em: EntityManager, paymentId: string) {
+  return tablesOf(em, 'payments')
+    .selectFrom('payment_events')
+    .select(['old_state', 'new_state', 'refused', 'source', 'message', 'occurred_at'])
+    .where('payment_id', '=', paymentId)
+    .orderBy('occurred_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A payment's ledger legs, by entry_no. */
+export async function ledgerOf(em: EntityManager, paymentId: string) {
+  return tablesOf(em, 'payments')
+    .selectFrom('ledger_entries')
+    .select(['entry_no', 'kind', 'direction', 'account', 'amount_minor', 'currency', 'occurred_at'])
+    .where('payment_id', '=', paymentId)
+    .orderBy('entry_no')
+    .execute();
+}
+
+/** The refunds of a payment, newest first. */
+export async function refundsOf(em: EntityManager, accountId: number, paymentId: string) {
+  return tablesOf(em, 'payments')
+    .selectFrom('payments')
+    .select(PAYMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('refund_of', '=', paymentId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export interface NewPayment {
+  accountId: number;
+  reference: string;
+  state: PaymentState;
+  amountMinor: number;
+  currency: string;
+  subjectId: string | null;
+  subjectType: string | null;
+  isRefund: boolean;
+  refundOf: string | null;
+  reason: string | null;
+  payer: string | null;
+  method: string | null;
+  provider: string | null;
+  expiresAt: Date | null;
+  checkoutUrl: string | null;
+  checkoutCode: string | null;
+  createdBy: string | null;
+}
+
+/** The payment row; null when its reference is already the account's (the caller draws another). */
+export async function insertPayment(tx: EntityManager, p: NewPayment): Promise<PaymentRow | null> {
+  return one<PaymentRow>(
+    tx,
+    `insert into payments (id, account_id, reference, state, amount_minor, currency, refunded_minor, subject_id, subject_type,
+                           is_refund, refund_of, reason, payer, method, provider, attempts, expires_at, checkout_url, checkout_code,
+                           created_by, created_at, updated_at)
+     values (gen_random_uuid(), ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
+     on conflict (account_id, reference) do nothing
+     returning ${SELECTED}`,
+    [
+      p.accountId,
+      p.reference,
+      p.state,
+      p.amountMinor,
+      p.currency,
+      p.subjectId,
+      p.subjectType,
+      p.isRefund,
+      p.refundOf,
+      p.reason,
+      p.payer,
+      p.method,
+      p.provider,
+      p.state === 'pending' ? 1 : 0,
+      p.expiresAt,
+      p.checkoutUrl,
+      p.checkoutCode,
+      p.createdBy,
+    ],
+  );
+}
+
+export interface TimelineRow {
+  accountId: number;
+  paymentId: string;
+  oldState: PaymentState | null;
+  newState: PaymentState;
+  refused?: PaymentState | null;
+  source: string;
+  message: string | null;
+}
+
+/** One row of a payment's timeline. */
+export async function insertEvent(tx: EntityManager, e: TimelineRow): Promise<void> {
+  await tablesOf(tx, 'payments')
+    .insertInto('payment_events')
+    .values({
+      account_id: e.accountId,
+      payment_id: e.paymentId,
+      old_state: e.oldState,
+      new_state: e.newState,
+      refused: e.refused ?? null,
+      source: e.source,
+      message: e.message,
+      occurred_at: new Date(),
+    })
+    .execute();
+}
+
+export interface MovePatch {
+  providerRef?: string | null;
+  lastError?: string | null;
+}
+
+/**
+ * Moves a locked payment from `from` to `to` (guarded on `from`, so a move computed from a stale
+ * read changes nothing). A move into pending counts an attempt; into paid stamps settled_at.
+ */
+export async function setState(tx: EntityManager, id: string, from: PaymentState, to: PaymentState, patch: MovePatch = {}) {
+  return one<PaymentRow>(
+    tx,
+    `update payments
+        set state = ?, updated_at = now(),
+            attempts = attempts + (case when ? = 'pending' then 1 else 0 end),
+            settled_at = case when ? = 'paid' then now() else settled_at end,
+            last_error = case when ? then ? else last_error end,
+            provider_ref = case when ? then ? else provider_ref end
+      where id = ? and state = ?
+     returning ${SELECTED}`,
+    [
+      to,
+      to,
+      to,
+      patch.lastError !== undefined,
+      patch.lastError ?? null,
+      patch.providerRef !== undefined,
+      patch.providerRef ?? null,
+      id,
+      from,
+    ],
+  );
+}
+
+/**
+ * Takes `amount` of a settled payment's refundable headroom for a refund, in one guarded statement:
+ * no row when the payment is not the account's, not settled, itself a refund, or has less than
+ * `amount` left. Concurrent requests queue on the row and each re-checks the headroom it leaves,
+ * so together they never take more than amount_minor.
+ */
+export async function takeRefundHeadroom(tx: EntityManager, accountId: number, paymentId: string, amount: number) {
+  return one<Pick<Payment, 'amount_minor' | 'refunded_minor'>>(
+    tx,
+    `update payments set refunded_minor = refunded_minor + ?, updated_at = now()
+      where id = ? and account_id = ? and not is_refund and state in ('paid', 'partly_refunded')
+        and amount_minor - refunded_minor >= ?
+     returning amount_minor, refunded_minor`,
+    [amount, paymentId, accountId, amount],
+  );
+}
+
+/** Gives a refund's amount back to its parent's headroom (the refund failed, expired or was cancelled). */
+export async function giveRefundHeadroomBack(tx: EntityManager, paymentId: string, amount: number): Promise<void> {
+  await exec(tx, 'update payments set refunded_minor = refunded_minor - ?, updated_at = now() where id = ? and refunded_minor >= ?', [
+    amount,
+    paymentId,
+    amount,
+  ]);
+}
+
+/** What a payment's settled refunds gave back (the parent's state follows it). */
+export async function settledRefundsMinor(tx: EntityManager, paymentId: string): Promise<number> {
+  const row = await one<{ n: string }>(
+    tx,
+    `select coalesce(sum(amount_minor), 0)::text as n from payments where refund_of = ? and is_refund and state = 'paid'`,
+    [paymentId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Appends a move's legs to a locked payment's ledger, numbered on from its last entry_no (the
+ * lock keeps the numbers gapless; the unique (payment_id, entry_no) refuses a second writer).
+ */
+export async function appendLedger(
+  tx: EntityManager,
+  accountId: number,
+  paymentId: string,
+  currency: string,
+  legs: readonly LedgerLeg[],
+): Promise<void> {
+  if (!legs.length) return;
+  await exec(
+    tx,
+    `insert into ledger_entries (account_id, payment_id, entry_no, kind, direction, account, amount_minor, currency, occurred_at)
+     select ?, ?, (select coalesce(max(entry_no), 0) from ledger_entries where payment_id = ?) + l.n, l.kind, l.direction, l.account, l.amount_minor, ?, now()
+       from jsonb_to_recordset(?::jsonb) as l(n int, kind text, direction text, account text, amount_minor bigint)
+      order by l.n`,
+    [
+      accountId,
+      paymentId,
+      paymentId,
+      currency,
+      JSON.stringify(
+        legs.map((l, i) => ({ n: i + 1, kind: l.kind, direction: l.direction, account: l.account, amount_minor: l.amountMinor })),
+      ),
+    ],
+  );
+}

@@ -1,0 +1,45 @@
+// Payments for the tests: there is no REST write that makes or moves one (the contract has none),
+// so a test makes them through the services the workflow's activities call, on the run's database.
+import { openOrm } from '../../entities/orm.js';
+import { recordMove, requestPayment, requestRefund, type RequestPaymentInput } from '../../services/payments/index.js';
+import type { PaymentState } from '../../domain/payments/index.js';
+
+export type PaymentOrm = Awaited<ReturnType<typeof openOrm>>;
+
+/** An ORM on the stack's database (DATABASE_URL, set by scripts/test.ts); close it in `after`. */
+export const paymentsOrm = (pool = 8) => openOrm(process.env.DATABASE_URL!, pool);
+
+/** The walks from draft to each state, as the state table allows them (refund states are reached by refunds). */
+const WALKS: Record<Exclude<PaymentState, 'partly_refunded' | 'refunded'>, PaymentState[]> = {
+  draft: [],
+  pending: ['pending'],
+  authorised: ['pending', 'authorised'],
+  paid: ['pending', 'paid'],
+  failed: ['pending', 'failed'],
+  expired: ['expired'],
+  cancelled: ['cancelled'],
+};
+
+export function paymentsOf(orm: PaymentOrm) {
+  const em = () => orm.em.fork();
+  const request = (accountId: number, over: Partial<RequestPaymentInput> = {}) =>
+    requestPayment(em(), { accountId, amountMinor: 1_000_000, currency: 'TZS', source: 'test', createdBy: 'system:test', ...over });
+  const move = (accountId: number, payment: string, to: PaymentState, source = 'provider', message?: string) =>
+    recordMove(em(), { accountId, payment, to, source, message });
+  /** A payment walked to `state` (partly_refunded and refunded by settled refunds). */
+  async function inState(accountId: number, state: PaymentState, over: Partial<RequestPaymentInput> = {}) {
+    const p = await request(accountId, over);
+    if (state === 'partly_refunded' || state === 'refunded') {
+      for (const to of WALKS.paid) await move(accountId, p.id, to);
+      const amount = state === 'refunded' ? p.amount_minor : Math.floor(p.amount_minor / 4);
+      const r = await requestRefund(em(), { accountId, payment: p.id, amountMinor: amount, reason: 'test', source: 'test' });
+      await move(accountId, r.id, 'paid');
+      return p;
+    }
+    for (const to of WALKS[state]) await move(accountId, p.id, to);
+    return p;
+  }
+  const refund = (accountId: number, payment: string, amountMinor: number, reason = 'customer asked') =>
+    requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+  return { em, request, move, inState, refund };
+}
