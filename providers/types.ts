@@ -384,14 +384,7 @@ export type PaymentProviderState = 'pending' | 'paid' | 'failed' | 'expired' | '
 
 /** Why a payment did not go through, in our words; the provider's own code travels beside it. */
 export type PaymentFailureReason =
-  | 'insufficient_funds'
-  | 'payer_cancelled'
-  | 'no_answer'
-  | 'expired'
-  | 'wrong_pin'
-  | 'payer_busy'
-  | 'push_failed'
-  | 'provider_error';
+  'insufficient_funds' | 'payer_cancelled' | 'no_answer' | 'expired' | 'wrong_pin' | 'payer_busy' | 'push_failed' | 'provider_error';
 
 export interface PaymentRequest {
   /** Our payment's reference: the idempotency key, echoed back to us in the result callback. */

@@ -21,7 +21,14 @@ export const GROUP_FAULT_KINDS = ['group_create_hang', 'group_create_fail', 'gro
  * default 2001).
  */
 export const PAYMENT_PUSH_FAULT_KINDS = ['payment_timeout', 'payment_unavailable'] as const;
-export const PAYMENT_RESULT_FAULT_KINDS = ['insufficient_funds', 'payer_cancels', 'no_answer', 'expiry', 'wrong_pin', 'payment_result'] as const;
+export const PAYMENT_RESULT_FAULT_KINDS = [
+  'insufficient_funds',
+  'payer_cancels',
+  'no_answer',
+  'expiry',
+  'wrong_pin',
+  'payment_result',
+] as const;
 export const PAYMENT_DELIVERY_FAULT_KINDS = ['duplicate_callback', 'late_callback', 'no_callback'] as const;
 export const PAYMENT_REVERSAL_FAULT_KINDS = ['reversal_fails'] as const;
 export const PAYMENT_FAULT_KINDS = [
@@ -74,7 +81,8 @@ export class FaultStore {
     if ((PAYMENT_FAULT_KINDS as readonly string[]).includes(i.kind as string) !== (i.provider === 'payment')) {
       throw new FaultInputError(`kind '${String(i.kind)}' does not apply to provider '${String(i.provider)}'`);
     }
-    if (i.kind === 'payment_result' && i.code === undefined) throw new FaultInputError("kind 'payment_result' needs the ResultCode in `code`");
+    if (i.kind === 'payment_result' && i.code === undefined)
+      throw new FaultInputError("kind 'payment_result' needs the ResultCode in `code`");
     if (i.kind === 'error' && i.code === undefined) throw new FaultInputError("kind 'error' needs the provider error code in `code`");
     if (i.message !== undefined && typeof i.message !== 'string') throw new FaultInputError('message must be a string');
     if (i.retryAfter !== undefined && (typeof i.retryAfter !== 'number' || i.retryAfter < 0)) {

@@ -33,7 +33,13 @@ import { Router } from '@koa/router';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Context as KoaContext } from 'koa';
 import { readJson } from './body.js';
-import { PAYMENT_DELIVERY_FAULT_KINDS, PAYMENT_PUSH_FAULT_KINDS, PAYMENT_RESULT_FAULT_KINDS, PAYMENT_REVERSAL_FAULT_KINDS, type Fault } from './faults.js';
+import {
+  PAYMENT_DELIVERY_FAULT_KINDS,
+  PAYMENT_PUSH_FAULT_KINDS,
+  PAYMENT_RESULT_FAULT_KINDS,
+  PAYMENT_REVERSAL_FAULT_KINDS,
+  type Fault,
+} from './faults.js';
 import { isObj } from './graph-errors.js';
 import type { SimulatorOptions } from './options.js';
 import { paymentJson, type SignedRequest } from './signing.js';
@@ -191,7 +197,8 @@ export function darajaRouter(state: SimState): Router {
     if (ctx.query.grant_type !== 'client_credentials') return darajaError(ctx, '400.008.02', 'Invalid grant type passed');
     const auth = ctx.get('authorization');
     const [key, secret] = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8').split(':') : [];
-    if (key !== o.paymentConsumerKey || secret !== o.paymentConsumerSecret) return darajaError(ctx, '400.008.01', 'Invalid Authentication passed');
+    if (key !== o.paymentConsumerKey || secret !== o.paymentConsumerSecret)
+      return darajaError(ctx, '400.008.01', 'Invalid Authentication passed');
     const token = randomBytes(21).toString('base64url');
     ps.tokens.set(token, Date.now() + ps.config.tokenTtlSeconds * 1000);
     ctx.body = { access_token: token, expires_in: String(ps.config.tokenTtlSeconds) };
@@ -202,16 +209,20 @@ export function darajaRouter(state: SimState): Router {
     if (!authorised(ctx)) return;
     if (!isObj(b)) return badRequest(ctx, 'request body');
     const phone = typeof b.PhoneNumber === 'string' || typeof b.PhoneNumber === 'number' ? String(b.PhoneNumber) : '';
-    const amount = typeof b.Amount === 'number' ? b.Amount : typeof b.Amount === 'string' && /^\d+$/.test(b.Amount) ? Number(b.Amount) : NaN;
+    const amount =
+      typeof b.Amount === 'number' ? b.Amount : typeof b.Amount === 'string' && /^\d+$/.test(b.Amount) ? Number(b.Amount) : NaN;
     if (String(b.BusinessShortCode) !== o.paymentShortCode) return badRequest(ctx, 'BusinessShortCode');
     if (!passwordOk(b)) return badRequest(ctx, 'Password');
-    if (b.TransactionType !== 'CustomerPayBillOnline' && b.TransactionType !== 'CustomerBuyGoodsOnline') return badRequest(ctx, 'TransactionType');
+    if (b.TransactionType !== 'CustomerPayBillOnline' && b.TransactionType !== 'CustomerBuyGoodsOnline')
+      return badRequest(ctx, 'TransactionType');
     if (!Number.isInteger(amount) || amount < 1) return badRequest(ctx, 'Amount');
     if (!/^\d{10,15}$/.test(phone) || String(b.PartyA) !== phone) return badRequest(ctx, 'PhoneNumber');
     if (String(b.PartyB) !== o.paymentShortCode) return badRequest(ctx, 'PartyB');
     if (!isHttpUrl(b.CallBackURL)) return badRequest(ctx, 'CallBackURL');
-    if (typeof b.AccountReference !== 'string' || b.AccountReference === '' || b.AccountReference.length > 12) return badRequest(ctx, 'AccountReference');
-    if (typeof b.TransactionDesc !== 'string' || b.TransactionDesc === '' || b.TransactionDesc.length > 13) return badRequest(ctx, 'TransactionDesc');
+    if (typeof b.AccountReference !== 'string' || b.AccountReference === '' || b.AccountReference.length > 12)
+      return badRequest(ctx, 'AccountReference');
+    if (typeof b.TransactionDesc !== 'string' || b.TransactionDesc === '' || b.TransactionDesc.length > 13)
+      return badRequest(ctx, 'TransactionDesc');
 
     const pushFault = state.faults.take('payment', phone, PAYMENT_PUSH_FAULT_KINDS);
     if (pushFault?.kind === 'payment_unavailable') return darajaError(ctx, '503.001.01', pushFault.message ?? 'Service Unavailable');
@@ -291,7 +302,8 @@ export function darajaRouter(state: SimState): Router {
     const b = await readJson(ctx);
     if (!authorised(ctx)) return;
     if (!isObj(b)) return badRequest(ctx, 'request body');
-    const amount = typeof b.Amount === 'number' ? b.Amount : typeof b.Amount === 'string' && /^\d+$/.test(b.Amount) ? Number(b.Amount) : NaN;
+    const amount =
+      typeof b.Amount === 'number' ? b.Amount : typeof b.Amount === 'string' && /^\d+$/.test(b.Amount) ? Number(b.Amount) : NaN;
     if (b.CommandID !== 'TransactionReversal') return badRequest(ctx, 'CommandID');
     if (typeof b.TransactionID !== 'string' || b.TransactionID === '') return badRequest(ctx, 'TransactionID');
     if (!Number.isInteger(amount) || amount < 1) return badRequest(ctx, 'Amount');
@@ -366,7 +378,13 @@ function stkCallback(state: SimState, p: SimPayment, at: number): SignedRequest 
   return paymentJson(state.options.paymentCallbackSecret, { Body: { stkCallback: stk } });
 }
 
-async function post(state: SimState, kind: CallbackRecord['kind'], id: string, url: string, request: SignedRequest): Promise<CallbackRecord> {
+async function post(
+  state: SimState,
+  kind: CallbackRecord['kind'],
+  id: string,
+  url: string,
+  request: SignedRequest,
+): Promise<CallbackRecord> {
   return deliver(state, { provider: 'payment', kind, messageId: id, url, request });
 }
 
@@ -398,9 +416,10 @@ async function settleReversal(state: SimState, v: SimReversal, credentialsOk: bo
   const p = state.payments.byReceipt.get(v.transactionId);
   const fault = state.faults.take('payment', p?.phone ?? null, PAYMENT_REVERSAL_FAULT_KINDS);
   let code: number | string = 0;
-  let desc = RESULT_DESCRIPTIONS[0]!;
-  if (!credentialsOk) [code, desc] = [2001, RESULT_DESCRIPTIONS[2001]!];
-  else if (fault) [code, desc] = [fault.code ?? 2001, fault.message ?? RESULT_DESCRIPTIONS[fault.code ?? 2001] ?? 'Simulated reversal failure'];
+  let desc = RESULT_DESCRIPTIONS[0];
+  if (!credentialsOk) [code, desc] = [2001, RESULT_DESCRIPTIONS[2001]];
+  else if (fault)
+    [code, desc] = [fault.code ?? 2001, fault.message ?? RESULT_DESCRIPTIONS[fault.code ?? 2001] ?? 'Simulated reversal failure'];
   else if (!p) [code, desc] = ['R000002', 'The OriginalTransID is invalid.'];
   else if (v.amount > p.amount - p.reversed) [code, desc] = ['R000001', 'The transaction has already been reversed.'];
   v.state = 'settled';
@@ -433,7 +452,13 @@ async function settleReversal(state: SimState, v: SimReversal, credentialsOk: bo
       ],
     };
   }
-  await post(state, 'payment.reversal', v.conversationId, v.resultUrl, paymentJson(state.options.paymentCallbackSecret, { Result: result }));
+  await post(
+    state,
+    'payment.reversal',
+    v.conversationId,
+    v.resultUrl,
+    paymentJson(state.options.paymentCallbackSecret, { Result: result }),
+  );
 }
 
 // --- Controls (/_sim/payments) ---------------------------------------------------------------------

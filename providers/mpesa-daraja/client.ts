@@ -3,7 +3,16 @@
 // drives the simulator and Safaricom (sandbox https://sandbox.safaricom.co.ke, production
 // https://api.safaricom.co.ke). The adapter (./index.ts) builds the bodies; this module moves them
 // and turns answers into retry decisions.
-import { httpRequest, isPermanentHttpStatus, isRecord, parseRetryAfter, trimSlash, type HttpReply, type ProviderFailure, type ProviderResult } from '../http.js';
+import {
+  httpRequest,
+  isPermanentHttpStatus,
+  isRecord,
+  parseRetryAfter,
+  trimSlash,
+  type HttpReply,
+  type ProviderFailure,
+  type ProviderResult,
+} from '../http.js';
 
 export interface DarajaOptions {
   baseUrl: string;
@@ -48,7 +57,12 @@ export class DarajaClient {
         `${this.baseUrl}${path}`,
         {
           method: 'POST',
-          headers: { authorization: `Bearer ${token.value}`, 'content-type': 'application/json', accept: 'application/json', ...extraHeaders },
+          headers: {
+            authorization: `Bearer ${token.value}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...extraHeaders,
+          },
           body: JSON.stringify(body),
         },
         this.o.timeoutMs,
@@ -83,7 +97,9 @@ export class DarajaClient {
     if (reply.status !== 200) {
       const f = darajaFailure(reply);
       // Wrong consumer key or secret: no retry will fix it.
-      return reply.status === 400 || reply.status === 401 ? { ...f, permanent: true, code: f.code === `http_${reply.status}` ? 'invalid_credentials' : f.code } : f;
+      return reply.status === 400 || reply.status === 401
+        ? { ...f, permanent: true, code: f.code === `http_${reply.status}` ? 'invalid_credentials' : f.code }
+        : f;
     }
     const j = reply.json;
     const value = isRecord(j) && typeof j.access_token === 'string' ? j.access_token : null;

@@ -46,7 +46,9 @@ export function createMpesaDaraja(o: DarajaSettings): PaymentProvider {
     if (!currencies.includes(currency.toUpperCase()))
       return refused('unsupported_currency', `This payment provider charges ${currencies.join(', ')}, not ${currency}.`);
     const whole = wholeUnits(amountMinor);
-    return whole === null ? refused('invalid_amount', 'Mobile money charges whole units of at least 1: the amount has cents or is not positive.') : { ok: true, value: whole };
+    return whole === null
+      ? refused('invalid_amount', 'Mobile money charges whole units of at least 1: the amount has cents or is not positive.')
+      : { ok: true, value: whole };
   };
   const answer = {
     status: 200,
@@ -103,7 +105,8 @@ export function createMpesaDaraja(o: DarajaSettings): PaymentProvider {
       );
       if (!res.ok) return res.failure;
       const j = res.json;
-      if (String(j.ResponseCode) !== '0') return refused(String(j.ResponseCode ?? 'rejected'), String(j.ResponseDescription ?? 'Request refused'));
+      if (String(j.ResponseCode) !== '0')
+        return refused(String(j.ResponseCode ?? 'rejected'), String(j.ResponseDescription ?? 'Request refused'));
       if (typeof j.CheckoutRequestID !== 'string' || j.CheckoutRequestID === '')
         return { ok: false, permanent: false, code: 'invalid_response', message: 'The acknowledgement names no CheckoutRequestID.' };
       return { ok: true, value: { providerRef: j.CheckoutRequestID, message: String(j.CustomerMessage ?? j.ResponseDescription ?? '') } };
@@ -146,7 +149,8 @@ export function createMpesaDaraja(o: DarajaSettings): PaymentProvider {
       );
       if (!res.ok) return res.failure;
       const j = res.json;
-      if (String(j.ResponseCode) !== '0') return refused(String(j.ResponseCode ?? 'rejected'), String(j.ResponseDescription ?? 'Reversal refused'));
+      if (String(j.ResponseCode) !== '0')
+        return refused(String(j.ResponseCode ?? 'rejected'), String(j.ResponseDescription ?? 'Reversal refused'));
       const ref = typeof j.ConversationID === 'string' && j.ConversationID !== '' ? j.ConversationID : null;
       if (!ref) return { ok: false, permanent: false, code: 'invalid_response', message: 'The acknowledgement names no ConversationID.' };
       return { ok: true, value: { providerRef: ref, message: String(j.ResponseDescription ?? '') } };

@@ -23,7 +23,7 @@ export function parseDarajaTime(v: unknown): Date | null {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(s);
   if (!m) return null;
   const [, y, mo, d, h, mi, se] = m.map(Number);
-  const ms = Date.UTC(y!, mo! - 1, d!, h!, mi!, se!) - NAIROBI_OFFSET_MS;
+  const ms = Date.UTC(y, mo - 1, d, h, mi, se) - NAIROBI_OFFSET_MS;
   const at = new Date(ms);
   // Date.UTC rolls 20260231 over into March; a date that does not read back is not a date.
   return darajaTimestamp(ms) === s ? at : null;
@@ -64,7 +64,8 @@ export function resultUrl(publicBaseUrl: string, reference: string, path = PAYME
   return `${publicBaseUrl}${path}?ref=${encodeURIComponent(reference)}`;
 }
 
-export const refundResultUrl = (publicBaseUrl: string, reference: string) => resultUrl(publicBaseUrl, reference, PAYMENT_REFUND_RESULT_PATH);
+export const refundResultUrl = (publicBaseUrl: string, reference: string) =>
+  resultUrl(publicBaseUrl, reference, PAYMENT_REFUND_RESULT_PATH);
 
 export interface StkPushInput {
   shortCode: string;

@@ -18,7 +18,8 @@ export const DARAJA_ACCEPTED = '{"ResultCode":0,"ResultDesc":"Accepted"}';
 
 const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const codeOf = (v: unknown): string | null => (typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' && v !== '' ? v : null);
+const codeOf = (v: unknown): string | null =>
+  typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' && v !== '' ? v : null;
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 function readJson(req: WebhookRequest): unknown {

@@ -87,10 +87,15 @@ test('production mode names every secret that is unset, a known default or too s
   );
   // Daraja's sandbox passkey is in every tutorial: a worker refuses it like our own defaults.
   assert.deepEqual(
-    problems({ ...strong, NODE_ENV: 'production', PAYMENT_PASSKEY: 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919' }, 'worker'),
+    problems(
+      { ...strong, NODE_ENV: 'production', PAYMENT_PASSKEY: 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919' },
+      'worker',
+    ),
     ['PAYMENT_PASSKEY'],
   );
-  assert.deepEqual(problems({ ...strong, NODE_ENV: 'production', PAYMENT_CALLBACK_SECRET: 'sim-payment-callback-secret' }), ['PAYMENT_CALLBACK_SECRET']);
+  assert.deepEqual(problems({ ...strong, NODE_ENV: 'production', PAYMENT_CALLBACK_SECRET: 'sim-payment-callback-secret' }), [
+    'PAYMENT_CALLBACK_SECRET',
+  ]);
   assert.deepEqual(
     problems({
       ...strong,

@@ -115,7 +115,12 @@ test('request to pay: acknowledged at once, then a signed result with the payer,
   assert.equal(stored.state, 'pending');
   assert.match(stored.callbackUrl, /\/providers\/payments\/result\?ref=PAY-/);
   const pending = await pay.status(held.providerRef);
-  assert.deepEqual(pending.ok && pending.value, { state: 'pending', reason: null, providerCode: '500.001.1001', message: 'The transaction is being processed' });
+  assert.deepEqual(pending.ok && pending.value, {
+    state: 'pending',
+    reason: null,
+    providerCode: '500.001.1001',
+    message: 'The transaction is being processed',
+  });
   assert.equal(callbacksFor(held.ref).length, 0, 'no callback while the payer has not answered');
 
   assert.equal((await control('POST', `/payments/${held.providerRef}/complete`)).status, 202);
@@ -130,7 +135,13 @@ test('request to pay: acknowledged at once, then a signed result with the payer,
   assert.match(e.receipt ?? '', /^[A-Z0-9]{10}$/);
   assert.ok(e.occurredAt && Math.abs(e.occurredAt.getTime() - Date.now()) < 60_000, 'TransactionDate read as Nairobi time');
   const body = callbacksFor(held.ref)[0]!.json;
-  assert.deepEqual(Object.keys(body.Body.stkCallback).sort(), ['CallbackMetadata', 'CheckoutRequestID', 'MerchantRequestID', 'ResultCode', 'ResultDesc']);
+  assert.deepEqual(Object.keys(body.Body.stkCallback).sort(), [
+    'CallbackMetadata',
+    'CheckoutRequestID',
+    'MerchantRequestID',
+    'ResultCode',
+    'ResultDesc',
+  ]);
   assert.equal(typeof body.Body.stkCallback.ResultCode, 'number');
   const paid = await pay.status(held.providerRef);
   assert.deepEqual(paid.ok && paid.value.state, 'paid');
@@ -242,12 +253,16 @@ test('Daraja keeps no idempotency key: the same reference pushed twice is two pu
 
 test('OAuth: tokens are issued for the consumer key and secret; an expired token is renewed once by the adapter', async () => {
   const basic = (k: string, s: string) => `Basic ${Buffer.from(`${k}:${s}`).toString('base64')}`;
-  const token = await fetch(`${running.url}/daraja/oauth/v1/generate?grant_type=client_credentials`, { headers: { authorization: basic(KEY, SECRET_KEY) } });
+  const token = await fetch(`${running.url}/daraja/oauth/v1/generate?grant_type=client_credentials`, {
+    headers: { authorization: basic(KEY, SECRET_KEY) },
+  });
   const t = (await token.json()) as any;
   assert.equal(token.status, 200);
   assert.equal(typeof t.access_token, 'string');
   assert.equal(t.expires_in, '3599', 'a string, as Daraja sends it');
-  const wrong = await fetch(`${running.url}/daraja/oauth/v1/generate?grant_type=client_credentials`, { headers: { authorization: basic(KEY, 'nope') } });
+  const wrong = await fetch(`${running.url}/daraja/oauth/v1/generate?grant_type=client_credentials`, {
+    headers: { authorization: basic(KEY, 'nope') },
+  });
   assert.equal(wrong.status, 400);
   assert.equal(((await wrong.json()) as any).errorCode, '400.008.01');
   const noToken = await fetch(`${running.url}/daraja/mpesa/stkpush/v1/processrequest`, { method: 'POST', body: '{}' });
@@ -308,7 +323,13 @@ test('the push is validated like Daraja: shortcode, Password, amount, phone, Acc
   };
   const ok = await push(good);
   assert.equal(ok.status, 200);
-  assert.deepEqual(Object.keys(ok.body).sort(), ['CheckoutRequestID', 'CustomerMessage', 'MerchantRequestID', 'ResponseCode', 'ResponseDescription']);
+  assert.deepEqual(Object.keys(ok.body).sort(), [
+    'CheckoutRequestID',
+    'CustomerMessage',
+    'MerchantRequestID',
+    'ResponseCode',
+    'ResponseDescription',
+  ]);
   assert.equal(ok.body.ResponseCode, '0');
   const bad: Array<[Record<string, unknown>, string]> = [
     [{ Password: 'eA==' }, 'Password'],
@@ -366,18 +387,39 @@ test('refunds are reversals: partial ones up to what was paid, each with its own
   assert.deepEqual([failing.type === 'refund_result' && failing.outcome, failing.providerCode], ['failed', '2001']);
   const wrongOperator = adapter({ securityCredential: 'stolen' });
   const ref = reference();
-  assert.ok((await wrongOperator.refund({ reference: ref, originalProviderRef: paid2!.receipt!, amountMinor: 10_000, currency: 'KES', reason: 'x' })).ok);
+  assert.ok(
+    (
+      await wrongOperator.refund({
+        reference: ref,
+        originalProviderRef: paid2!.receipt!,
+        amountMinor: 10_000,
+        currency: 'KES',
+        reason: 'x',
+      })
+    ).ok,
+  );
   const [denied] = await results(ref, 1, '/providers/payments/refund-result');
   assert.deepEqual([denied!.type === 'refund_result' && denied!.outcome, denied!.providerCode], ['failed', '2001']);
 
   const reversals = (await control('GET', '/payments/reversals')).body.reversals as any[];
   const mine = reversals.filter((v) => v.transactionId === receipt);
-  assert.deepEqual(mine.map((v) => [v.amount, v.resultCode]), [[400, 0], [700, 'R000001'], [600, 0]]);
+  assert.deepEqual(
+    mine.map((v) => [v.amount, v.resultCode]),
+    [
+      [400, 0],
+      [700, 'R000001'],
+      [600, 0],
+    ],
+  );
   assert.equal((await control('GET', `/payments/${p.providerRef}`)).body.reversed, 1000, 'all of it, never more');
 });
 
 test('controls: faults need the payment provider and a code where it matters; config is validated; reset forgets payments', async () => {
-  assert.equal((await control('POST', '/faults', { provider: 'payment', kind: 'timeout' })).status, 400, 'an SMS fault is not a payment fault');
+  assert.equal(
+    (await control('POST', '/faults', { provider: 'payment', kind: 'timeout' })).status,
+    400,
+    'an SMS fault is not a payment fault',
+  );
   assert.equal((await control('POST', '/faults', { provider: 'sms', kind: 'payer_cancels' })).status, 400);
   assert.equal((await control('POST', '/faults', { provider: 'payment', kind: 'payment_result' })).status, 400, 'needs code');
   assert.equal((await control('POST', '/payments/config', { resultDelayMs: -1 })).status, 400);
