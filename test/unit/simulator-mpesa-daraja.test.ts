@@ -2,6 +2,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { createSimulator, type RunningSimulator, type Simulator } from '../../simulator/app.js';
+import { optionsFromEnv } from '../../simulator/options.js';
+import { loadConfig } from '../../config.js';
+import { createProviderRegistry } from '../../providers/index.js';
+import { secretsEnv, TEST_SECRETS } from '../../scripts/secrets.js';
 import { createMpesaDaraja } from '../../providers/mpesa-daraja/index.js';
 import type { PaymentEvent, PaymentProvider, WebhookRequest } from '../../providers/types.js';
 import { startReceiver, type Received } from '../support/receiver.js';
@@ -430,4 +434,39 @@ test('controls: faults need the payment provider and a code where it matters; co
   assert.equal((await control('GET', '/payments')).body.count, 0);
   assert.equal((await control('GET', '/payments/reversals')).body.count, 0);
   assert.equal((await control('GET', '/payments/config')).body.resultDelayMs, RESULT_MS, 'timing survives a reset');
+});
+
+test('the launchers’ wiring: a simulator started from the SIM_* variables and the registry built from PAYMENT_* agree', async () => {
+  // What scripts/dev.ts and the test stack hand the simulator and the service: the same secrets under both names.
+  const env = secretsEnv(TEST_SECRETS);
+  const saved = { ...process.env };
+  const other = createSimulator({
+    ...optionsFromEnv(env),
+    logger: pino({ level: 'silent' }),
+    paymentResultDelayMs: 10,
+    callbackRetries: 0,
+  });
+  const otherRunning = await other.listen(0);
+  try {
+    Object.assign(process.env, env, {
+      PAYMENT_PROVIDER_URL: `${otherRunning.url}/daraja`,
+      PUBLIC_BASE_URL: receiver.url.replace(/\/hook$/, ''),
+      PAYMENT_CURRENCIES: 'KES',
+    });
+    const payments = createProviderRegistry(loadConfig(), { timeoutMs: 5000 }).payments();
+    const ref = reference();
+    const ack = await payments.requestToPay({ reference: ref, amountMinor: 5000, currency: 'KES', payer: payer(), note: 'Wiring' });
+    assert.ok(ack.ok, JSON.stringify(ack));
+    const [got] = await receiver.waitFor(() => {
+      const found = callbacksFor(ref);
+      return found.length > 0 ? found : null;
+    }, `the callback for ${ref}`);
+    assert.equal(payments.verifyCallback(asRequest(got!)), true, 'signed with PAYMENT_CALLBACK_SECRET');
+    assert.equal(pay.verifyCallback(asRequest(got!)), false, 'another key does not verify it');
+    const s = await payments.status(ack.value.providerRef);
+    assert.deepEqual(s.ok && s.value.state, 'paid');
+  } finally {
+    process.env = saved;
+    await otherRunning.close();
+  }
 });
