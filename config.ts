@@ -40,6 +40,21 @@ export interface Config {
   dataCursorSecret: string;
   /** The Meta business that owns the shops' provider catalogues (POST /{business_id}/owned_product_catalogs). */
   whatsappBusinessId: string;
+  /**
+   * The mobile-money provider (Safaricom Daraja's shapes; docs/payments.md, "Provider"): its base
+   * URL, OAuth consumer key and secret, the business shortcode and its STK passkey, the API operator
+   * that may reverse and its encrypted credential, the key of our callback signature, and the
+   * currencies the account charges in.
+   */
+  paymentProviderUrl: string;
+  paymentConsumerKey: string;
+  paymentConsumerSecret: string;
+  paymentShortCode: string;
+  paymentPasskey: string;
+  paymentInitiator: string;
+  paymentSecurityCredential: string;
+  paymentCallbackSecret: string;
+  paymentCurrencies: string[];
   rateLimitPerMinute: number;
   bodyLimitBytes: number;
   receiptTimeoutSeconds: number;
@@ -207,6 +222,18 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
     dataCursorSecret: env('DATA_CURSOR_SECRET', 'dev-data-cursor-secret'),
     whatsappBusinessId: env('WHATSAPP_BUSINESS_ID', '190000000000001'),
+    paymentProviderUrl: env('PAYMENT_PROVIDER_URL', 'http://127.0.0.1:4010/daraja'),
+    paymentConsumerKey: env('PAYMENT_CONSUMER_KEY', 'sim-mpesa-consumer-key'),
+    paymentConsumerSecret: env('PAYMENT_CONSUMER_SECRET', 'sim-mpesa-consumer-secret'),
+    paymentShortCode: env('PAYMENT_SHORTCODE', '174379'),
+    paymentPasskey: env('PAYMENT_PASSKEY', 'sim-mpesa-passkey'),
+    paymentInitiator: env('PAYMENT_INITIATOR', 'testapi'),
+    paymentSecurityCredential: env('PAYMENT_SECURITY_CREDENTIAL', 'sim-mpesa-security-credential'),
+    paymentCallbackSecret: env('PAYMENT_CALLBACK_SECRET', 'sim-payment-callback-secret'),
+    paymentCurrencies: env('PAYMENT_CURRENCIES', 'KES,TZS')
+      .split(',')
+      .map((c) => c.trim().toUpperCase())
+      .filter((c) => c !== ''),
     rateLimitPerMinute: Number(env('RATE_LIMIT_PER_MINUTE', '120')),
     bodyLimitBytes: Number(env('BODY_LIMIT_BYTES', String(1024 * 1024))),
     receiptTimeoutSeconds: Number(env('RECEIPT_TIMEOUT_SECONDS', '600')),
@@ -289,6 +316,36 @@ export const PRODUCTION_SECRETS = [
   { variable: 'WHATSAPP_APP_SECRET', key: 'whatsappAppSecret', defaults: ['sim-wa-app-secret'], minLength: 16, roles: ['api'] },
   { variable: 'WHATSAPP_VERIFY_TOKEN', key: 'whatsappVerifyToken', defaults: ['sim-wa-verify-token'], minLength: 16, roles: ['api'] },
   { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32, roles: ['api'] },
+  // The payment provider: a worker requests payments, queries and reverses them; the API verifies
+  // their result callbacks. Daraja's sandbox passkey is public, so it is refused like our defaults.
+  {
+    variable: 'PAYMENT_CONSUMER_SECRET',
+    key: 'paymentConsumerSecret',
+    defaults: ['sim-mpesa-consumer-secret'],
+    minLength: 16,
+    roles: ['worker'],
+  },
+  {
+    variable: 'PAYMENT_PASSKEY',
+    key: 'paymentPasskey',
+    defaults: ['sim-mpesa-passkey', 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919'],
+    minLength: 16,
+    roles: ['worker'],
+  },
+  {
+    variable: 'PAYMENT_SECURITY_CREDENTIAL',
+    key: 'paymentSecurityCredential',
+    defaults: ['sim-mpesa-security-credential'],
+    minLength: 16,
+    roles: ['worker'],
+  },
+  {
+    variable: 'PAYMENT_CALLBACK_SECRET',
+    key: 'paymentCallbackSecret',
+    defaults: ['sim-payment-callback-secret'],
+    minLength: 16,
+    roles: ['api'],
+  },
 ] as const satisfies ReadonlyArray<{
   variable: string;
   key: keyof Config;

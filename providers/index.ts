@@ -4,7 +4,17 @@ import type { Config } from '../config.js';
 import { createSmsGateway } from './sms-gateway/index.js';
 import { createWhatsAppCloud, createWhatsAppCloudGroups } from './whatsapp-cloud/index.js';
 import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';
-import type { CatalogueProvider, ChannelType, ChatGroupProvider, ChatProvider, Provider, ProviderKey, SmsProvider } from './types.js';
+import { createMpesaDaraja } from './mpesa-daraja/index.js';
+import type {
+  CatalogueProvider,
+  ChannelType,
+  ChatGroupProvider,
+  ChatProvider,
+  PaymentProvider,
+  Provider,
+  ProviderKey,
+  SmsProvider,
+} from './types.js';
 
 export type * from './types.js';
 export { MalformedWebhook } from './types.js';
@@ -21,6 +31,15 @@ export type ProviderSettings = Pick<
   | 'whatsappAppSecret'
   | 'whatsappVerifyToken'
   | 'whatsappBusinessId'
+  | 'paymentProviderUrl'
+  | 'paymentConsumerKey'
+  | 'paymentConsumerSecret'
+  | 'paymentShortCode'
+  | 'paymentPasskey'
+  | 'paymentInitiator'
+  | 'paymentSecurityCredential'
+  | 'paymentCallbackSecret'
+  | 'paymentCurrencies'
 >;
 
 /** The provider of a channel that stores none (a chat number without a channel row). */
@@ -45,6 +64,11 @@ export interface ProviderRegistry {
   catalogue(): CatalogueProvider;
   /** The chat provider's groups (its Groups API and the group side of its webhook). */
   chatGroups(): ChatGroupProvider;
+  /**
+   * The payment provider a payment stores as `stored` (absent: the configured one); throws
+   * UnknownProvider. Its result callbacks are served from its own `callbacks`, apart from `all`.
+   */
+  payments(stored?: string | null): PaymentProvider;
 }
 
 export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: number } = {}): ProviderRegistry {
@@ -73,6 +97,19 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     timeoutMs: o.timeoutMs,
   });
   const chatGroups = createWhatsAppCloudGroups({ baseUrl: s.whatsappApiUrl, accessToken: s.whatsappAccessToken, timeoutMs: o.timeoutMs });
+  const payments = createMpesaDaraja({
+    baseUrl: s.paymentProviderUrl,
+    consumerKey: s.paymentConsumerKey,
+    consumerSecret: s.paymentConsumerSecret,
+    shortCode: s.paymentShortCode,
+    passkey: s.paymentPasskey,
+    initiator: s.paymentInitiator,
+    securityCredential: s.paymentSecurityCredential,
+    callbackSecret: s.paymentCallbackSecret,
+    currencies: s.paymentCurrencies,
+    publicBaseUrl: s.publicBaseUrl,
+    timeoutMs: o.timeoutMs,
+  });
   const byKey = new Map<string, Provider>(all.map((p) => [p.key, p]));
   const get = (key: string) => {
     const p = byKey.get(key);
@@ -92,6 +129,10 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     chat: (stored) => forChannel('whatsapp', stored) as ChatProvider,
     catalogue: () => catalogue,
     chatGroups: () => chatGroups,
+    payments: (stored) => {
+      if (stored && stored !== payments.key) throw new UnknownProvider(`No payment provider adapter is registered as "${stored}".`);
+      return payments;
+    },
   };
 }
 

@@ -373,3 +373,134 @@ export interface ChatGroupProvider {
   /** A verified notification's group events (group changes, messages written into groups), in the order the provider listed them. */
   parseWebhook(req: WebhookRequest): ChatGroupEvent[];
 }
+
+// --- Payments ------------------------------------------------------------------------------------
+
+/** The value a payment stores as its provider. */
+export type PaymentProviderKey = 'mpesa-daraja';
+
+/** Where a payment stands at the provider, in our words (mobile money has no authorise step). */
+export type PaymentProviderState = 'pending' | 'paid' | 'failed' | 'expired' | 'cancelled';
+
+/** Why a payment did not go through, in our words; the provider's own code travels beside it. */
+export type PaymentFailureReason =
+  'insufficient_funds' | 'payer_cancelled' | 'no_answer' | 'expired' | 'wrong_pin' | 'payer_busy' | 'push_failed' | 'provider_error';
+
+export interface PaymentRequest {
+  /** Our payment's reference: the idempotency key, echoed back to us in the result callback. */
+  reference: string;
+  /** In the currency's minor units (hundredths); a provider that charges whole units refuses cents. */
+  amountMinor: number;
+  currency: string;
+  /** The payer's phone, E.164 with '+'. */
+  payer: string;
+  /** What the payer sees on the prompt (the provider may shorten it). */
+  note: string;
+  /** Where the result goes; absent, the adapter's own result endpoint under PUBLIC_BASE_URL. */
+  callbackUrl?: string;
+}
+
+/** The provider took the request: the payer is being asked; the result comes later (callback or status). */
+export interface PaymentAcknowledgement {
+  /** The provider's id of this attempt: status() takes it and the result callback names it. */
+  providerRef: string;
+  /** What the provider said, for the timeline. */
+  message: string;
+}
+
+export interface PaymentStatus {
+  state: PaymentProviderState;
+  /** Null while pending and when paid. */
+  reason: PaymentFailureReason | null;
+  /** The provider's own code (e.g. Daraja's ResultCode "1032"), kept for last_error and support. */
+  providerCode: string | null;
+  message: string;
+}
+
+export interface RefundRequest {
+  /** Our refund payment's reference (its own idempotency key), echoed back in the refund's result. */
+  reference: string;
+  /**
+   * The settled payment's transaction at the provider: the `receipt` its result carried (Daraja
+   * reverses by the M-Pesa receipt number, not by the push's id).
+   */
+  originalProviderRef: string;
+  amountMinor: number;
+  currency: string;
+  reason: string;
+  callbackUrl?: string;
+}
+
+export interface RefundAcknowledgement {
+  /** The provider's id of this refund: its result callback names it. */
+  providerRef: string;
+  message: string;
+}
+
+/** A payment's final result as the provider reported it (a verified callback), in our words. */
+export interface PaymentResultEvent {
+  type: 'payment_result';
+  providerRef: string;
+  /** Our reference when the callback carries it (our callback URL names it); null otherwise. */
+  reference: string | null;
+  outcome: Exclude<PaymentProviderState, 'pending'>;
+  reason: PaymentFailureReason | null;
+  providerCode: string;
+  message: string;
+  /** What the payer paid, minor units; null when the provider said nothing (failures). */
+  amountMinor: number | null;
+  /** The provider's transaction id of a paid payment (what a refund reverses); null otherwise. */
+  receipt: string | null;
+  /** The payer's phone as the provider reports it, E.164; null when absent. */
+  payer: string | null;
+  /** When the provider says it happened; null when the callback carried no readable time. */
+  occurredAt: Date | null;
+}
+
+/** A refund's final result, in our words. */
+export interface RefundResultEvent {
+  type: 'refund_result';
+  providerRef: string;
+  reference: string | null;
+  outcome: 'refunded' | 'failed';
+  providerCode: string;
+  message: string;
+  amountMinor: number | null;
+  /** The provider's transaction id of the refund itself; null when it failed. */
+  receipt: string | null;
+  occurredAt: Date | null;
+}
+
+export type PaymentEvent = PaymentResultEvent | RefundResultEvent;
+
+/** One endpoint the payment provider posts results to (served ahead of Koa like the others). */
+export interface PaymentCallbackEndpoint {
+  method: 'POST';
+  path: string;
+  summary: string;
+  answer: WebhookAnswer & { description: string; schema: Record<string, unknown> };
+  query?: Record<string, unknown>;
+  /** A verified callback (verifyCallback said yes): its events. Throws MalformedWebhook. */
+  parse(req: WebhookRequest): PaymentEvent[];
+}
+
+/**
+ * A mobile-money provider: request to pay (a prompt on the payer's phone, acknowledged at once, the
+ * result posted later to a callback), the status of an attempt, refunds, and the callbacks. Refusals
+ * are `permanent` ProviderResults carrying the provider's code; throttles, outages and timeouts are
+ * retryable ones. A timed-out request to pay may still have reached the payer (the provider keeps
+ * no idempotency key), so a caller retries it only after the prompt's life has passed.
+ */
+export interface PaymentProvider {
+  readonly key: PaymentProviderKey;
+  readonly kind: 'payment';
+  /** The currencies this provider account charges in. */
+  readonly currencies: readonly string[];
+  readonly callbacks: readonly PaymentCallbackEndpoint[];
+  requestToPay(r: PaymentRequest): Promise<ProviderResult<PaymentAcknowledgement>>;
+  /** Where an attempt stands; `pending` while the provider is still processing it or cannot say yet. */
+  status(providerRef: string): Promise<ProviderResult<PaymentStatus>>;
+  refund(r: RefundRequest): Promise<ProviderResult<RefundAcknowledgement>>;
+  /** Whether a callback carries a valid, fresh signature (exact bytes, headers); forged, unsigned or stale: false. */
+  verifyCallback(req: WebhookRequest): boolean;
+}

@@ -66,6 +66,10 @@ export function secretsEnv(s: ServiceSecrets): Record<string, string> {
     SIM_SMS_AUTH_TOKEN: s.SMS_GATEWAY_AUTH_TOKEN,
     SIM_WA_ACCESS_TOKEN: s.WHATSAPP_ACCESS_TOKEN,
     SIM_WA_APP_SECRET: s.WHATSAPP_APP_SECRET,
+    SIM_PAYMENT_CONSUMER_SECRET: s.PAYMENT_CONSUMER_SECRET,
+    SIM_PAYMENT_PASSKEY: s.PAYMENT_PASSKEY,
+    SIM_PAYMENT_SECURITY_CREDENTIAL: s.PAYMENT_SECURITY_CREDENTIAL,
+    SIM_PAYMENT_CALLBACK_SECRET: s.PAYMENT_CALLBACK_SECRET,
   };
 }
 
@@ -77,4 +81,8 @@ export const TEST_SECRETS: ServiceSecrets = {
   WHATSAPP_APP_SECRET: 'test-wa-app-secret-0123456789',
   WHATSAPP_VERIFY_TOKEN: 'test-wa-verify-token-0123456789',
   DATA_CURSOR_SECRET: 'test-data-cursor-secret-0123456789abcdef',
+  PAYMENT_CONSUMER_SECRET: 'test-payment-consumer-secret-0123456789',
+  PAYMENT_PASSKEY: 'test-payment-passkey-0123456789',
+  PAYMENT_SECURITY_CREDENTIAL: 'test-payment-security-credential-0123456789',
+  PAYMENT_CALLBACK_SECRET: 'test-payment-callback-secret-0123456789',
 };

@@ -114,6 +114,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     SIM_PORT: String(simPort),
     SMS_GATEWAY_URL: process.env.SMS_GATEWAY_URL || `${simulatorUrl}/sms`,
     WHATSAPP_API_URL: process.env.WHATSAPP_API_URL || `${simulatorUrl}/whatsapp/v21.0`,
+    PAYMENT_PROVIDER_URL: process.env.PAYMENT_PROVIDER_URL || `${simulatorUrl}/daraja`,
     SIM_SMS_INBOUND_URL: `${apiUrl}/providers/sms/inbound`,
     SIM_WA_WEBHOOK_URL: `${apiUrl}/providers/whatsapp/webhook`,
     ...o.extraEnv,

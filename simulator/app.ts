@@ -1,6 +1,6 @@
 // Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API (messages, the
-// Groups API and the Commerce catalogue API) under /whatsapp/{version}, and test controls under
-// /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
+// Groups API and the Commerce catalogue API) under /whatsapp/{version}, Safaricom Daraja's M-Pesa
+// Express and reversals under /daraja, and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -13,6 +13,7 @@ import { createState, type SimState } from './state.js';
 import { whatsappRouter } from './whatsapp.js';
 import { metaCatalogueRouter } from './meta-catalogue.js';
 import { groupsSimRouter, whatsappGroupsRouter } from './whatsapp-groups.js';
+import { darajaRouter, paymentsSimRouter } from './mpesa-daraja.js';
 
 export type { SimulatorOptions } from './options.js';
 export type { SimState } from './state.js';
@@ -69,6 +70,8 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
     whatsappRouter(state),
     metaCatalogueRouter(state),
     groupsSimRouter(state),
+    darajaRouter(state),
+    paymentsSimRouter(state),
     simRouter(state),
   ];
   for (const router of routers) {

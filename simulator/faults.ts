@@ -10,9 +10,38 @@ export const SEND_FAULT_KINDS = ['http_500', 'http_429', 'timeout', 'error', 'no
  * and a synchronous Graph error on the next group call. Sends never take them.
  */
 export const GROUP_FAULT_KINDS = ['group_create_hang', 'group_create_fail', 'group_error'] as const;
-export const FAULT_KINDS = [...SEND_FAULT_KINDS, ...GROUP_FAULT_KINDS] as const;
+/**
+ * Faults of the mobile-money provider (simulator/mpesa-daraja.ts), matched on the payer's phone in
+ * `to` (a reversal: the reversed payment's payer). The push's own answer: `payment_timeout` (the
+ * push is made, its answer comes after timeoutFaultMs), `payment_unavailable` (503, no push). The
+ * result: `insufficient_funds` (1), `payer_cancels` (1032), `no_answer` (1037), `expiry` (1019),
+ * `wrong_pin` (2001), `payment_result` (any ResultCode in `code`). Its delivery: `duplicate_callback`
+ * (posted twice), `late_callback` (settled on time, posted lateCallbackMs later), `no_callback`
+ * (settled, never posted: only a query finds it). A reversal: `reversal_fails` (ResultCode `code`,
+ * default 2001).
+ */
+export const PAYMENT_PUSH_FAULT_KINDS = ['payment_timeout', 'payment_unavailable'] as const;
+export const PAYMENT_RESULT_FAULT_KINDS = [
+  'insufficient_funds',
+  'payer_cancels',
+  'no_answer',
+  'expiry',
+  'wrong_pin',
+  'payment_result',
+] as const;
+export const PAYMENT_DELIVERY_FAULT_KINDS = ['duplicate_callback', 'late_callback', 'no_callback'] as const;
+export const PAYMENT_REVERSAL_FAULT_KINDS = ['reversal_fails'] as const;
+export const PAYMENT_FAULT_KINDS = [
+  ...PAYMENT_PUSH_FAULT_KINDS,
+  ...PAYMENT_RESULT_FAULT_KINDS,
+  ...PAYMENT_DELIVERY_FAULT_KINDS,
+  ...PAYMENT_REVERSAL_FAULT_KINDS,
+] as const;
+export const FAULT_KINDS = [...SEND_FAULT_KINDS, ...GROUP_FAULT_KINDS, ...PAYMENT_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
-export type Provider = 'sms' | 'whatsapp';
+export const PROVIDERS = ['sms', 'whatsapp', 'payment'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+export const isProvider = (v: unknown): v is Provider => (PROVIDERS as readonly unknown[]).includes(v);
 
 export interface Fault {
   id: number;
@@ -37,7 +66,7 @@ export class FaultStore {
   add(input: unknown): Fault {
     if (typeof input !== 'object' || input === null) throw new FaultInputError('body must be a JSON object');
     const i = input as Record<string, unknown>;
-    if (i.provider !== 'sms' && i.provider !== 'whatsapp') throw new FaultInputError("provider must be 'sms' or 'whatsapp'");
+    if (!isProvider(i.provider)) throw new FaultInputError("provider must be 'sms', 'whatsapp' or 'payment'");
     if (!FAULT_KINDS.includes(i.kind as FaultKind)) throw new FaultInputError(`kind must be one of ${FAULT_KINDS.join(', ')}`);
     const count = i.count === undefined ? 1 : i.count;
     if (typeof count !== 'number' || !Number.isInteger(count) || (count < 1 && count !== -1)) {
@@ -49,6 +78,11 @@ export class FaultStore {
     if ((GROUP_FAULT_KINDS as readonly string[]).includes(i.kind as string) && i.provider !== 'whatsapp') {
       throw new FaultInputError(`kind '${String(i.kind)}' needs provider 'whatsapp'`);
     }
+    if ((PAYMENT_FAULT_KINDS as readonly string[]).includes(i.kind as string) !== (i.provider === 'payment')) {
+      throw new FaultInputError(`kind '${String(i.kind)}' does not apply to provider '${String(i.provider)}'`);
+    }
+    if (i.kind === 'payment_result' && i.code === undefined)
+      throw new FaultInputError("kind 'payment_result' needs the ResultCode in `code`");
     if (i.kind === 'error' && i.code === undefined) throw new FaultInputError("kind 'error' needs the provider error code in `code`");
     if (i.message !== undefined && typeof i.message !== 'string') throw new FaultInputError('message must be a string');
     if (i.retryAfter !== undefined && (typeof i.retryAfter !== 'number' || i.retryAfter < 0)) {

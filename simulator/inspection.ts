@@ -9,7 +9,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { readJson } from './body.js';
-import { FaultInputError, type Provider } from './faults.js';
+import { FaultInputError, isProvider, type Provider } from './faults.js';
 import { registerConfig } from './sim-config.js';
 import { registerSmsInbound } from './sms-receipts.js';
 import type { SimState, WaRecord } from './state.js';
@@ -44,7 +44,7 @@ function listBody<T>(ctx: Context, key: string, items: T[], view?: (item: T) => 
 function provider(ctx: Context): Provider | null | 'invalid' {
   const p = query(ctx, 'provider');
   if (p === null) return null;
-  return p === 'sms' || p === 'whatsapp' ? p : 'invalid';
+  return isProvider(p) ? p : 'invalid';
 }
 
 /** `?to=` compares digits so "+255 700..." and "255700..." find the same recipient. */
@@ -117,7 +117,7 @@ export function simRouter(state: SimState): Router {
     const p = provider(ctx);
     if (p === 'invalid') {
       ctx.status = 400;
-      ctx.body = { error: "provider must be 'sms' or 'whatsapp'" };
+      ctx.body = { error: "provider must be 'sms', 'whatsapp' or 'payment'" };
       return;
     }
     ctx.body = { cleared: state.faults.clear(p ?? undefined) };

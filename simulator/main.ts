@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     {
       sms: `${running.url}/sms`,
       whatsapp: `${running.url}/whatsapp/v21.0`,
+      payments: `${running.url}/daraja`,
       controls: `${running.url}/_sim`,
       receiptDelayMs: sim.state.config.receiptDelayMs,
       smsInboundUrl: sim.state.config.smsInboundUrl,

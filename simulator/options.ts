@@ -35,6 +35,21 @@ export interface SimulatorOptions {
   callbackLogLimit: number;
   /** How long an items_batch handle of the catalogue API stays in_progress before it finishes. */
   catalogueBatchMs: number;
+  /** The mobile-money provider (Daraja-shaped): OAuth client, shortcode, STK passkey, reversal operator. */
+  paymentConsumerKey: string;
+  paymentConsumerSecret: string;
+  paymentShortCode: string;
+  paymentPasskey: string;
+  paymentInitiator: string;
+  paymentSecurityCredential: string;
+  /** Key of the X-Callback-Signature its callbacks carry (Daraja signs nothing; this is ours). */
+  paymentCallbackSecret: string;
+  /** From the push to its result (the payer answering the prompt). */
+  paymentResultDelayMs: number;
+  /** How much later a `late_callback` fault posts the result than it settled. */
+  paymentLateCallbackMs: number;
+  /** Life of an OAuth token (Daraja: 3599 s). */
+  paymentTokenTtlSeconds: number;
   logger: Logger;
 }
 
@@ -58,6 +73,16 @@ export const DEFAULT_OPTIONS: Omit<SimulatorOptions, 'logger'> = {
   strictTemplates: false,
   callbackLogLimit: 20_000,
   catalogueBatchMs: 200,
+  paymentConsumerKey: 'sim-mpesa-consumer-key',
+  paymentConsumerSecret: 'sim-mpesa-consumer-secret',
+  paymentShortCode: '174379',
+  paymentPasskey: 'sim-mpesa-passkey',
+  paymentInitiator: 'testapi',
+  paymentSecurityCredential: 'sim-mpesa-security-credential',
+  paymentCallbackSecret: 'sim-payment-callback-secret',
+  paymentResultDelayMs: 300,
+  paymentLateCallbackMs: 3_000,
+  paymentTokenTtlSeconds: 3599,
 };
 
 export function resolveOptions(partial: Partial<SimulatorOptions> = {}): SimulatorOptions {
@@ -90,6 +115,15 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Si
     callbackLogLimit: num('SIM_CALLBACK_LOG_LIMIT'),
     timeoutFaultMs: num('SIM_TIMEOUT_FAULT_MS'),
     catalogueBatchMs: num('SIM_CATALOGUE_BATCH_MS'),
+    paymentConsumerKey: str('SIM_PAYMENT_CONSUMER_KEY'),
+    paymentConsumerSecret: str('SIM_PAYMENT_CONSUMER_SECRET'),
+    paymentShortCode: str('SIM_PAYMENT_SHORTCODE'),
+    paymentPasskey: str('SIM_PAYMENT_PASSKEY'),
+    paymentInitiator: str('SIM_PAYMENT_INITIATOR'),
+    paymentSecurityCredential: str('SIM_PAYMENT_SECURITY_CREDENTIAL'),
+    paymentCallbackSecret: str('SIM_PAYMENT_CALLBACK_SECRET'),
+    paymentResultDelayMs: num('SIM_PAYMENT_RESULT_DELAY_MS'),
+    paymentLateCallbackMs: num('SIM_PAYMENT_LATE_CALLBACK_MS'),
     strictTemplates: str('SIM_WA_STRICT_TEMPLATES') === undefined ? undefined : str('SIM_WA_STRICT_TEMPLATES') === 'true',
   };
 }

@@ -49,3 +49,18 @@ export function metaJson(appSecret: string, payload: unknown): SignedRequest {
     body: payload,
   };
 }
+
+/**
+ * Payment callbacks: Daraja signs nothing, so the simulator puts our own signature on them, the one a
+ * production deployment must add in front of Safaricom (docs/payments.md, "Provider"):
+ * `X-Callback-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
+ */
+export function paymentJson(secret: string, payload: unknown, atSeconds: number = Math.floor(Date.now() / 1000)): SignedRequest {
+  const rawBody = JSON.stringify(payload);
+  const mac = createHmac('sha256', secret).update(`${atSeconds}.${rawBody}`, 'utf8').digest('hex');
+  return {
+    rawBody,
+    headers: { 'content-type': 'application/json', 'x-callback-signature': `t=${atSeconds},v1=${mac}` },
+    body: payload,
+  };
+}

@@ -9,6 +9,7 @@ import type { SimulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limits.js';
 import type { SmsEncoding } from './segments.js';
 import { createGroupsState, resetGroupsState, type GroupsState } from './whatsapp-groups.js';
+import { createPaymentsState, resetPaymentsState, type PaymentsState } from './mpesa-daraja.js';
 
 export interface StatusStep {
   status: string;
@@ -105,9 +106,10 @@ export interface CallbackAttempt {
 
 export interface CallbackRecord {
   seq: number;
-  provider: 'sms' | 'whatsapp';
+  provider: 'sms' | 'whatsapp' | 'payment';
   /** whatsapp.group: a Groups API webhook (lifecycle, participants, settings, status); messageId is the group id. */
-  kind: 'sms.status' | 'sms.inbound' | 'whatsapp.status' | 'whatsapp.inbound' | 'whatsapp.group';
+  /** payment.result: an STK result (messageId the CheckoutRequestID); payment.reversal: a reversal's Result (the ConversationID). */
+  kind: 'sms.status' | 'sms.inbound' | 'whatsapp.status' | 'whatsapp.inbound' | 'whatsapp.group' | 'payment.result' | 'payment.reversal';
   messageId: string | null;
   url: string;
   headers: Record<string, string>;
@@ -162,6 +164,8 @@ export interface SimState {
   readonly catalogue: CatalogueState;
   /** WhatsApp groups (whatsapp-groups.ts). */
   readonly groups: GroupsState;
+  /** The mobile-money provider's payments, reversals and tokens (mpesa-daraja.ts). */
+  readonly payments: PaymentsState;
   nextSeq(): number;
   /** Forget everything recorded and cancel pending receipts; URLs, delay and templates survive. */
   reset(): void;
@@ -190,6 +194,7 @@ export function createState(options: SimulatorOptions): SimState {
     life: new Lifecycle(options.logger),
     catalogue: createCatalogueState(options.catalogueBatchMs),
     groups: createGroupsState(),
+    payments: createPaymentsState(options),
     nextSeq: () => ++seq,
     reset() {
       state.life.restart();
@@ -209,6 +214,7 @@ export function createState(options: SimulatorOptions): SimState {
       state.limiter.clear();
       resetCatalogueState(state.catalogue);
       resetGroupsState(state.groups);
+      resetPaymentsState(state.payments);
     },
   };
   return state;

@@ -16,6 +16,7 @@ export async function start(dataDir: string, ports: Record<string, number>) {
       TEMPORAL_ADDRESS: '',
       SMS_GATEWAY_URL: '',
       WHATSAPP_API_URL: '',
+      PAYMENT_PROVIDER_URL: '',
       PUBLIC_BASE_URL: '',
       SIM_SMS_INBOUND_URL: '',
       SIM_WA_WEBHOOK_URL: '',
@@ -26,6 +27,10 @@ export async function start(dataDir: string, ports: Record<string, number>) {
       WHATSAPP_APP_SECRET: '',
       WHATSAPP_VERIFY_TOKEN: '',
       DATA_CURSOR_SECRET: '',
+      PAYMENT_CONSUMER_SECRET: '',
+      PAYMENT_PASSKEY: '',
+      PAYMENT_SECURITY_CREDENTIAL: '',
+      PAYMENT_CALLBACK_SECRET: '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

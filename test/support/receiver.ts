@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface Received {
   at: number;
+  /** Path and query as requested. */
+  url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
   json: any;
@@ -30,7 +32,7 @@ export async function startReceiver(answers: number[] = [200]) {
       } catch {
         json = null;
       }
-      got.push({ at: Date.now(), headers: req.headers, body, json });
+      got.push({ at: Date.now(), url: req.url ?? '', headers: req.headers, body, json });
       for (const look of [...onRequest]) look();
       const status = plan.length > 1 ? plan.shift()! : plan[0];
       setTimeout(() => {

@@ -53,8 +53,14 @@ const strong = {
   WHATSAPP_APP_SECRET: 'w'.repeat(32),
   WHATSAPP_VERIFY_TOKEN: 'v'.repeat(16),
   DATA_CURSOR_SECRET: 'c'.repeat(32),
+  PAYMENT_CONSUMER_SECRET: 'p'.repeat(16),
+  PAYMENT_PASSKEY: 'k'.repeat(64),
+  PAYMENT_SECURITY_CREDENTIAL: 'e'.repeat(344),
+  PAYMENT_CALLBACK_SECRET: 'b'.repeat(32),
   DATABASE_URL: 'postgres://svc:a-real-database-password@db.internal:5432/svc?sslmode=disable',
 };
+/** The payment secrets a worker uses (it requests, queries and reverses payments). */
+const PAYMENT_WORKER = ['PAYMENT_CONSUMER_SECRET', 'PAYMENT_PASSKEY', 'PAYMENT_SECURITY_CREDENTIAL'];
 const problems = (env: Record<string, string | undefined>, role: SecretRole = 'api') => {
   const saved = { ...process.env };
   for (const k of Object.keys(strong)) delete process.env[k];
@@ -71,14 +77,25 @@ test('production mode names every secret that is unset, a known default or too s
   const unset = 'unset: the defaults would apply';
   assert.deepEqual(
     problems({ NODE_ENV: 'production' }),
-    Object.keys(strong).filter((k) => k !== 'WHATSAPP_ACCESS_TOKEN'),
+    Object.keys(strong).filter((k) => k !== 'WHATSAPP_ACCESS_TOKEN' && !PAYMENT_WORKER.includes(k)),
     unset,
   );
   assert.deepEqual(
     problems({ NODE_ENV: 'production' }, 'worker'),
-    ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', 'DATABASE_URL'],
+    ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', ...PAYMENT_WORKER, 'DATABASE_URL'],
     unset,
   );
+  // Daraja's sandbox passkey is in every tutorial: a worker refuses it like our own defaults.
+  assert.deepEqual(
+    problems(
+      { ...strong, NODE_ENV: 'production', PAYMENT_PASSKEY: 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919' },
+      'worker',
+    ),
+    ['PAYMENT_PASSKEY'],
+  );
+  assert.deepEqual(problems({ ...strong, NODE_ENV: 'production', PAYMENT_CALLBACK_SECRET: 'sim-payment-callback-secret' }), [
+    'PAYMENT_CALLBACK_SECRET',
+  ]);
   assert.deepEqual(
     problems({
       ...strong,
@@ -148,7 +165,7 @@ const exampleEnv = (): Record<string, string> =>
 test('production mode refuses every example secret of deploy/example.env, each on its own, in the roles that use it', () => {
   const example = exampleEnv();
   const prod = { ...strong, NODE_ENV: 'production' };
-  const secretNames = Object.keys(example).filter((k) => /TOKEN|SECRET|PASSWORD/.test(k));
+  const secretNames = Object.keys(example).filter((k) => /TOKEN|SECRET|PASSWORD|PASSKEY|CREDENTIAL/.test(k));
   // Every secret the example documents is either read by the processes (refused below) or is the
   // Temporal database's, left empty so compose's `${TEMPORAL_DB_PASSWORD:?…}` refuses to start.
   assert.deepEqual(secretNames.sort(), [...PRODUCTION_SECRETS.map((s) => s.variable), 'SVC_DB_PASSWORD', 'TEMPORAL_DB_PASSWORD'].sort());
@@ -174,9 +191,10 @@ test('production mode refuses every example secret of deploy/example.env, each o
     'WHATSAPP_APP_SECRET',
     'WHATSAPP_VERIFY_TOKEN',
     'DATA_CURSOR_SECRET',
+    'PAYMENT_CALLBACK_SECRET',
     'DATABASE_URL',
   ]);
-  assert.deepEqual(problems(all, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', 'DATABASE_URL']);
+  assert.deepEqual(problems(all, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', ...PAYMENT_WORKER, 'DATABASE_URL']);
 });
 
 test('other spellings of a placeholder are refused; real-looking secrets pass', () => {
@@ -198,6 +216,10 @@ test('other spellings of a placeholder are refused; real-looking secrets pass', 
     WHATSAPP_APP_SECRET: crypto.randomBytes(16).toString('hex'),
     WHATSAPP_VERIFY_TOKEN: 'k9Qz-4vTn-w2Lp-8sRb',
     DATA_CURSOR_SECRET: crypto.randomBytes(32).toString('base64'),
+    PAYMENT_CONSUMER_SECRET: crypto.randomBytes(12).toString('base64url'),
+    PAYMENT_PASSKEY: crypto.randomBytes(32).toString('hex'),
+    PAYMENT_SECURITY_CREDENTIAL: crypto.randomBytes(256).toString('base64'),
+    PAYMENT_CALLBACK_SECRET: crypto.randomBytes(24).toString('base64url'),
     DATABASE_URL: `postgres://svc:${encodeURIComponent(crypto.randomBytes(18).toString('base64'))}@postgres:5432/svc`,
   };
   assert.deepEqual(problems({ ...real, NODE_ENV: 'production' }), []);
@@ -210,10 +232,19 @@ test('each process checks only the secrets it uses: a worker is given no operato
     NODE_ENV: 'production',
     SMS_GATEWAY_AUTH_TOKEN: strong.SMS_GATEWAY_AUTH_TOKEN,
     WHATSAPP_ACCESS_TOKEN: strong.WHATSAPP_ACCESS_TOKEN,
+    PAYMENT_CONSUMER_SECRET: strong.PAYMENT_CONSUMER_SECRET,
+    PAYMENT_PASSKEY: strong.PAYMENT_PASSKEY,
+    PAYMENT_SECURITY_CREDENTIAL: strong.PAYMENT_SECURITY_CREDENTIAL,
     DATABASE_URL: strong.DATABASE_URL,
   };
   assert.deepEqual(problems(worker, 'worker'), []);
-  assert.deepEqual(problems(worker, 'api'), ['OPERATOR_TOKEN', 'WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'DATA_CURSOR_SECRET']);
+  assert.deepEqual(problems(worker, 'api'), [
+    'OPERATOR_TOKEN',
+    'WHATSAPP_APP_SECRET',
+    'WHATSAPP_VERIFY_TOKEN',
+    'DATA_CURSOR_SECRET',
+    'PAYMENT_CALLBACK_SECRET',
+  ]);
   assert.deepEqual(problems({ ...worker, SMS_GATEWAY_AUTH_TOKEN: 'sim-sms-auth-token' }, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN']);
   const { WHATSAPP_ACCESS_TOKEN: _unused, ...api } = { ...strong, NODE_ENV: 'production' };
   assert.deepEqual(problems(api, 'api'), []);

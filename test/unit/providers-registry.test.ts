@@ -18,6 +18,23 @@ test('adapters are found by the stored provider; a channel without one gets its 
   assert.equal(providerRegistry(config), providerRegistry(config), 'one registry per configuration');
 });
 
+test('payments: the configured provider, found by what a payment stores; another name is refused', () => {
+  const p = registry.payments();
+  assert.equal(p.kind, 'payment');
+  assert.equal(p.key, 'mpesa-daraja');
+  assert.equal(registry.payments('mpesa-daraja'), p);
+  assert.equal(registry.payments(null), p);
+  assert.throws(() => registry.payments('stripe'), UnknownProvider);
+  assert.deepEqual(p.currencies, config.paymentCurrencies);
+  // Its callbacks are its own, beside the messaging webhooks, and share no path with them.
+  const messaging = new Set(registry.all.flatMap((a) => a.webhooks.map((w) => w.path)));
+  assert.deepEqual(
+    p.callbacks.map((c) => `${c.method} ${c.path}`),
+    ['POST /providers/payments/result', 'POST /providers/payments/refund-result'],
+  );
+  for (const c of p.callbacks) assert.ok(!messaging.has(c.path), c.path);
+});
+
 test('an unknown provider, or one of the wrong channel type, is refused', () => {
   assert.throws(() => registry.get('carrier-pigeon'), UnknownProvider);
   assert.throws(() => registry.forChannel('whatsapp', 'sms-gateway'), UnknownProvider);
