@@ -318,12 +318,15 @@ export const PRODUCTION_SECRETS = [
   { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32, roles: ['api'] },
   // The payment provider: a worker requests payments, queries and reverses them; the API verifies
   // their result callbacks. Daraja's sandbox passkey is public, so it is refused like our defaults.
+  // Demanded only of a deployment that names a payment provider (PAYMENT_PROVIDER_URL): one that
+  // takes no payments need not invent their secrets.
   {
     variable: 'PAYMENT_CONSUMER_SECRET',
     key: 'paymentConsumerSecret',
     defaults: ['sim-mpesa-consumer-secret'],
     minLength: 16,
     roles: ['worker'],
+    onlyWith: 'PAYMENT_PROVIDER_URL',
   },
   {
     variable: 'PAYMENT_PASSKEY',
@@ -331,6 +334,7 @@ export const PRODUCTION_SECRETS = [
     defaults: ['sim-mpesa-passkey', 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919'],
     minLength: 16,
     roles: ['worker'],
+    onlyWith: 'PAYMENT_PROVIDER_URL',
   },
   {
     variable: 'PAYMENT_SECURITY_CREDENTIAL',
@@ -338,6 +342,7 @@ export const PRODUCTION_SECRETS = [
     defaults: ['sim-mpesa-security-credential'],
     minLength: 16,
     roles: ['worker'],
+    onlyWith: 'PAYMENT_PROVIDER_URL',
   },
   {
     variable: 'PAYMENT_CALLBACK_SECRET',
@@ -345,6 +350,7 @@ export const PRODUCTION_SECRETS = [
     defaults: ['sim-payment-callback-secret'],
     minLength: 16,
     roles: ['api'],
+    onlyWith: 'PAYMENT_PROVIDER_URL',
   },
 ] as const satisfies ReadonlyArray<{
   variable: string;
@@ -352,6 +358,8 @@ export const PRODUCTION_SECRETS = [
   defaults: readonly string[];
   minLength: number;
   roles: readonly SecretRole[];
+  /** Demanded only when this variable is set (the feature it serves is configured). */
+  onlyWith?: string;
 }>;
 
 /**
@@ -414,6 +422,7 @@ export function productionSecretProblems(config: Config, env: NodeJS.ProcessEnv 
   if (!config.production) return [];
   const problems = PRODUCTION_SECRETS.filter((s) => {
     if (!(s.roles as readonly SecretRole[]).includes(role)) return false;
+    if ('onlyWith' in s && !env[s.onlyWith]) return false;
     const given = env[s.variable];
     const value = config[s.key];
     return !given || (s.defaults as readonly string[]).includes(value) || isPlaceholderSecret(value) || value.length < s.minLength;

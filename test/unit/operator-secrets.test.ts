@@ -57,6 +57,7 @@ const strong = {
   PAYMENT_PASSKEY: 'k'.repeat(64),
   PAYMENT_SECURITY_CREDENTIAL: 'e'.repeat(344),
   PAYMENT_CALLBACK_SECRET: 'b'.repeat(32),
+  PAYMENT_PROVIDER_URL: 'https://api.safaricom.co.ke',
   DATABASE_URL: 'postgres://svc:a-real-database-password@db.internal:5432/svc?sslmode=disable',
 };
 /** The payment secrets a worker uses (it requests, queries and reverses payments). */
@@ -75,13 +76,15 @@ const problems = (env: Record<string, string | undefined>, role: SecretRole = 'a
 test('production mode names every secret that is unset, a known default or too short; development mode names none', () => {
   assert.deepEqual(problems({ ...strong, NODE_ENV: 'production' }), []);
   const unset = 'unset: the defaults would apply';
+  // With a payment provider named, its secrets are demanded too (a deployment without one: below).
+  const named = { NODE_ENV: 'production', PAYMENT_PROVIDER_URL: strong.PAYMENT_PROVIDER_URL };
   assert.deepEqual(
-    problems({ NODE_ENV: 'production' }),
-    Object.keys(strong).filter((k) => k !== 'WHATSAPP_ACCESS_TOKEN' && !PAYMENT_WORKER.includes(k)),
+    problems(named),
+    Object.keys(strong).filter((k) => k !== 'WHATSAPP_ACCESS_TOKEN' && k !== 'PAYMENT_PROVIDER_URL' && !PAYMENT_WORKER.includes(k)),
     unset,
   );
   assert.deepEqual(
-    problems({ NODE_ENV: 'production' }, 'worker'),
+    problems(named, 'worker'),
     ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', ...PAYMENT_WORKER, 'DATABASE_URL'],
     unset,
   );
@@ -197,6 +200,17 @@ test('production mode refuses every example secret of deploy/example.env, each o
   assert.deepEqual(problems(all, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN', 'WHATSAPP_ACCESS_TOKEN', ...PAYMENT_WORKER, 'DATABASE_URL']);
 });
 
+test('a deployment that names no payment provider is not asked for payment secrets', () => {
+  const withoutPayments = Object.fromEntries(Object.entries(strong).filter(([k]) => !k.startsWith('PAYMENT_')));
+  assert.deepEqual(problems({ ...withoutPayments, NODE_ENV: 'production' }, 'api'), []);
+  assert.deepEqual(problems({ ...withoutPayments, NODE_ENV: 'production' }, 'worker'), []);
+  // Named, its secrets are demanded as every other provider's are.
+  assert.deepEqual(
+    problems({ ...withoutPayments, NODE_ENV: 'production', PAYMENT_PROVIDER_URL: 'https://api.safaricom.co.ke' }, 'worker'),
+    PAYMENT_WORKER,
+  );
+});
+
 test('other spellings of a placeholder are refused; real-looking secrets pass', () => {
   const prod = { ...strong, NODE_ENV: 'production' };
   for (const value of [
@@ -235,6 +249,7 @@ test('each process checks only the secrets it uses: a worker is given no operato
     PAYMENT_CONSUMER_SECRET: strong.PAYMENT_CONSUMER_SECRET,
     PAYMENT_PASSKEY: strong.PAYMENT_PASSKEY,
     PAYMENT_SECURITY_CREDENTIAL: strong.PAYMENT_SECURITY_CREDENTIAL,
+    PAYMENT_PROVIDER_URL: strong.PAYMENT_PROVIDER_URL,
     DATABASE_URL: strong.DATABASE_URL,
   };
   assert.deepEqual(problems(worker, 'worker'), []);
