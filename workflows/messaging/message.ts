@@ -8,6 +8,7 @@ import {
   sleep,
   allHandlersFinished,
   ActivityFailure,
+  ApplicationFailure,
   log,
 } from '@temporalio/workflow';
 import type { MessageActivities } from '../../activities/messaging/messages.js';
@@ -79,10 +80,17 @@ export async function messageWorkflow(input: MessageWorkflowInput): Promise<Mess
     state.gatewayMessageId = outcome.gatewayMessageId;
     if (!FINAL_STATUSES.includes(state.status)) state.status = outcome.status;
   } catch (err) {
-    // Retries ran out on a transient provider problem: the record must not stay in processing.
-    const reason = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
-    log.warn('dispatch gave up', { uid: input.uid, reason });
-    state.status = await db.markMessageFailed({ messageId: input.messageId, errorMessage: `Provider unavailable: ${reason}` });
+    // Retries ran out on a transient provider problem, or the message can never be sent (its channel
+    // names no provider we have, it is malformed): the record must not stay in processing, and its
+    // reason says which of the two it was.
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    const reason = cause ? cause.message : String(err);
+    const unsendable = cause instanceof ApplicationFailure && cause.nonRetryable;
+    log.warn('dispatch gave up', { uid: input.uid, reason, unsendable });
+    state.status = await db.markMessageFailed({
+      messageId: input.messageId,
+      errorMessage: `${unsendable ? 'Cannot be sent' : 'Provider unavailable'}: ${reason}`,
+    });
   }
   state.dispatched = true;
   if (FINAL_STATUSES.includes(state.status)) return finish(state);

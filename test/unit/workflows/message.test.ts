@@ -213,7 +213,7 @@ test('a non-retryable failure is attempted once, then the record is failed with 
   assert.equal(d.named('dispatchMessage').length, 1, 'not retried');
   assert.deepEqual(
     d.named('markMessageFailed').map((c) => c.args.errorMessage),
-    ['Provider unavailable: message msg_test: no provider "carrier-pigeon" for sms'],
+    ['Cannot be sent: message msg_test: no provider "carrier-pigeon" for sms'],
   );
   assert.equal(result.status, 'failed');
 });
