@@ -152,6 +152,21 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
   assert.equal((await admin('POST', `${P(t.accountId)}/${made.id}/cancel`, {})).status, 409);
 });
 
+test('concurrent operator refunds never give back more than was paid', async () => {
+  const t = await newTenant();
+  const made = (await request(t.accountId, { amount_minor: 10_000, currency: 'TZS' })).body.data;
+  await pay.move(t.accountId, made.id, 'pending');
+  await pay.move(t.accountId, made.id, 'paid');
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => admin('POST', `${P(t.accountId)}/${made.id}/refunds`, { amount_minor: 700, reason: 'race' })),
+  );
+  const statuses = answers.map((r) => r.status).sort();
+  assert.equal(statuses.filter((s) => s === 201).length, 14, statuses.join(','));
+  assert.equal(statuses.filter((s) => s === 422).length, 6, statuses.join(','));
+  const parent = (await admin('GET', `${P(t.accountId)}/${made.id}`)).body.data;
+  assert.deepEqual([parent.refunded_minor, parent.refundable_minor, parent.refunds.length], [9_800, 200, 14]);
+});
+
 test('the CLI: payments:request, :list, :show, :refund, :cancel, answers as the HTTP operations give them', async () => {
   const t = await newTenant();
   const account = String(t.accountId);
