@@ -39,6 +39,7 @@ import { chatGroupOperations } from './groups/groups.js';
 import { groupMemberOperations } from './groups/members.js';
 import { groupMessageOperations } from './groups/messages.js';
 import { paymentOperations } from './payments/payments.js';
+import { paymentSettingsOperations } from './payments/settings.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -83,6 +84,7 @@ export const operatorOperations: readonly Operation[] = [
   ...catalogueSettingsOperations,
   ...orderSettingsOperations,
   ...cartSettingsOperations,
+  ...paymentSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

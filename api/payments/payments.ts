@@ -100,6 +100,20 @@ const metaSchema = {
   },
 } as const;
 
+/** The list's answer, `{data, meta}` beside the envelope's status (the operator's list answers the same). */
+export const paymentListOutput = {
+  kind: 'list',
+  status: 200,
+  description: 'A page of payment summaries and its meta',
+  schema: {
+    type: 'object',
+    required: ['data', 'meta'],
+    properties: { data: { type: 'array', items: paymentSummarySchema }, meta: metaSchema },
+  },
+  besideStatus: true,
+  contract: '{data:[summary], meta:{current_page, per_page, total, last_page}} newest first (Endpoints > Payments)',
+} as const;
+
 export const paymentOperations = [
   defineOperation({
     ...base,
@@ -111,18 +125,7 @@ export const paymentOperations = [
       'state: open (draft, pending, authorised), one state, or all; trimmed and lower-cased; an unrecognised value leaves the list ' +
       'unfiltered. subject_id: one business record’s payments. Page-number pagination: default 25, at most 100; limit wins over per_page.',
     query: paymentListQuery,
-    output: {
-      kind: 'list',
-      status: 200,
-      description: 'A page of payment summaries and its meta',
-      schema: {
-        type: 'object',
-        required: ['data', 'meta'],
-        properties: { data: { type: 'array', items: paymentSummarySchema }, meta: metaSchema },
-      },
-      besideStatus: true,
-      contract: '{data:[summary], meta:{current_page, per_page, total, last_page}} newest first (Endpoints > Payments)',
-    },
+    output: paymentListOutput,
     mcp: tools,
     handler: async ({ rc }, query) => listPayments(rc, query),
   }),

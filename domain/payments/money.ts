@@ -52,3 +52,9 @@ export function displayAmount(minor: number, currency: string): string {
   const decimal = `${minor < 0 ? '-' : ''}${abs.slice(0, -2)}.${abs.slice(-2)}`;
   return format.format(decimal as `${number}`).replace(/\u00a0/g, ' ');
 }
+
+/** ISO 4217 codes the runtime knows (Intl's list): a payment in any other code could not be shown or charged. */
+const KNOWN_CURRENCIES = new Set<string>(Intl.supportedValuesOf('currency'));
+
+/** A currency a payment may be requested in: three capital letters naming an ISO 4217 currency. */
+export const isKnownCurrency = (c: string): boolean => isCurrencyCode(c) && KNOWN_CURRENCIES.has(c);

@@ -14,6 +14,7 @@ import { majorToHundredths } from '../../domain/orders/money.js';
 import { DomainError, describeDomainError } from '../platform/errors.js';
 import { isShopClosed, shopOfProviderCatalogue } from '../catalogues/index.js';
 import { noteOnMessage, receiveInbound } from '../messaging/index.js';
+import { afterPaymentRequested, requestOrderPayment, type PaymentSummary } from '../payments/index.js';
 
 export interface ChatOrderDeps {
   orm: MikroORM;
@@ -36,7 +37,9 @@ export function orderLines(e: ChatOrderMessage): CreateOrderInput['lines'] {
   }));
 }
 
-type Outcome = CreatedOrder | { skipped: 'unknown_catalogue' | 'no_items' | 'invalid' | 'shop_closed'; problem?: string };
+type Outcome =
+  | (CreatedOrder & { payment: PaymentSummary | null })
+  | { skipped: 'unknown_catalogue' | 'no_items' | 'invalid' | 'shop_closed'; problem?: string };
 
 /**
  * Stores the message and creates its order. The shop is the one of the receiving number's account
@@ -86,8 +89,20 @@ export async function receiveChatOrder(deps: ChatOrderDeps, e: ChatOrderMessage)
       return { skipped: 'invalid', problem: describeDomainError(err) };
     }
     await exec(tx, 'release savepoint chat_order');
+    // The order's payment, for its total, from the customer's number (a redelivery made no order and makes no payment).
+    const payment =
+      created.total &&
+      (await requestOrderPayment(tx, {
+        accountId: stored.accountId,
+        orderId: created.orderId,
+        totalMinor: created.total.minor,
+        currency: created.total.currency,
+        customer: stored.customer,
+        source: 'chat_order',
+        createdBy: 'system:chat-order',
+      }));
     await note({ order_id: created.orderId });
-    return created;
+    return { ...created, payment };
   });
   const outcome = result.also;
   if (!outcome) return null;
@@ -98,6 +113,8 @@ export async function receiveChatOrder(deps: ChatOrderDeps, e: ChatOrderMessage)
     );
     return null;
   }
-  await startOrderHoldAfterCommit(deps, outcome);
-  return outcome;
+  const { payment, ...created } = outcome;
+  await startOrderHoldAfterCommit(deps, created);
+  await afterPaymentRequested(deps, payment);
+  return created;
 }

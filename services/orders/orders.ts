@@ -77,6 +77,8 @@ export interface CreatedOrder {
   holdExpiresAt: Date | null;
   accountId: number;
   needsAttention: boolean;
+  /** The total written (total_amount, hundredths) and its currency; null on a redelivery, which wrote nothing. */
+  total: { minor: number; currency: string } | null;
 }
 
 /** The input's problems by field (`lines.2.quantity`), or null. */
@@ -142,6 +144,7 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
       holdExpiresAt: existing!.hold_expires_at ? new Date(existing!.hold_expires_at) : null,
       accountId: input.accountId,
       needsAttention: existing!.needs_attention,
+      total: null,
     };
   }
   const orderId = Number(inserted.id);
@@ -210,7 +213,14 @@ export async function createOrder(tx: EntityManager, input: CreateOrderInput): P
   }
   const view = await readOrderRow(tx, input.accountId, orderId);
   await emitEvent(tx, input.accountId, 'order.received', orderView(view!));
-  return { orderId, created: true, holdExpiresAt: held.size ? expiresAt : null, accountId: input.accountId, needsAttention: attention };
+  return {
+    orderId,
+    created: true,
+    holdExpiresAt: held.size ? expiresAt : null,
+    accountId: input.accountId,
+    needsAttention: attention,
+    total: { minor: total, currency },
+  };
 }
 
 /**

@@ -9,3 +9,12 @@ export {
   type MoveOutcome,
 } from './moves.js';
 export { paymentSummary, type PaymentSummary, type PaymentDetail } from './payments.js';
+export {
+  afterPaymentRequested,
+  requestOrderPayment,
+  requestPaymentFor,
+  refundPayment,
+  cancelPayment,
+  type OrderPaymentInput,
+  type OperatorPaymentRequest,
+} from './requests.js';

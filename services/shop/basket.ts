@@ -18,6 +18,7 @@ import {
   type CartRow,
 } from './carts.js';
 import { emitEvent } from '../webhooks/index.js';
+import { afterPaymentRequested, requestOrderPayment } from '../payments/index.js';
 import { nudgeCartTimer, type TimerDeps } from './timers.js';
 import { categoryByIdOrSlug, loadMenu } from './menu.js';
 import type { ShopPageModel } from './page.js';
@@ -120,7 +121,7 @@ export async function submitFromPage(
   clientAddress: string,
 ): Promise<{ orderId: number; cartId: number }> {
   const em = deps.orm.em.fork();
-  const { created, cart } = await em.transactional(async (tx) => {
+  const { created, cart, payment } = await em.transactional(async (tx) => {
     const c = await cartByPageKey(tx, ref, key, true);
     requireEditable(c);
     const items = await itemsToSubmit(tx, c.id);
@@ -192,12 +193,25 @@ export async function submitFromPage(
         };
       }),
     });
+    // The order's payment, for its total, with the order: a checkout is an order to be paid for.
+    const payment =
+      made.total &&
+      (await requestOrderPayment(tx, {
+        accountId: c.account_id,
+        orderId: made.orderId,
+        totalMinor: made.total.minor,
+        currency: made.total.currency,
+        customer: c.customer_handle,
+        source: 'checkout',
+        createdBy: 'system:shop-page',
+      }));
     await refreshSubtotal(tx, c.id);
     const row = await markOrdered(tx, c.id, made.orderId, addressKey(clientAddress));
     await emitEvent(tx, c.account_id, 'cart.submitted', cartEventFields(await cartView(tx, deps.config.publicBaseUrl, row)));
-    return { created: made, cart: row };
+    return { created: made, cart: row, payment };
   });
   await startOrderHoldAfterCommit({ temporal: deps.temporal, config: deps.config, orm: deps.orm, log: deps.log }, created);
+  await afterPaymentRequested(deps, payment);
   await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'closed');
   return { orderId: created.orderId, cartId: Number(cart.id) };
 }

@@ -133,5 +133,8 @@ test('every operator example of the README runs as written (ids as a fresh npm s
     'orders:show --account 2 --order …',
     'orders:status --account 2 --order … --status cancelled',
     'baskets:show --account 2 --basket …',
+    'payments:show --account 2 --payment …',
+    'payments:refund --account 2 --payment … --amount-minor 500000 --reason one item was missing',
+    'payments:cancel --account 2 --payment … --reason customer changed their mind',
   ]);
 });

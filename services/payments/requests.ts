@@ -1,0 +1,150 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../logger.js';
+import { isKnownCurrency, paymentKey } from '../../domain/payments/index.js';
+import { conflict, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
+import { actorLabel, type RequestContext } from '../platform/context.js';
+import { parseRecipient } from '../platform/phones.js';
+import { recordMove, requestPayment, requestRefund } from './moves.js';
+import type { PaymentSummary } from './payments.js';
+import { readPaymentRow } from './store.js';
+
+// Where payments come from (issue 26, point 2): an order's checkout (the shop page, a chat order)
+// and the operator, who requests a payment for any subject, refunds one and cancels one. Each is
+// written in the caller's transaction; what the payment does next (the push to the payer, expiry,
+// the provider's news) is the payment workflow's, started after the commit by afterPaymentRequested.
+
+/**
+ * The one place a requested payment's workflow is started, after the transaction that wrote the
+ * payment has committed (so the workflow never reads a payment that is not there). The payment
+ * workflow (services/payments startPaymentAfterCommit) is wired here by the helper building it; until
+ * then a requested payment stays in draft, readable and cancellable by the operator.
+ */
+export async function afterPaymentRequested(deps: { log?: Logger }, payment: PaymentSummary | null): Promise<void> {
+  if (!payment) return;
+  deps.log?.debug({ payment: payment.id, reference: payment.reference }, 'payment requested; no payment workflow wired yet');
+}
+
+/** The payer as a payment stores it: a phone number in E.164, or a field error naming why not. */
+function payerOf(raw: string | null | undefined, field: string, errors: FieldErrors): string | null {
+  if (raw === undefined || raw === null) return null;
+  const parsed = parseRecipient(raw);
+  if ('e164' in parsed) return parsed.e164;
+  errors[field] = [`The payer must be a phone number in international format (+<country code><number>): ${parsed.problem}`];
+  return null;
+}
+
+export interface OrderPaymentInput {
+  accountId: number;
+  orderId: number;
+  /** The order's total_amount: hundredths, which is the payments' 100 minor units a major unit for every currency. */
+  totalMinor: number;
+  currency: string;
+  /** The customer's handle when the order knows it (a chat's customer number); null for a shop-page basket filled by whoever held the link. */
+  customer: string | null;
+  /** checkout (the shop page) or chat_order. */
+  source: string;
+  createdBy: string;
+}
+
+/**
+ * The payment of a new order, for its total, in the order's transaction: draft, subject the order,
+ * the payer the customer's number when the order knows one (else null: the customer names it when
+ * paying, as a Stripe PaymentIntent waits for its payment method). An order with nothing to collect
+ * (a total of 0, or a currency that is no ISO 4217 code) gets none, rather than failing the order.
+ */
+export async function requestOrderPayment(tx: EntityManager, o: OrderPaymentInput): Promise<PaymentSummary | null> {
+  const currency = o.currency.toUpperCase();
+  if (!Number.isSafeInteger(o.totalMinor) || o.totalMinor < 1 || !isKnownCurrency(currency)) return null;
+  const payer = o.customer ? parseRecipient(o.customer) : null;
+  return requestPayment(tx, {
+    accountId: o.accountId,
+    amountMinor: o.totalMinor,
+    currency,
+    subjectType: 'order',
+    subjectId: String(o.orderId),
+    payer: payer && 'e164' in payer ? payer.e164 : null,
+    createdBy: o.createdBy,
+    source: o.source,
+    message: `For order ${o.orderId}`,
+  });
+}
+
+export interface OperatorPaymentRequest {
+  subject_type?: string;
+  subject_id?: string;
+  amount_minor: number;
+  currency: string;
+  payer?: string;
+  method?: string;
+  expires_at?: string;
+}
+
+/** The operator asks for a payment for any subject it names: draft, written whole or not at all. */
+export async function requestPaymentFor(rc: RequestContext, body: OperatorPaymentRequest): Promise<PaymentSummary> {
+  const errors: FieldErrors = {};
+  if (!isKnownCurrency(body.currency))
+    errors.currency = [`${body.currency} is not an ISO 4217 currency code (3 capital letters: TZS, KES, USD).`];
+  const payer = payerOf(body.payer, 'payer', errors);
+  const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
+  if (expiresAt && !(expiresAt.getTime() > Date.now())) errors.expires_at = ['The expiry must be a time in the future.'];
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  return requestPayment(rc.em, {
+    accountId: rc.account.id,
+    amountMinor: body.amount_minor,
+    currency: body.currency,
+    subjectType: body.subject_type ?? null,
+    subjectId: body.subject_id ?? null,
+    payer,
+    method: body.method ?? null,
+    expiresAt,
+    createdBy: actorLabel(rc.actor),
+    source: 'operator',
+  });
+}
+
+/**
+ * A refund of a settled payment, of amount_minor or (none given) of all that is still refundable,
+ * through the guarded statement of requestRefund: over-refunds, zero and negative amounts are 422,
+ * an unsettled payment or a refund 409, another account's 404; nothing is written then.
+ */
+export async function refundPayment(
+  rc: RequestContext,
+  payment: string,
+  body: { amount_minor?: number; reason: string },
+): Promise<PaymentSummary> {
+  let amount = body.amount_minor;
+  if (amount === undefined) {
+    const key = paymentKey(payment);
+    const row = key && (await readPaymentRow(rc.em, rc.account.id, key));
+    if (!row) throw notFound('Payment');
+    amount = Number(row.amount_minor) - Number(row.refunded_minor);
+    if (amount < 1) throw conflict(`Nothing of ${row.reference} is left to refund.`);
+  }
+  return requestRefund(rc.em, {
+    accountId: rc.account.id,
+    payment,
+    amountMinor: amount,
+    reason: body.reason,
+    createdBy: actorLabel(rc.actor),
+    source: 'operator',
+  });
+}
+
+/**
+ * The operator cancels an open payment (draft, pending, authorised, or failed: the contract's moves
+ * into cancelled). Any other is refused (409) and the refusal recorded on the payment's timeline
+ * with the operator as its source, as recordMove records every refused move. (Once payments have
+ * their workflow, it learns of the cancellation by the payment's state: the helper wiring it decides
+ * whether this becomes a signal to it.)
+ */
+export async function cancelPayment(rc: RequestContext, payment: string, body: { reason?: string }): Promise<PaymentSummary> {
+  const outcome = await recordMove(rc.em, {
+    accountId: rc.account.id,
+    payment,
+    to: 'cancelled',
+    source: 'operator',
+    message: body.reason ?? null,
+  });
+  if (!outcome.applied) throw conflict(outcome.refusal);
+  return outcome.payment;
+}
