@@ -9,3 +9,6 @@ export {
   type MoveOutcome,
 } from './moves.js';
 export { paymentSummary, type PaymentSummary, type PaymentDetail } from './payments.js';
+export { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
+export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
+export { setProviderRef } from './store.js';
