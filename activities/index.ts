@@ -18,6 +18,7 @@ import { createOrderHoldActivities } from './orders/order-hold.js';
 import { createCartTimerActivities } from './shop/cart-abandonment.js';
 import { createDataIndexActivities } from './data/indexes.js';
 import { createChatGroupActivities } from './groups/chat-group.js';
+import { createPaymentActivities } from './payments/payment.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -52,6 +53,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOrderHoldActivities({ orm: deps.orm, log: deps.log }),
     ...createDataIndexActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createChatGroupActivities({ orm: deps.orm, config: deps.config, log: deps.log, groups: () => providers.chatGroups() }),
+    ...createPaymentActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
   });
 }
 

@@ -13,5 +13,6 @@ export { productPushWorkflowId } from '../workflows/catalogues/product-push.star
 export { productsPushWorkflowId } from '../workflows/catalogues/products-push.starter.js';
 export { cartAbandonmentWorkflowId } from '../workflows/shop/cart-abandonment.starter.js';
 export { orderHoldWorkflowId } from '../workflows/orders/order-hold.starter.js';
+export { paymentWorkflowId } from '../workflows/payments/payment.starter.js';
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;

@@ -15,3 +15,4 @@ export { cartAbandonmentWorkflow } from './shop/cart-abandonment.js';
 export { orderHoldWorkflow } from './orders/order-hold.js';
 export { dataIndexWorkflow } from './data/column-index.js';
 export { chatGroupWorkflow, chatGroupChangeWorkflow } from './groups/chat-group.js';
+export { paymentWorkflow } from './payments/payment.js';

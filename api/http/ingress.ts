@@ -8,6 +8,7 @@ import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { providerWebhooks, type ChatOrderHook, type InboundWebhookHook, type WebhookAnswer } from '../../services/messaging/ingress.js';
 import { receiveGroupWebhook } from '../../services/groups/index.js';
 import { receiveChatOrder } from '../../services/orders/index.js';
+import { paymentWebhooks } from '../../services/payments/index.js';
 import { requestIdFor, withRequestId } from '../../observability/request-id.js';
 import { httpRequestDuration, httpRequests } from '../../observability/metrics.js';
 
@@ -55,6 +56,17 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
       query: w.query,
       handle: (rawBody, headers, url) => w.receive({ rawBody, headers, url }),
     }));
+    // The payment provider's result callbacks, forwarded to each payment's workflow.
+    for (const w of paymentWebhooks(deps))
+      list.push({
+        method: w.method,
+        path: w.path,
+        provider: w.provider,
+        summary: w.summary,
+        answer: w.answer,
+        query: w.query,
+        handle: (rawBody, headers, url) => w.receive({ rawBody, headers, url }),
+      });
     hooks.set(deps, list);
   }
   return list;

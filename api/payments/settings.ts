@@ -74,7 +74,7 @@ export const paymentSettingsOperations = [
     handler: async ({ oc, deps }, { account, ...body }) => {
       const rc = await actingForAccount(oc, account);
       const payment = await requestPaymentFor(rc, body);
-      await afterPaymentRequested(deps, payment);
+      await afterPaymentRequested(deps, payment, rc.account.id);
       return payment;
     },
   }),

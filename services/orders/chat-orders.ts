@@ -115,6 +115,6 @@ export async function receiveChatOrder(deps: ChatOrderDeps, e: ChatOrderMessage)
   }
   const { payment, ...created } = outcome;
   await startOrderHoldAfterCommit(deps, created);
-  await afterPaymentRequested(deps, payment);
+  await afterPaymentRequested(deps, payment, created.accountId);
   return created;
 }

@@ -18,3 +18,6 @@ export {
   type OrderPaymentInput,
   type OperatorPaymentRequest,
 } from './requests.js';
+export { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
+export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
+export { setProviderRef } from './store.js';

@@ -1,5 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { loadConfig, type Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
+import { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { isKnownCurrency, paymentKey } from '../../domain/payments/index.js';
 import { conflict, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { actorLabel, type RequestContext } from '../platform/context.js';
@@ -15,13 +17,28 @@ import { readPaymentRow } from './store.js';
 
 /**
  * The one place a requested payment's workflow is started, after the transaction that wrote the
- * payment has committed (so the workflow never reads a payment that is not there). The payment
- * workflow (services/payments startPaymentAfterCommit) is wired here by the helper building it; until
- * then a requested payment stays in draft, readable and cancellable by the operator.
+ * payment has committed (so the workflow never reads a payment that is not there). The request is
+ * committed and answered whatever happens here: a start that fails is logged, and the payment stays
+ * in draft, readable and cancellable by the operator (docs/payments.md, "Not built yet": a
+ * reconciler for payments whose workflow never started).
  */
-export async function afterPaymentRequested(deps: { log?: Logger }, payment: PaymentSummary | null): Promise<void> {
+export async function afterPaymentRequested(
+  // Lenient as startOrderHoldAfterCommit is: callers hand over the deps they hold (a Partial<Config> in the chat ingress).
+  deps: { temporal: PaymentFlowDeps['temporal']; config: Partial<Pick<Config, 'taskQueue'>>; log?: Logger },
+  payment: PaymentSummary | null,
+  accountId: number,
+): Promise<void> {
   if (!payment) return;
-  deps.log?.debug({ payment: payment.id, reference: payment.reference }, 'payment requested; no payment workflow wired yet');
+  const flow: PaymentFlowDeps = {
+    temporal: deps.temporal,
+    config: { taskQueue: deps.config.taskQueue ?? loadConfig().taskQueue },
+    log: deps.log,
+  };
+  try {
+    await startPaymentAfterCommit(flow, payment, accountId);
+  } catch (err) {
+    deps.log?.warn({ err, payment: payment.id, reference: payment.reference }, 'payment workflow not started; the payment stays in draft');
+  }
 }
 
 /** The payer as a payment stores it: a phone number in E.164, or a field error naming why not. */

@@ -293,3 +293,44 @@ export async function appendLedger(
     ],
   );
 }
+
+/** Stores the provider's id of the payment's current attempt (its callbacks name it); a later attempt's id replaces it. */
+export async function setProviderRef(
+  em: EntityManager,
+  accountId: number,
+  paymentId: string,
+  provider: string,
+  providerRef: string,
+): Promise<void> {
+  // The adapter's key is stored with it (a payment that named none took the configured one), so the
+  // callback's lookup runs on the (provider, provider_ref) index.
+  await tablesOf(em, 'payments')
+    .updateTable('payments')
+    .set({ provider, provider_ref: providerRef, updated_at: new Date() })
+    .where('account_id', '=', accountId)
+    .where('id', '=', paymentId)
+    .execute();
+}
+
+/**
+ * The payment a provider callback is about: by the provider's id of the attempt (unique per
+ * provider), else by our reference from the callback URL. A reference is unique per account only,
+ * so it names a payment only when exactly one account has it; an unpaired one is left unknown.
+ */
+export async function paymentForCallback(
+  em: EntityManager,
+  provider: string,
+  providerRef: string | null,
+  reference: string | null,
+): Promise<{ id: string; account_id: number; state: PaymentState; is_refund: boolean } | null> {
+  const q = () => tablesOf(em, 'payments').selectFrom('payments').select(['id', 'account_id', 'state', 'is_refund']);
+  if (providerRef) {
+    const byRef = await q().where('provider', '=', provider).where('provider_ref', '=', providerRef).limit(2).execute();
+    if (byRef.length === 1) return byRef[0];
+  }
+  if (reference) {
+    const byReference = await q().where('reference', '=', reference).limit(2).execute();
+    if (byReference.length === 1) return byReference[0];
+  }
+  return null;
+}

@@ -211,7 +211,7 @@ export async function submitFromPage(
     return { created: made, cart: row, payment };
   });
   await startOrderHoldAfterCommit({ temporal: deps.temporal, config: deps.config, orm: deps.orm, log: deps.log }, created);
-  await afterPaymentRequested(deps, payment);
+  await afterPaymentRequested(deps, payment, Number(cart.account_id));
   await nudgeCartTimer(deps, cart.account_id, Number(cart.id), 'closed');
   return { orderId: created.orderId, cartId: Number(cart.id) };
 }

@@ -1,0 +1,257 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { PaymentActivities, PaymentMoveInput, PaymentMoved, PushOutcome } from '../../../activities/payments/payment.js';
+import type { PaymentStatus } from '../../../providers/index.js';
+import { canMove, type PaymentState } from '../../../domain/payments/index.js';
+import {
+  paymentResultSignal,
+  paymentStateQuery,
+  LINGER_MS,
+  POLL_FIRST_MS,
+  PROMPT_LIFE_MS,
+  type paymentWorkflow,
+  type PaymentResultSignal,
+  type PaymentWorkflowState,
+} from '../../../workflows/payments/payment.js';
+import { timeSkippingEnv, freshTaskQueue } from '../../support/workflow-env.js';
+
+// The payment workflow on the time-skipping server, with a payment double that keeps recordMove's
+// rule (the contract's state table; a refused move is recorded, never applied) and a provider
+// double whose push and status answers each test sets.
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+before(async () => {
+  ({ env, bundle } = await timeSkippingEnv('index.ts'));
+});
+after(async () => {
+  await env?.teardown();
+});
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+interface Double {
+  state: PaymentState;
+  /** Applied moves, `to@source`. */
+  moves: string[];
+  /** Refused moves, `from→to@source`. */
+  refused: string[];
+  pushes: number;
+  polls: number[];
+  activities: PaymentActivities;
+}
+
+function paymentDouble(o: { push?: (n: number) => PushOutcome; status?: (n: number) => PaymentStatus['state'] } = {}): Double {
+  const d: Double = {
+    state: 'draft',
+    moves: [],
+    refused: [],
+    pushes: 0,
+    polls: [],
+    activities: {
+      async movePayment(m: PaymentMoveInput): Promise<PaymentMoved> {
+        if (!canMove(d.state, m.to) || m.to === 'refunded' || m.to === 'partly_refunded') {
+          d.refused.push(`${d.state}→${m.to}@${m.source}`);
+          return { applied: false, state: d.state, refusal: `Refused: ${d.state} → ${m.to}` };
+        }
+        d.state = m.to;
+        d.moves.push(`${m.to}@${m.source}`);
+        return { applied: true, state: d.state };
+      },
+      async pushPayment() {
+        d.pushes++;
+        return o.push ? o.push(d.pushes) : { kind: 'acknowledged', providerRef: `ws_CO_${d.pushes}`, message: 'Success. Request accepted' };
+      },
+      async paymentStatus() {
+        d.polls.push(await env.currentTimeMs());
+        const state = o.status ? o.status(d.polls.length) : 'pending';
+        return { state, reason: null, providerCode: state === 'paid' ? '0' : null, message: state };
+      },
+    },
+  };
+  return d;
+}
+
+async function run<T>(d: Double, fn: (taskQueue: string) => Promise<T>) {
+  const taskQueue = freshTaskQueue('payment');
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: d.activities });
+  return worker.runUntil(fn(taskQueue));
+}
+
+const start = async (taskQueue: string, o: { expiresInMs?: number | null; payer?: string | null } = {}) =>
+  env.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', {
+    taskQueue,
+    workflowId: `payment-${Math.random()}`,
+    args: [
+      {
+        accountId: 1,
+        paymentId: '6b1f0c1e-0000-4000-8000-000000000001',
+        reference: 'PAY-20261127-00000001',
+        state: 'draft',
+        amountMinor: 150000,
+        currency: 'KES',
+        payer: o.payer === undefined ? '+254708374149' : o.payer,
+        provider: null,
+        expiresAt: o.expiresInMs === null ? null : new Date((await env.currentTimeMs()) + (o.expiresInMs ?? 2 * HOUR)).toISOString(),
+      },
+    ],
+  });
+
+const result = (outcome: PaymentResultSignal['outcome'], providerRef = 'ws_CO_1'): PaymentResultSignal => ({
+  eventId: `${providerRef}:${outcome}`,
+  providerRef,
+  outcome,
+  reason: null,
+  providerCode: outcome === 'paid' ? '0' : '1',
+  message: 'The service request is processed successfully.',
+  receipt: outcome === 'paid' ? 'NLJ7RT61SV' : null,
+  amountMinor: 150000,
+});
+
+/** Waits (in skipped time) until the workflow shows `phase`. */
+async function until(
+  h: { query: (q: typeof paymentStateQuery) => Promise<PaymentWorkflowState> },
+  ok: (s: PaymentWorkflowState) => boolean,
+) {
+  for (let i = 0; i < 200; i++) {
+    const s = await h.query(paymentStateQuery);
+    if (ok(s)) return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the workflow never got there');
+}
+
+test('a callback settles it: draft → pending on the push, pending → paid on the result', { timeout: 60_000 }, async () => {
+  const d = paymentDouble();
+  const state = await run(d, async (q) => {
+    const h = await start(q);
+    const waiting = await until(h, (s) => s.phase === 'waiting');
+    assert.equal(waiting.state, 'pending');
+    assert.equal(waiting.providerRef, 'ws_CO_1');
+    await h.signal(paymentResultSignal, result('paid'));
+    await until(h, (s) => s.phase === 'settled');
+    return h.result();
+  });
+  assert.deepEqual(d.moves, ['pending@provider', 'paid@provider']);
+  assert.deepEqual(d.refused, []);
+  assert.equal(state.state, 'paid');
+  assert.equal(state.receipt, 'NLJ7RT61SV');
+  assert.equal(state.phase, 'done');
+  assert.equal(d.pushes, 1);
+});
+
+test('a duplicate callback changes nothing twice, settled or not yet', { timeout: 60_000 }, async () => {
+  const d = paymentDouble();
+  const state = await run(d, async (q) => {
+    const h = await start(q);
+    await until(h, (s) => s.phase === 'waiting');
+    await h.signal(paymentResultSignal, result('paid'));
+    await h.signal(paymentResultSignal, result('paid'));
+    await until(h, (s) => s.phase === 'settled');
+    // Replayed later, while the workflow still takes late callbacks.
+    await env.sleep(10 * MINUTE);
+    await h.signal(paymentResultSignal, result('paid'));
+    return h.result();
+  });
+  assert.deepEqual(d.moves, ['pending@provider', 'paid@provider']);
+  assert.deepEqual(d.refused, [], 'a duplicate is dropped, not even asked for');
+  assert.equal(state.duplicates, 2);
+});
+
+test('no callback: the status is polled on a backoff and the payment is paid by the poll', { timeout: 60_000 }, async () => {
+  const d = paymentDouble({ status: (n) => (n < 3 ? 'pending' : 'paid') });
+  const begun = await env.currentTimeMs();
+  const state = await run(d, async (q) => (await start(q)).result());
+  assert.deepEqual(d.moves, ['pending@provider', 'paid@provider_poll']);
+  assert.equal(state.polls, 3);
+  const at = d.polls.map((t) => Math.round((t - begun) / 1000));
+  // 30 s, then +60 s, then +120 s.
+  assert.ok(at[0] >= POLL_FIRST_MS / 1000 && at[0] < 40, `first poll at ${at[0]} s`);
+  assert.ok(at[1] - at[0] >= 60 && at[2] - at[1] >= 120, `polls at ${at.join(', ')} s`);
+});
+
+test('unanswered: the durable timer expires it at expires_at (open → expired)', { timeout: 60_000 }, async () => {
+  const d = paymentDouble();
+  const begun = await env.currentTimeMs();
+  let expiredAt = 0;
+  const move = d.activities.movePayment;
+  d.activities.movePayment = async (m) => {
+    if (m.to === 'expired') expiredAt = await env.currentTimeMs();
+    return move(m);
+  };
+  const state = await run(d, async (q) => (await start(q, { expiresInMs: 2 * HOUR })).result());
+  assert.deepEqual(d.moves, ['pending@provider', 'expired@expiry']);
+  assert.equal(state.state, 'expired');
+  const after = (expiredAt - begun) / HOUR;
+  assert.ok(after >= 2 && after < 2.01, `expired after ${after} h`);
+  assert.ok(state.polls > 3, 'polled while waiting');
+});
+
+test('a draft without a payer pushes nothing and expires from draft', { timeout: 60_000 }, async () => {
+  const d = paymentDouble();
+  const state = await run(d, async (q) => (await start(q, { payer: null, expiresInMs: HOUR })).result());
+  assert.equal(d.pushes, 0);
+  assert.deepEqual(d.moves, ['expired@expiry']);
+  assert.equal(state.state, 'expired');
+});
+
+test('an illegal move is refused and recorded, never applied: a paid callback after expiry', { timeout: 60_000 }, async () => {
+  const d = paymentDouble();
+  const state = await run(d, async (q) => {
+    const h = await start(q, { expiresInMs: HOUR });
+    await env.sleep(HOUR + MINUTE);
+    await until(h, (s) => s.phase === 'settled');
+    await h.signal(paymentResultSignal, result('paid'));
+    await until(h, (s) => s.refusals.length === 1);
+    return h.result();
+  });
+  assert.deepEqual(d.moves, ['pending@provider', 'expired@expiry']);
+  assert.deepEqual(d.refused, ['expired→paid@provider']);
+  assert.equal(state.state, 'expired');
+  assert.equal(state.refusals.length, 1);
+});
+
+test('a refused push fails the payment', { timeout: 30_000 }, async () => {
+  const refused = paymentDouble({ push: () => ({ kind: 'refused', code: 'invalid_amount', message: 'Cents are not charged.' }) });
+  const s1 = await run(refused, async (q) => (await start(q)).result());
+  assert.deepEqual(refused.moves, ['pending@provider', 'failed@provider']);
+  assert.equal(s1.state, 'failed');
+});
+
+test('a timed-out push is not repeated before the prompt’s life', { timeout: 30_000 }, async () => {
+  const pushTimes: number[] = [];
+  const timedOut = paymentDouble({
+    push: (n) =>
+      n === 1
+        ? { kind: 'timed_out', message: 'no answer within 10000 ms' }
+        : { kind: 'acknowledged', providerRef: 'ws_CO_2', message: 'ok' },
+    status: () => 'paid',
+  });
+  const push = timedOut.activities.pushPayment;
+  timedOut.activities.pushPayment = async (i) => {
+    pushTimes.push(await env.currentTimeMs());
+    return push(i);
+  };
+  const s2 = await run(timedOut, async (q) => (await start(q)).result());
+  assert.equal(timedOut.pushes, 2);
+  assert.ok(pushTimes[1] - pushTimes[0] >= PROMPT_LIFE_MS, 'the second push waits out the first prompt');
+  assert.deepEqual(timedOut.moves, ['pending@provider', 'paid@provider_poll']);
+  assert.equal(s2.providerRef, 'ws_CO_2');
+});
+
+test('a callback that arrives while the push timed out (no provider id yet) settles it', { timeout: 60_000 }, async () => {
+  const d = paymentDouble({ push: () => ({ kind: 'timed_out', message: 'no answer' }) });
+  const state = await run(d, async (q) => {
+    const h = await start(q);
+    await until(h, (s) => s.phase === 'waiting');
+    await h.signal(paymentResultSignal, result('paid', 'ws_CO_late'));
+    return h.result();
+  });
+  assert.equal(d.pushes, 1);
+  assert.deepEqual(d.moves, ['pending@provider', 'paid@provider']);
+  assert.equal(state.providerRef, 'ws_CO_late');
+  assert.ok(LINGER_MS > 0);
+});
