@@ -54,8 +54,9 @@ test('the operator requests a payment for any subject; bad input is 422 naming t
   const read = await api('GET', `/api/v3/payments/${p.reference.toLowerCase()}`, t.token);
   assert.equal(read.status, 200, read.text);
   assert.equal(read.body.data.created_by, 'operator');
+  // Its workflow, started once the request committed, may already have pushed it (draft → pending).
   assert.deepEqual(
-    read.body.data.timeline.map((e: any) => [e.old_state, e.new_state, e.source]),
+    read.body.data.timeline.slice(0, 1).map((e: any) => [e.old_state, e.new_state, e.source]),
     [[null, 'draft', 'operator']],
   );
 
@@ -182,8 +183,6 @@ test('the CLI: payments:request, :list, :show, :refund, :cancel, answers as the 
     '5000',
     '--currency',
     'TZS',
-    '--payer',
-    '+255712000111',
   );
   assert.equal(made.code, 0, made.stderr);
   const p = made.json.data;
@@ -284,10 +283,10 @@ test('a chat order requests one payment for the order’s total from the custome
   const payments = await api('GET', `/api/v3/payments?subject_id=${order!.id}`, t.token);
   assert.equal(payments.body.data.length, 1, payments.text);
   const p = payments.body.data[0];
-  assert.deepEqual(
-    [p.subject_type, p.state, p.amount_minor, p.amount, p.currency, p.payer],
-    ['order', 'draft', 3998, 'USD 39.98', 'USD', customer],
-  );
+  // Requested as a draft; its workflow (started after the commit) may have moved it on already.
+  assert.deepEqual([p.subject_type, p.amount_minor, p.amount, p.currency, p.payer], ['order', 3998, 'USD 39.98', 'USD', customer]);
+  const first = (await api('GET', `/api/v3/payments/${p.id}`, t.token)).body.data.timeline[0];
+  assert.deepEqual([first.old_state, first.new_state], [null, 'draft']);
   assert.equal(Number(order!.total_amount), p.amount_minor, 'the order’s hundredths are the payment’s minor units');
 
   const again = await message({ id: sent.body.wamid });
