@@ -107,3 +107,30 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 export function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
+
+/**
+ * A refused HTTP answer as a retry decision: the provider's own code and message where its error
+ * body has them (else `http_<status>` and the body's start), permanence from the status, and the
+ * provider's Retry-After kept.
+ */
+export function httpFailure(reply: HttpReply, own: { code?: string | null; message?: string | null } = {}): ProviderFailure {
+  const failure: ProviderFailure = {
+    ok: false,
+    permanent: isPermanentHttpStatus(reply.status),
+    code: own.code ?? `http_${reply.status}`,
+    message: own.message ?? (reply.text.slice(0, 200) || `HTTP ${reply.status}`),
+    httpStatus: reply.status,
+  };
+  const retryAfter = parseRetryAfter(reply.headers.get('retry-after'));
+  if (retryAfter !== undefined) failure.retryAfterSeconds = retryAfter;
+  return failure;
+}
+
+/** A 2xx whose body cannot be read: the provider may have acted, so it is retryable (the idempotency key makes a retry safe). */
+export const unreadableReply = (reply: HttpReply): ProviderFailure => ({
+  ok: false,
+  permanent: false,
+  code: 'invalid_response',
+  message: reply.text.slice(0, 200),
+  httpStatus: reply.status,
+});

@@ -4,11 +4,11 @@
 // https://api.safaricom.co.ke). The adapter (./index.ts) builds the bodies; this module moves them
 // and turns answers into retry decisions.
 import {
+  httpFailure,
   httpRequest,
-  isPermanentHttpStatus,
   isRecord,
-  parseRetryAfter,
   trimSlash,
+  unreadableReply,
   type HttpReply,
   type ProviderFailure,
   type ProviderResult,
@@ -74,7 +74,7 @@ export class DarajaClient {
         continue;
       }
       if (reply.status < 200 || reply.status >= 300) return { ok: false, failure: darajaFailure(reply) };
-      if (!isRecord(reply.json)) return { ok: false, failure: malformed(reply) };
+      if (!isRecord(reply.json)) return { ok: false, failure: unreadableReply(reply) };
       return { ok: true, status: reply.status, json: reply.json };
     }
   }
@@ -103,7 +103,7 @@ export class DarajaClient {
     }
     const j = reply.json;
     const value = isRecord(j) && typeof j.access_token === 'string' ? j.access_token : null;
-    if (!value) return malformed(reply);
+    if (!value) return unreadableReply(reply);
     // expires_in is a string ("3599") on Daraja; a number is read the same way.
     const seconds = isRecord(j) ? Number(j.expires_in) : NaN;
     const lifeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 3599_000;
@@ -119,19 +119,5 @@ export function errorCodeOf(reply: HttpReply): string | null {
 /** Daraja's error envelope {requestId, errorCode, errorMessage} as a retry decision. */
 export function darajaFailure(reply: HttpReply): ProviderFailure {
   const j = isRecord(reply.json) ? reply.json : {};
-  const failure: ProviderFailure = {
-    ok: false,
-    permanent: isPermanentHttpStatus(reply.status),
-    code: errorCodeOf(reply) ?? `http_${reply.status}`,
-    message: typeof j.errorMessage === 'string' ? j.errorMessage : reply.text.slice(0, 200) || `HTTP ${reply.status}`,
-    httpStatus: reply.status,
-  };
-  const retryAfter = parseRetryAfter(reply.headers.get('retry-after'));
-  if (retryAfter !== undefined) failure.retryAfterSeconds = retryAfter;
-  return failure;
-}
-
-// A 2xx we cannot read may still mean the request was taken.
-function malformed(reply: HttpReply): ProviderFailure {
-  return { ok: false, permanent: false, code: 'invalid_response', message: reply.text.slice(0, 200), httpStatus: reply.status };
+  return httpFailure(reply, { code: errorCodeOf(reply), message: typeof j.errorMessage === 'string' ? j.errorMessage : null });
 }

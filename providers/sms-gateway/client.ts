@@ -2,11 +2,11 @@
 // given, so the same code drives the local simulator and the real provider. The adapter (./index.ts)
 // builds its requests; this module only moves them and turns answers into retry decisions.
 import {
+  httpFailure,
   httpRequest,
-  isPermanentHttpStatus,
   isRecord,
-  parseRetryAfter,
   trimSlash,
+  unreadableReply,
   type HttpReply,
   type ProviderFailure,
   type ProviderResult,
@@ -75,7 +75,7 @@ export class SmsGatewayClient {
     const { reply } = res;
     if (reply.status !== 200 && reply.status !== 201) return twilioFailure(reply);
     const j = reply.json;
-    if (!isRecord(j) || typeof j.sid !== 'string') return malformed(reply);
+    if (!isRecord(j) || typeof j.sid !== 'string') return unreadableReply(reply);
     return {
       ok: true,
       value: {
@@ -96,26 +96,12 @@ export class SmsGatewayClient {
     const { reply } = res;
     if (reply.status !== 200) return twilioFailure(reply);
     const j = reply.json;
-    if (!isRecord(j) || typeof j.status !== 'string') return malformed(reply);
+    if (!isRecord(j) || typeof j.status !== 'string') return unreadableReply(reply);
     return { ok: true, value: { status: j.status, errorCode: j.error_code == null ? null : String(j.error_code) } };
   }
 }
 
 function twilioFailure(reply: HttpReply): ProviderFailure {
   const j = isRecord(reply.json) ? reply.json : {};
-  const failure: ProviderFailure = {
-    ok: false,
-    permanent: isPermanentHttpStatus(reply.status),
-    code: j.code != null ? String(j.code) : `http_${reply.status}`,
-    message: typeof j.message === 'string' ? j.message : reply.text.slice(0, 200) || `HTTP ${reply.status}`,
-    httpStatus: reply.status,
-  };
-  const retryAfter = parseRetryAfter(reply.headers.get('retry-after'));
-  if (retryAfter !== undefined) failure.retryAfterSeconds = retryAfter;
-  return failure;
-}
-
-// A 2xx we cannot read may still mean the message went out; only the idempotency key makes a retry safe.
-function malformed(reply: HttpReply): ProviderFailure {
-  return { ok: false, permanent: false, code: 'invalid_response', message: reply.text.slice(0, 200), httpStatus: reply.status };
+  return httpFailure(reply, { code: j.code != null ? String(j.code) : null, message: typeof j.message === 'string' ? j.message : null });
 }
