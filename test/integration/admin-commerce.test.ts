@@ -1,27 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { openShop, coffee as coffeeBody, tea as teaBody, form } from '../support/shop.js';
-import { admin, api, newTenant, API_URL, OPERATOR_TOKEN } from '../support/stack.js';
+import { admin, api, newTenant } from '../support/stack.js';
+import { cli } from '../support/admin-cli.js';
 
 // The operator CLI over an account's shops, products, orders and baskets (issue 25, point 7): made
 // through the account's API and the shop page, read through `npm run admin`, each answer the one
 // the account's key gets; another account's ids are 404 and a malformed id a 404 naming the thing.
 
 const C = '/api/v3/catalogues';
-const run = promisify(execFile);
-
-async function cli(...args: string[]): Promise<{ code: number; json: any; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-      env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN },
-    });
-    return { code: 0, json: JSON.parse(stdout), stderr };
-  } catch (err: any) {
-    return { code: err.code, json: err.stdout ? JSON.parse(err.stdout) : null, stderr: err.stderr ?? '' };
-  }
-}
 
 /** The answer's data, the command having succeeded. */
 async function data(...args: string[]) {

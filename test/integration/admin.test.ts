@@ -1,20 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { api, admin, http, newTenant, API_URL, OPERATOR_TOKEN } from '../support/stack.js';
-
-const run = promisify(execFile);
-async function cli(...args: string[]): Promise<{ code: number; json: any }> {
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-      env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN },
-    });
-    return { code: 0, json: JSON.parse(stdout) };
-  } catch (err: any) {
-    return { code: err.code, json: err.stdout ? JSON.parse(err.stdout) : null };
-  }
-}
+import { api, admin, http, newTenant } from '../support/stack.js';
+import { cli } from '../support/admin-cli.js';
 
 test('the operator CLI creates an account, a user, a key shown once, identities and a blacklist entry (JSON on stdout)', async () => {
   const acc = await cli('accounts:create', '--name', 'CLI Shop', '--currency', 'tzs', '--balance', '25');

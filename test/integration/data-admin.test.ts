@@ -1,32 +1,19 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { admin, eventually, newTenant, API_URL, OPERATOR_TOKEN, type Tenant } from '../support/stack.js';
+import { admin, eventually, newTenant, type Tenant } from '../support/stack.js';
 import { openOrm } from '../../entities/orm.js';
 import { exec, many, one } from '../../entities/db.js';
 import { columnIndexName } from '../../domain/data/expressions.js';
 import { columnsOf, type LoadedTable, type TableRow } from '../../services/data/tables.js';
 import { backfillUniqueGuard, syncUniqueGuards } from '../../services/data/unique.js';
 import { DomainError } from '../../services/platform/errors.js';
+import { cli } from '../support/admin-cli.js';
 
 // The operator's data-table definitions (issue 14 point 1) and the unique-value guard.
 
 const orm = await openOrm(process.env.DATABASE_URL!, 4);
 after(() => orm.close());
-
-const run = promisify(execFile);
-async function cli(...args: string[]): Promise<{ code: number; json: any }> {
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-      env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN },
-    });
-    return { code: 0, json: JSON.parse(stdout) };
-  } catch (err: any) {
-    return { code: err.code, json: err.stdout ? JSON.parse(err.stdout) : null };
-  }
-}
 
 const tables = (t: Tenant) => `/accounts/${t.accountUid}/data/tables`;
 const options = (...keys: string[]) => keys.map((key) => ({ key, label: key.toUpperCase() }));

@@ -1,11 +1,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { many, one } from '../../entities/db.js';
-import { admin, api, eventually, newTenant, sim, uniquePhone, API_URL, OPERATOR_TOKEN } from '../support/stack.js';
+import { admin, api, eventually, newTenant, sim, uniquePhone } from '../support/stack.js';
 import { openShop, tea as teaBody, form } from '../support/shop.js';
 import { paymentsOf, paymentsOrm } from '../support/payments.js';
+import { cli } from '../support/admin-cli.js';
 
 // Where payments come from (issue 26, points 2 and 4): the operator requests, refunds, cancels,
 // lists and reads an account's payments over HTTP and the CLI; the shop page's checkout and a chat
@@ -16,18 +15,6 @@ const orm = await paymentsOrm(4);
 after(() => orm.close());
 const pay = paymentsOf(orm);
 const db = () => orm.em.fork();
-const run = promisify(execFile);
-
-async function cli(...args: string[]): Promise<{ code: number; json: any; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-      env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN },
-    });
-    return { code: 0, json: JSON.parse(stdout), stderr };
-  } catch (err: any) {
-    return { code: err.code, json: err.stdout ? JSON.parse(err.stdout) : null, stderr: err.stderr ?? '' };
-  }
-}
 
 const P = (account: number | string) => `/accounts/${account}/payments`;
 const request = (account: number | string, body: Record<string, unknown>) => admin('POST', P(account), body);
