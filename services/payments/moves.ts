@@ -1,3 +1,4 @@
+import { emitBusinessEvent } from '../automations/index.js';
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
@@ -285,6 +286,7 @@ async function applyMove(
   await insertEvent(tx, { accountId: row.account_id, paymentId: row.id, oldState: row.state, newState: to, source, message });
   const legs = ledgerLegs({ to, isRefund: row.is_refund, amountMinor: Number(row.amount_minor) });
   await appendLedger(tx, row.account_id, row.id, row.currency, legs);
+  await emitMoveEvent(tx, moved);
   return moved;
 }
 
@@ -305,5 +307,40 @@ async function followRefund(tx: EntityManager, refund: PaymentRow, to: PaymentSt
     'refund',
     `Refund ${refund.reference} of ${displayAmount(amount, refund.currency)} settled (${source})`,
     {},
+  );
+}
+
+/** The business event of each move of a payment (a refund tells through its parent's `payment.refunded`). */
+const EVENT_OF: Partial<Record<PaymentState, string>> = {
+  pending: 'payment.pending',
+  authorised: 'payment.authorised',
+  paid: 'payment.paid',
+  failed: 'payment.failed',
+  expired: 'payment.expired',
+  cancelled: 'payment.cancelled',
+  partly_refunded: 'payment.refunded',
+  refunded: 'payment.refunded',
+};
+
+/** Logs the move in the account's business events (declared live=false), in the move's transaction. */
+async function emitMoveEvent(tx: EntityManager, moved: PaymentRow): Promise<void> {
+  const type = moved.is_refund ? undefined : EVENT_OF[moved.state];
+  if (!type) return;
+  const p = paymentSummary(moved);
+  await emitBusinessEvent(
+    tx,
+    moved.account_id,
+    type,
+    {
+      payment_id: p.id,
+      reference: p.reference,
+      state: p.state,
+      amount_minor: p.amount_minor,
+      currency: p.currency,
+      refunded_minor: p.refunded_minor,
+      subject_type: p.subject_type,
+      subject_id: p.subject_id,
+    },
+    'payments',
   );
 }

@@ -138,6 +138,27 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
   );
   assert.match(timeline[1].message, /changed their mind/);
   assert.equal((await admin('POST', `${P(t.accountId)}/${made.id}/cancel`, {})).status, 409);
+
+  // Every move is in the account's business events, declared live=false (clients reconcile by polling
+  // the payments list); a refund tells through its parent's payment.refunded, a refused move not at all.
+  const events = (await api('GET', '/api/v3/automations/events?limit=100', t.token)).body.data.events as any[];
+  const ofPayment = (id: string) =>
+    events
+      .filter((e) => e.data.payment_id === id)
+      .reverse()
+      .map((e) => [e.type, e.live, e.data.state, e.data.refunded_minor]);
+  assert.deepEqual(ofPayment(made.id), [
+    ['payment.pending', false, 'pending', 0],
+    ['payment.paid', false, 'paid', 0],
+    ['payment.refunded', false, 'partly_refunded', 10_000],
+    ['payment.refunded', false, 'refunded', 10_000],
+  ]);
+  assert.deepEqual(ofPayment(open.id), [['payment.cancelled', false, 'cancelled', 0]]);
+  assert.equal(
+    events.filter((e) => [part.body.data.id, rest.body.data.id].includes(e.data.payment_id)).length,
+    0,
+    'refunds tell through the parent',
+  );
 });
 
 test('concurrent operator refunds never give back more than was paid', async () => {
