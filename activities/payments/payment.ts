@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Logger } from '../../logger.js';
 import type { PaymentProvider, PaymentStatus } from '../../providers/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
-import { recordMove, setProviderRef } from '../../services/payments/index.js';
+import { recordMove, setProviderRef, type MoveInput } from '../../services/payments/index.js';
 
 // The payment workflow's activities (workflows/payments/payment.ts). Each is safe to repeat: a move
 // is recordMove, which refuses a second identical move (the state has moved on) and records the
@@ -18,15 +18,8 @@ export interface PaymentDeps {
   payments(stored?: string | null): PaymentProvider;
 }
 
-export interface PaymentMoveInput {
-  accountId: number;
-  payment: string;
-  to: PaymentState;
-  source: string;
-  message?: string | null;
-  providerRef?: string | null;
-  lastError?: string | null;
-}
+/** A move the workflow asks for: the service's own input (recordMove). */
+export type PaymentMoveInput = MoveInput;
 
 export type PaymentMoved = { applied: true; state: PaymentState } | { applied: false; state: PaymentState; refusal: string };
 

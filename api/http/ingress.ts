@@ -47,7 +47,8 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
     // subscribed here, so messaging imports nothing of theirs.
     const inboundHooks: InboundWebhookHook[] = [(provider, req) => receiveGroupWebhook(deps, provider, req)];
     const chatOrders: ChatOrderHook = (e) => receiveChatOrder(deps, e);
-    list = providerWebhooks({ ...deps, inboundHooks, chatOrders }).map((w) => ({
+    // The payment provider's result callbacks are forwarded to each payment's workflow.
+    list = [...providerWebhooks({ ...deps, inboundHooks, chatOrders }), ...paymentWebhooks(deps)].map((w) => ({
       method: w.method,
       path: w.path,
       provider: w.provider,
@@ -56,17 +57,6 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
       query: w.query,
       handle: (rawBody, headers, url) => w.receive({ rawBody, headers, url }),
     }));
-    // The payment provider's result callbacks, forwarded to each payment's workflow.
-    for (const w of paymentWebhooks(deps))
-      list.push({
-        method: w.method,
-        path: w.path,
-        provider: w.provider,
-        summary: w.summary,
-        answer: w.answer,
-        query: w.query,
-        handle: (rawBody, headers, url) => w.receive({ rawBody, headers, url }),
-      });
     hooks.set(deps, list);
   }
   return list;

@@ -7,16 +7,8 @@ import { dataNotFound, isUuid } from './tables.js';
 import { freeSlug, slugTaken, throwIfAny } from './definition-rules.js';
 import { accountOf } from './definition-rows.js';
 import { iso } from '../platform/time.js';
-import { accountTableRefs, columnTypes } from './store/definitions.js';
-import {
-  accountGroups,
-  deleteGroupRow,
-  groupOf as storedGroup,
-  groupSlugTaken,
-  insertGroup,
-  updateGroupRow,
-  type DataGroupRow,
-} from './store/groups.js';
+import { accountTableRefs, columnTypes, slugInUse } from './store/definitions.js';
+import { accountGroups, deleteGroupRow, groupOf as storedGroup, insertGroup, updateGroupRow, type DataGroupRow } from './store/groups.js';
 
 // Data groups (docs/data-tables.md, Operator API): member tables of one account and the reports
 // over them, checked whole before anything is written.
@@ -175,7 +167,7 @@ export async function updateGroup(oc: OperatorContext, account: string, ref: str
     const { tableIds, reports } = await checkGroup(tx, accountId, input, group, p);
     throwIfAny(p);
     if (input.slug !== undefined && input.slug !== group.slug) {
-      if (await groupSlugTaken(tx, accountId, input.slug, group.id)) throw slugTaken('group', input.slug);
+      if (await slugInUse(tx, 'groups', accountId, input.slug, group.id)) throw slugTaken('group', input.slug);
     }
     return updateGroupRow(tx, group.id, {
       name,

@@ -13,7 +13,7 @@ import {
   deleteTableAndContents,
   insertTable,
   relationLinksTo,
-  tableSlugTaken,
+  slugInUse,
   updateTableSettings,
 } from './store/definitions.js';
 import { backfillUniqueGuard, dropUniqueGuard } from './unique.js';
@@ -123,7 +123,7 @@ export async function updateTable(oc: OperatorContext, account: string, ref: str
     throwIfAny(p);
 
     if (input.slug !== undefined && input.slug !== table.slug) {
-      if (await tableSlugTaken(tx, accountId, input.slug, table.id)) throw slugTaken('table', input.slug);
+      if (await slugInUse(tx, 'tables', accountId, input.slug, table.id)) throw slugTaken('table', input.slug);
     }
     // A set that is new or names other columns guards every live record from now on; a set gone forgets its guard.
     const before = new Map(table.unique_sets.map((u) => [u.key, u.columns]));

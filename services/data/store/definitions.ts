@@ -190,14 +190,20 @@ export async function slugsLike(em: EntityManager, of: 'tables' | 'groups', acco
   return (await many<{ slug: string }>(em, query, [accountId, `${base}%`])).map((r) => r.slug);
 }
 
-/** Whether another table of the account has the slug. */
-export async function tableSlugTaken(em: EntityManager, accountId: number, slug: string, tableId: string): Promise<boolean> {
+/** Whether another table (or group) of the account than `exceptId` has the slug. */
+export async function slugInUse(
+  em: EntityManager,
+  of: 'tables' | 'groups',
+  accountId: number,
+  slug: string,
+  exceptId: string,
+): Promise<boolean> {
   const other = await tablesOf(em, 'data')
-    .selectFrom('data_tables')
+    .selectFrom(of === 'tables' ? 'data_tables' : 'data_groups')
     .select('id')
     .where('account_id', '=', accountId)
     .where('slug', '=', slug)
-    .where('id', '<>', tableId)
+    .where('id', '<>', exceptId)
     .executeTakeFirst();
   return other !== undefined;
 }

@@ -50,18 +50,6 @@ export function groupsWithTable(em: EntityManager, accountId: number, tableId: s
   );
 }
 
-/** Whether another group of the account has the slug. */
-export async function groupSlugTaken(em: EntityManager, accountId: number, slug: string, groupId: string): Promise<boolean> {
-  const other = await tablesOf(em, 'data')
-    .selectFrom('data_groups')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('slug', '=', slug)
-    .where('id', '<>', groupId)
-    .executeTakeFirst();
-  return other !== undefined;
-}
-
 export interface GroupWrite {
   name: string;
   slug: string;
