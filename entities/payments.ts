@@ -45,6 +45,15 @@ export const Payment = defineEntity({
     checkoutCode: p.string().length(64).nullable(),
     /** Who asked for it: an actor label (api_key:12, operator, system:shop-page). */
     createdBy: p.string().length(191).nullable(),
+    /**
+     * The workflow's pushes whose call to the provider began (1, 2, …), written before the call: a
+     * retried push that finds its number here with no provider_ref answers timed_out instead of
+     * prompting the payer again (Daraja keeps no idempotency). Put back when the provider answered
+     * that nothing was pushed (503, throttled), so that push may be tried again.
+     */
+    pushesStarted: p.integer().default(0),
+    /** When its workflow was started (or found running); null while one is owed: the reconciler starts it. */
+    workflowStartedAt: p.datetime().nullable(),
     ...timestamps(),
   },
   uniques: [{ properties: ['accountId', 'reference'] }],
@@ -60,6 +69,14 @@ export const Payment = defineEntity({
     {
       name: 'payments_refunds_index',
       expression: `create index "payments_refunds_index" on "payments" ("refund_of", "created_at") where "refund_of" is not null`,
+    },
+    // The callback's `?ref=` lookup (services/payments/store.ts paymentForCallback): by reference
+    // alone, across accounts; the unique (account_id, reference) leads with the account.
+    { name: 'payments_reference_index', properties: ['reference'] },
+    {
+      // The reconciler's owed workflow starts: the few payments still owed one.
+      name: 'payments_workflow_owed_index',
+      expression: `create index "payments_workflow_owed_index" on "payments" ("created_at") where "workflow_started_at" is null and "state" in ('draft', 'pending') and not "is_refund"`,
     },
     {
       name: 'payments_provider_ref_unique',
@@ -93,7 +110,10 @@ export const PaymentEvent = defineEntity({
   indexes: [{ properties: ['payment', 'occurredAt', 'id'] }],
 });
 
-/** A ledger leg (double entry): append-only; entry_no counts 1, 2, 3 … per payment without a gap. */
+/**
+ * A ledger leg (double entry): append-only, by the database too (a trigger refuses UPDATE and DELETE,
+ * Migration20261128093117); entry_no counts 1, 2, 3 … per payment without a gap.
+ */
 export const LedgerEntry = defineEntity({
   name: 'LedgerEntry',
   tableName: 'ledger_entries',

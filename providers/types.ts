@@ -449,6 +449,8 @@ export interface PaymentResultEvent {
   message: string;
   /** What the payer paid, minor units; null when the provider said nothing (failures). */
   amountMinor: number | null;
+  /** The currency of amountMinor when the provider names one (Daraja does not: absent). */
+  currency?: string | null;
   /** The provider's transaction id of a paid payment (what a refund reverses); null otherwise. */
   receipt: string | null;
   /** The payer's phone as the provider reports it, E.164; null when absent. */

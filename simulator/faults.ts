@@ -15,7 +15,8 @@ export const GROUP_FAULT_KINDS = ['group_create_hang', 'group_create_fail', 'gro
  * `to` (a reversal: the reversed payment's payer). The push's own answer: `payment_timeout` (the
  * push is made, its answer comes after timeoutFaultMs), `payment_unavailable` (503, no push). The
  * result: `insufficient_funds` (1), `payer_cancels` (1032), `no_answer` (1037), `expiry` (1019),
- * `wrong_pin` (2001), `payment_result` (any ResultCode in `code`). Its delivery: `duplicate_callback`
+ * `wrong_pin` (2001), `payment_result` (any ResultCode in `code`; with `amount`, in whole units, a
+ * success reports that amount paid instead of the push's). Its delivery: `duplicate_callback`
  * (posted twice), `late_callback` (settled on time, posted lateCallbackMs later), `no_callback`
  * (settled, never posted: only a query finds it). A reversal: `reversal_fails` (ResultCode `code`,
  * default 2001).
@@ -54,6 +55,8 @@ export interface Fault {
   code: number | null;
   message: string | null;
   retryAfter: number | null;
+  /** A payment result's amount, whole units, reported instead of the push's (payment_result only). */
+  amount: number | null;
   hits: number;
 }
 
@@ -88,6 +91,11 @@ export class FaultStore {
     if (i.retryAfter !== undefined && (typeof i.retryAfter !== 'number' || i.retryAfter < 0)) {
       throw new FaultInputError('retryAfter must be a non-negative number of seconds');
     }
+    if (
+      i.amount !== undefined &&
+      (i.kind !== 'payment_result' || typeof i.amount !== 'number' || !Number.isInteger(i.amount) || i.amount < 1)
+    )
+      throw new FaultInputError("amount must be a whole number of at least 1, with kind 'payment_result'");
     const fault: Fault = {
       id: ++this.seq,
       provider: i.provider,
@@ -97,6 +105,7 @@ export class FaultStore {
       code: typeof i.code === 'number' ? i.code : null,
       message: typeof i.message === 'string' ? i.message : null,
       retryAfter: typeof i.retryAfter === 'number' ? i.retryAfter : null,
+      amount: typeof i.amount === 'number' ? i.amount : null,
       hits: 0,
     };
     this.faults.push(fault);

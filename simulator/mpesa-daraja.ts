@@ -72,6 +72,8 @@ export interface SimPayment {
   phone: string;
   /** Whole shillings. */
   amount: number;
+  /** What the result reports paid, whole shillings, when a `payment_result` fault's `amount` says another than the push's. */
+  reportedAmount: number | null;
   accountReference: string;
   transactionDesc: string;
   callbackUrl: string;
@@ -239,6 +241,7 @@ export function darajaRouter(state: SimState): Router {
       shortCode: o.paymentShortCode,
       phone,
       amount,
+      reportedAmount: resultFault?.amount ?? null,
       accountReference: b.AccountReference,
       transactionDesc: b.TransactionDesc,
       callbackUrl: b.CallBackURL,
@@ -367,7 +370,7 @@ function stkCallback(state: SimState, p: SimPayment, at: number): SignedRequest 
   if (p.resultCode === 0) {
     stk.CallbackMetadata = {
       Item: [
-        { Name: 'Amount', Value: p.amount },
+        { Name: 'Amount', Value: p.reportedAmount ?? p.amount },
         { Name: 'MpesaReceiptNumber', Value: p.receipt },
         { Name: 'Balance' },
         { Name: 'TransactionDate', Value: Number(nairobiStamp(at)) },

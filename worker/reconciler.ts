@@ -9,6 +9,7 @@ import { startUnstartedPushes } from '../services/catalogues/index.js';
 import { startOwedOrderHolds } from '../services/orders/holds.js';
 import { requestOwedIndexes } from '../services/data/indexes.js';
 import { startOwedGroupCreations } from '../services/groups/index.js';
+import { startOwedPayments } from '../services/payments/index.js';
 import { startPoller } from './poller.js';
 
 /** Held, for the length of a pass, by the one reconciler of the deployment that repairs now. */
@@ -20,7 +21,7 @@ type ReconcilerDeps = { config: Config; orm: MikroORM; temporal: Client; log: Lo
  * One reconciler pass, claimed: it runs only while it holds a transaction-scoped advisory lock, so
  * the reconcilers of several workers never repair the same row at once (each would start the same
  * workflow; the id policy keeps that harmless, but the work and the logs would double). The claim
- * covers the whole pass because the rows it repairs belong to five families whose services find
+ * covers the whole pass because the rows it repairs belong to six families whose services find
  * them; a pass is short and rare, and one worker repairing at a time is enough. A worker that dies
  * drops its connection and with it the lock; one that stalls loses it to the idle timeout.
  * Answers whether this pass ran (false: another reconciler held the claim).
@@ -57,6 +58,9 @@ async function repairPass(deps: ReconcilerDeps): Promise<void> {
   // Chat groups still creating whose creation workflow was never started (services/groups/groups.ts).
   const groups = await startOwedGroupCreations(deps.orm.em.fork(), deps);
   if (groups) deps.log.info({ count: groups }, 'reconciler started chat-group creations');
+  // Payment workflows owed by committed payments whose start was lost (services/payments/flow.ts).
+  const payments = await startOwedPayments(deps.orm.em.fork(), deps);
+  if (payments) deps.log.info({ count: payments }, 'reconciler started payment workflows');
 }
 
 /**

@@ -3,13 +3,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Logger } from '../../logger.js';
 import type { PaymentProvider, PaymentStatus } from '../../providers/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
-import { recordMove, setProviderRef, type MoveInput } from '../../services/payments/index.js';
+import { markPushStarted, recordMove, unmarkPush, setProviderRef, type MoveInput } from '../../services/payments/index.js';
 
 // The payment workflow's activities (workflows/payments/payment.ts). Each is safe to repeat: a move
 // is recordMove, which refuses a second identical move (the state has moved on) and records the
 // refusal; the status is a read; the push is the one call that is not, which is why it answers a
-// timeout instead of throwing it (Daraja keeps no idempotency key: a retried push is a second
-// prompt on the payer's phone).
+// timeout instead of throwing it, and why it marks its number on the payment before calling: a
+// retry of a push whose worker died mid-call finds the mark and answers a timeout too (Daraja keeps
+// no idempotency key: a retried push is a second prompt on the payer's phone).
 
 export interface PaymentDeps {
   orm: MikroORM;
@@ -31,6 +32,8 @@ export interface PushInput {
   currency: string;
   payer: string;
   provider: string | null;
+  /** Which of the workflow's pushes this is (1, 2, …): the mark a retried attempt finds. Absent (a push scheduled before marks): unmarked. */
+  push?: number;
 }
 
 /** acknowledged: the payer is asked; refused: the provider will not (permanent); timed_out: no answer, the payer may have been asked. */
@@ -44,7 +47,12 @@ export function createPaymentActivities(deps: PaymentDeps) {
     /** One move through recordMove: applied, or refused and recorded on the timeline (an answer, not a failure). */
     async movePayment(input: PaymentMoveInput): Promise<PaymentMoved> {
       const out = await recordMove(deps.orm.em.fork(), input);
-      if (!out.applied)
+      if (!out.applied && out.mismatch)
+        deps.log.warn(
+          { payment: input.payment, to: input.to, source: input.source, reported: input.reported, refusal: out.refusal },
+          'payment result for another amount or currency refused',
+        );
+      else if (!out.applied)
         deps.log.info({ payment: input.payment, to: input.to, source: input.source, refusal: out.refusal }, 'payment move refused');
       return out.applied ? { applied: true, state: out.payment.state } : { applied: false, state: out.payment.state, refusal: out.refusal };
     },
@@ -52,6 +60,22 @@ export function createPaymentActivities(deps: PaymentDeps) {
     /** Asks the provider to push the prompt; our reference is the idempotency key the provider is given. */
     async pushPayment(input: PushInput): Promise<PushOutcome> {
       const provider = deps.payments(input.provider);
+      const push = input.push;
+      if (push !== undefined) {
+        const mark = await markPushStarted(deps.orm.em.fork(), input.accountId, input.paymentId, push);
+        if (mark.before) {
+          // An earlier attempt of this push began its call and never answered (its worker stopped):
+          // the payer may have been asked, so no second prompt; the workflow waits out the first.
+          if (mark.providerRef)
+            return {
+              kind: 'acknowledged',
+              providerRef: mark.providerRef,
+              message: 'The provider acknowledged this push before its attempt stopped.',
+            };
+          deps.log.warn({ payment: input.paymentId, push }, 'payment push retried after an attempt that never answered; not pushed again');
+          return { kind: 'timed_out', message: `Push ${push} was begun by an attempt that never answered; the payer may have been asked.` };
+        }
+      }
       const r = await provider.requestToPay({
         reference: input.reference,
         amountMinor: input.amountMinor,
@@ -66,7 +90,11 @@ export function createPaymentActivities(deps: PaymentDeps) {
       }
       if (r.permanent) return { kind: 'refused', code: r.code, message: r.message };
       if (r.code === 'timeout') return { kind: 'timed_out', message: r.message };
-      // Nothing was pushed (unavailable, throttled): the retry policy tries again.
+      // An error status (503, throttled) means nothing was pushed: the mark is put back and the retry
+      // policy pushes again. Without an answer (a dropped connection) or with an unreadable acceptance
+      // the payer may have been asked: the mark stays, and the retry answers timed_out.
+      if (push !== undefined && r.httpStatus !== undefined && (r.httpStatus < 200 || r.httpStatus >= 300))
+        await unmarkPush(deps.orm.em.fork(), input.accountId, input.paymentId, push);
       throw ApplicationFailure.retryable(r.message, `ProviderFailure.${r.code}`);
     },
 

@@ -109,8 +109,8 @@ export const paymentSettingsOperations = [
     path: `${P}/{payment}/cancel`,
     summary: 'Cancel an open payment',
     description:
-      'draft, pending, authorised or failed → cancelled, recorded on its timeline as the operator’s. Any other state is 409, and the ' +
-      'refused move is recorded on the timeline too.',
+      'draft, pending, authorised or failed → cancelled, recorded on its timeline as the operator’s; its workflow then stops ' +
+      'pushing and polling. Any other state is 409, and the refused move is recorded on the timeline too.',
     body: {
       type: 'object',
       additionalProperties: false,
@@ -118,6 +118,6 @@ export const paymentSettingsOperations = [
     } as const,
     output: summaryOutput(200, 'The payment, cancelled'),
     cli: [{ command: 'payments:cancel' }],
-    handler: async ({ oc }, { account, payment, ...body }) => cancelPayment(await actingForAccount(oc, account), payment, body),
+    handler: async ({ oc, deps }, { account, payment, ...body }) => cancelPayment(await actingForAccount(oc, account), deps, payment, body),
   }),
 ];

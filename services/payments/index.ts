@@ -3,6 +3,8 @@ export {
   requestPayment,
   requestRefund,
   recordMove,
+  markPushStarted,
+  unmarkPush,
   type RequestPaymentInput,
   type RequestRefundInput,
   type MoveInput,
@@ -18,6 +20,6 @@ export {
   type OrderPaymentInput,
   type OperatorPaymentRequest,
 } from './requests.js';
-export { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
+export { startPaymentAfterCommit, startOwedPayments, tellPaymentCancelled, type PaymentFlowDeps } from './flow.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
 export { setProviderRef } from './store.js';

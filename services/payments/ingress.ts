@@ -91,6 +91,7 @@ async function forward(deps: PaymentIngressDeps, provider: PaymentProvider, e: P
       message: e.message,
       receipt: e.receipt,
       amountMinor: e.amountMinor,
+      currency: e.currency ?? null,
     });
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;

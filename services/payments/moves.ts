@@ -19,10 +19,13 @@ import {
   giveRefundHeadroomBack,
   insertEvent,
   insertPayment,
+  providerRefOf,
   readPaymentRow,
   setState,
   settledRefundsMinor,
+  startPush,
   takeRefundHeadroom,
+  unstartPush,
   type NewPayment,
   type PaymentRow,
 } from './store.js';
@@ -212,9 +215,16 @@ export interface MoveInput {
   providerRef?: string | null;
   /** Set with a move to failed: what went wrong (the provider's words). */
   lastError?: string | null;
+  /**
+   * What the provider says was paid, with a move into paid: minor units, and the currency when the
+   * provider names one. A move whose amount or currency is not the payment's is refused.
+   */
+  reported?: { amountMinor: number | null; currency?: string | null } | null;
 }
 
-export type MoveOutcome = { applied: true; payment: PaymentSummary } | { applied: false; refusal: string; payment: PaymentSummary };
+/** mismatch: the refusal is the provider reporting another amount or currency than the payment's (logged as a warning). */
+export type MoveOutcome =
+  { applied: true; payment: PaymentSummary } | { applied: false; refusal: string; payment: PaymentSummary; mismatch: boolean };
 
 /**
  * Applies one move of a payment, or refuses it. On the payment's row locked for the transaction:
@@ -232,7 +242,9 @@ export async function recordMove(em: EntityManager, input: MoveInput): Promise<M
   return em.transactional(async (tx) => {
     const row = await readPaymentRow(tx, input.accountId, key, true);
     if (!row) throw notFound('Payment');
-    const refusal = await refusalOf(tx, row, input.to);
+    // Checked before refusalOf, which takes a refund's headroom when the move may be made.
+    const mismatch = canMove(row.state, input.to) ? mismatchOf(row, input) : null;
+    const refusal = mismatch ?? (await refusalOf(tx, row, input.to));
     if (refusal) {
       await insertEvent(tx, {
         accountId: row.account_id,
@@ -243,7 +255,7 @@ export async function recordMove(em: EntityManager, input: MoveInput): Promise<M
         source: input.source,
         message: input.message ? `${refusal} (${input.message})` : refusal,
       });
-      return { applied: false, refusal, payment: paymentSummary(row) };
+      return { applied: false, refusal, payment: paymentSummary(row), mismatch: mismatch !== null };
     }
     const moved = await applyMove(tx, row, input.to, input.source, input.message ?? null, {
       ...(input.providerRef !== undefined ? { providerRef: input.providerRef } : {}),
@@ -256,6 +268,25 @@ export async function recordMove(em: EntityManager, input: MoveInput): Promise<M
     if (row.is_refund && row.refund_of) await followRefund(tx, row, moved.state, input.source);
     return { applied: true, payment: paymentSummary(moved) };
   });
+}
+
+/**
+ * A paid result whose amount or currency is not the payment's (null when it is, or when the provider
+ * did not say). Refused rather than applied: the payment stays open for the operator to look at, as
+ * a Stripe or M-Pesa integrator checks the amount before fulfilling; it is not failed either, since
+ * money did move and a failed payment may be pushed again.
+ */
+function mismatchOf(row: PaymentRow, input: MoveInput): string | null {
+  const r = input.reported;
+  if (input.to !== 'paid' || !r) return null;
+  if (r.currency && r.currency.toUpperCase() !== row.currency)
+    return `Refused: the provider reported a payment in ${r.currency}; the payment is in ${row.currency}.`;
+  if (r.amountMinor !== null && r.amountMinor !== Number(row.amount_minor))
+    return (
+      `Refused: the provider reported ${displayAmount(r.amountMinor, row.currency)} paid ` +
+      `(${r.amountMinor} minor units); the payment is ${displayAmount(Number(row.amount_minor), row.currency)} (${row.amount_minor}).`
+    );
+  return null;
 }
 
 /** Why a move cannot be made (null when it can). Takes a refund's headroom again when it goes back to an open state. */
@@ -343,4 +374,24 @@ async function emitMoveEvent(tx: EntityManager, moved: PaymentRow): Promise<void
     },
     'payments',
   );
+}
+
+/**
+ * Marks push number `push` of a payment's workflow as begun, before the provider is called. before:
+ * an earlier attempt of the same push had marked it and never recorded that nothing was pushed (its
+ * worker stopped mid-call), with the provider's id when that attempt stored one.
+ */
+export async function markPushStarted(
+  em: EntityManager,
+  accountId: number,
+  paymentId: string,
+  push: number,
+): Promise<{ before: false } | { before: true; providerRef: string | null }> {
+  if (await startPush(em, accountId, paymentId, push)) return { before: false };
+  return { before: true, providerRef: await providerRefOf(em, accountId, paymentId) };
+}
+
+/** Takes back the mark of push `push`: the provider answered that nothing was pushed (503, throttled), so it may be tried again. */
+export async function unmarkPush(em: EntityManager, accountId: number, paymentId: string, push: number): Promise<void> {
+  await unstartPush(em, accountId, paymentId, push);
 }

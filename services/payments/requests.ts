@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
+import { startPaymentAfterCommit, tellPaymentCancelled, type PaymentFlowDeps } from './flow.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isKnownCurrency, paymentKey } from '../../domain/payments/index.js';
 import { conflict, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
@@ -17,14 +17,14 @@ import { readPaymentRow } from './store.js';
 
 /**
  * The one place a requested payment's workflow is started, after the transaction that wrote the
- * payment has committed (so the workflow never reads a payment that is not there). The request is
- * committed and answered whatever happens here: a start that fails is logged, and the payment stays
- * in draft, readable and cancellable by the operator (docs/payments.md, "Not built yet": a
- * reconciler for payments whose workflow never started).
+ * payment has committed (so the workflow never reads a payment that is not there), and the start
+ * recorded on the payment. The request is committed and answered whatever happens here: a start that
+ * fails is logged, and the payment stays in draft until the worker's reconciler starts it
+ * (startOwedPayments, a pass or two later).
  */
 export async function afterPaymentRequested(
   // Lenient as startOrderHoldAfterCommit is: callers hand over the deps they hold (a Partial<Config> in the chat ingress).
-  deps: { temporal: PaymentFlowDeps['temporal']; config: Partial<Pick<Config, 'taskQueue'>>; log?: Logger },
+  deps: { temporal: PaymentFlowDeps['temporal']; config: Partial<Pick<Config, 'taskQueue'>>; log?: Logger; orm?: PaymentFlowDeps['orm'] },
   payment: PaymentSummary | null,
   accountId: number,
 ): Promise<void> {
@@ -33,11 +33,15 @@ export async function afterPaymentRequested(
     temporal: deps.temporal,
     config: { taskQueue: deps.config.taskQueue ?? loadConfig().taskQueue },
     log: deps.log,
+    orm: deps.orm,
   };
   try {
     await startPaymentAfterCommit(flow, payment, accountId);
   } catch (err) {
-    deps.log?.warn({ err, payment: payment.id, reference: payment.reference }, 'payment workflow not started; the payment stays in draft');
+    deps.log?.warn(
+      { err, payment: payment.id, reference: payment.reference },
+      'payment workflow not started; the reconciler will start it',
+    );
   }
 }
 
@@ -150,11 +154,15 @@ export async function refundPayment(
 /**
  * The operator cancels an open payment (draft, pending, authorised, or failed: the contract's moves
  * into cancelled). Any other is refused (409) and the refusal recorded on the payment's timeline
- * with the operator as its source, as recordMove records every refused move. (Once payments have
- * their workflow, it learns of the cancellation by the payment's state: the helper wiring it decides
- * whether this becomes a signal to it.)
+ * with the operator as its source, as recordMove records every refused move. Once the move has
+ * committed, the payment's workflow is told (a signal), so it stops pushing and polling at once.
  */
-export async function cancelPayment(rc: RequestContext, payment: string, body: { reason?: string }): Promise<PaymentSummary> {
+export async function cancelPayment(
+  rc: RequestContext,
+  deps: { temporal: PaymentFlowDeps['temporal'] },
+  payment: string,
+  body: { reason?: string },
+): Promise<PaymentSummary> {
   const outcome = await recordMove(rc.em, {
     accountId: rc.account.id,
     payment,
@@ -163,5 +171,6 @@ export async function cancelPayment(rc: RequestContext, payment: string, body: {
     message: body.reason ?? null,
   });
   if (!outcome.applied) throw conflict(outcome.refusal);
+  await tellPaymentCancelled({ temporal: deps.temporal, log: rc.log }, rc.account.id, outcome.payment, 'operator');
   return outcome.payment;
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
-import { exec, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 import type { LedgerLeg, PaymentState } from '../../domain/payments/index.js';
 
 // The payments family's statements: the only code that names payments, payment_events and
@@ -333,4 +333,62 @@ export async function paymentForCallback(
     if (byReference.length === 1) return byReference[0];
   }
   return null;
+}
+
+/**
+ * Marks that push number `push` of the payment's workflow is about to call the provider. Answers
+ * false when that push was marked already: an earlier attempt of the same push began its call and
+ * never recorded an answer (its worker stopped), so the payer may have been asked.
+ */
+export async function startPush(em: EntityManager, accountId: number, paymentId: string, push: number): Promise<boolean> {
+  const row = await one<{ id: string }>(
+    em,
+    `update payments set pushes_started = ?, updated_at = now()
+      where id = ? and account_id = ? and pushes_started < ?
+     returning id`,
+    [push, paymentId, accountId, push],
+  );
+  return row !== null;
+}
+
+/** Puts back the mark of push `push`: the provider answered that nothing was pushed, so the push may be tried again. */
+export async function unstartPush(em: EntityManager, accountId: number, paymentId: string, push: number): Promise<void> {
+  await exec(em, 'update payments set pushes_started = ?, updated_at = now() where id = ? and account_id = ? and pushes_started = ?', [
+    push - 1,
+    paymentId,
+    accountId,
+    push,
+  ]);
+}
+
+/** The provider's id of the payment's attempt, when one is stored. */
+export async function providerRefOf(em: EntityManager, accountId: number, paymentId: string): Promise<string | null> {
+  const row = await tablesOf(em, 'payments')
+    .selectFrom('payments')
+    .select('provider_ref')
+    .where('account_id', '=', accountId)
+    .where('id', '=', paymentId)
+    .executeTakeFirst();
+  return row?.provider_ref ?? null;
+}
+
+/** Records that the payment's workflow was started (or found running, or is owed none): the reconciler leaves it alone. */
+export async function markWorkflowStarted(em: EntityManager, paymentId: string): Promise<void> {
+  await exec(em, 'update payments set workflow_started_at = now() where id = ? and workflow_started_at is null', [paymentId]);
+}
+
+/**
+ * Payments still owed their workflow: draft or pending, not refunds, requested at least
+ * `olderThanSeconds` ago with no start recorded (the start after the commit failed, or the process
+ * died before it), oldest first.
+ */
+export async function paymentsOwingWorkflow(em: EntityManager, olderThanSeconds: number, limit: number): Promise<PaymentRow[]> {
+  return many<PaymentRow>(
+    em,
+    `select ${SELECTED} from payments
+      where workflow_started_at is null and state in ('draft', 'pending') and not is_refund
+        and created_at < now() - make_interval(secs => ?)
+      order by created_at limit ?`,
+    [olderThanSeconds, limit],
+  );
 }

@@ -1,6 +1,10 @@
 // Payments for the tests: there is no REST write that makes or moves one (the contract has none),
 // so a test makes them through the services the workflow's activities call, on the run's database.
+// The test drives such a payment itself, so it is marked as owed no workflow (workflow_started_at):
+// otherwise the stack's reconciler would start one for it half a minute later and race the test's
+// own moves. `owed: true` leaves it owed, as a payment whose start was lost.
 import { openOrm } from '../../entities/orm.js';
+import { exec } from '../../entities/db.js';
 import { recordMove, requestPayment, requestRefund, type RequestPaymentInput } from '../../services/payments/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
 
@@ -22,8 +26,18 @@ const WALKS: Record<Exclude<PaymentState, 'partly_refunded' | 'refunded'>, Payme
 
 export function paymentsOf(orm: PaymentOrm) {
   const em = () => orm.em.fork();
-  const request = (accountId: number, over: Partial<RequestPaymentInput> = {}) =>
-    requestPayment(em(), { accountId, amountMinor: 1_000_000, currency: 'TZS', source: 'test', createdBy: 'system:test', ...over });
+  const request = async (accountId: number, over: Partial<RequestPaymentInput> = {}, o: { owed?: boolean } = {}) => {
+    const p = await requestPayment(em(), {
+      accountId,
+      amountMinor: 1_000_000,
+      currency: 'TZS',
+      source: 'test',
+      createdBy: 'system:test',
+      ...over,
+    });
+    if (!o.owed) await exec(em(), 'update payments set workflow_started_at = now() where id = ?', [p.id]);
+    return p;
+  };
   const move = (accountId: number, payment: string, to: PaymentState, source = 'provider', message?: string) =>
     recordMove(em(), { accountId, payment, to, source, message });
   /** A payment walked to `state` (partly_refunded and refunded by settled refunds). */

@@ -181,6 +181,22 @@ test('the result faults: insufficient funds, the payer cancels, no answer, expir
   }
 });
 
+test('a payment_result fault with an amount: the callback reports that amount paid, not the push’s', async () => {
+  const who = payer();
+  await fault('payment_result', who, { code: 0, amount: 1400 });
+  const p = await requestToPay(150_000, who);
+  const [e] = await results(p.ref);
+  assert.equal(e!.type === 'payment_result' && e.outcome, 'paid');
+  assert.equal(e!.amountMinor, 140_000, 'the callback’s Amount, not the 1,500 pushed');
+  assert.equal((await control('GET', `/payments/${p.providerRef}`)).body.amount, 1500, 'the push itself was for 1,500');
+  assert.equal(
+    (await control('POST', '/faults', { provider: 'payment', kind: 'insufficient_funds', to: who, amount: 1 })).status,
+    400,
+    'amount only with payment_result',
+  );
+  assert.equal((await control('POST', '/faults', { provider: 'payment', kind: 'payment_result', code: 0, amount: 0 })).status, 400);
+});
+
 test('delivery faults: a duplicate callback, a late one (after the query already knows), none at all', async () => {
   const dupPayer = payer();
   await fault('duplicate_callback', dupPayer);

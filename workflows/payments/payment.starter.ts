@@ -1,5 +1,5 @@
 import type { WorkflowStarter } from '../starter.js';
-import type { paymentResultSignal } from './payment.js';
+import type { paymentCancelledSignal, paymentResultSignal } from './payment.js';
 
 export interface PaymentKey {
   accountId: number;
@@ -19,7 +19,7 @@ export const paymentStarter: WorkflowStarter<
   PaymentKey,
   'taskQueue',
   Record<never, never>,
-  { paymentResult: typeof paymentResultSignal }
+  { paymentResult: typeof paymentResultSignal; paymentCancelled: typeof paymentCancelledSignal }
 > = {
   workflowType: 'paymentWorkflow',
   taskQueue: 'taskQueue',
@@ -27,5 +27,5 @@ export const paymentStarter: WorkflowStarter<
   searchAttributes: (k) => ({ AccountId: String(k.accountId), ResourceId: k.paymentId, ResourceType: 'payment' }),
   workflowIdReusePolicy: 'REJECT_DUPLICATE',
   workflowIdConflictPolicy: 'FAIL',
-  signals: { paymentResult: 'paymentResult' },
+  signals: { paymentResult: 'paymentResult', paymentCancelled: 'paymentCancelled' },
 };

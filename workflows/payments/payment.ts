@@ -37,6 +37,13 @@ export interface PaymentResultSignal {
   message: string;
   receipt: string | null;
   amountMinor: number | null;
+  /** The currency the provider reports, when it names one (Daraja does not). */
+  currency?: string | null;
+}
+
+/** The operator cancelled the payment (the move is committed): stop pushing and polling. */
+export interface PaymentCancelledSignal {
+  source: string;
 }
 
 export interface PaymentWorkflowState {
@@ -58,6 +65,7 @@ export interface PaymentWorkflowState {
 }
 
 export const paymentResultSignal = defineSignal<[PaymentResultSignal]>('paymentResult');
+export const paymentCancelledSignal = defineSignal<[PaymentCancelledSignal]>('paymentCancelled');
 export const paymentStateQuery = defineQuery<PaymentWorkflowState>('state');
 
 /** The provider keeps a prompt about a minute (Daraja 1037); a push whose answer was lost is tried again only after it. */
@@ -114,13 +122,20 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
     s.seen.push(r.eventId);
     inbox.push(r);
   });
+  // Cancelled is terminal: once told, no later answer of a move made before it (read in the same
+  // activation) can make the payment look open again.
+  let cancelled = false;
+  setHandler(paymentCancelledSignal, () => {
+    cancelled = true;
+    s.state = 'cancelled';
+  });
   const expiresAt = input.expiresAt ? Date.parse(input.expiresAt) : null;
   const until = expiresAt ?? Date.now() + NO_EXPIRY_WAIT_MS;
   const isOpen = () => OPEN.includes(s.state);
 
   const move = async (to: PaymentState, source: string, message: string | null, extra: Partial<PaymentMoveInput> = {}) => {
     const out: PaymentMoved = await db.movePayment({ accountId: input.accountId, payment: input.paymentId, to, source, message, ...extra });
-    s.state = out.state;
+    s.state = cancelled ? 'cancelled' : out.state;
     if (!out.applied) s.refusals.push(out.refusal);
     return out.applied;
   };
@@ -132,6 +147,8 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
     await move(r.outcome, source, words || null, {
       providerRef: r.providerRef,
       ...(r.outcome === 'failed' ? { lastError: words || r.message } : {}),
+      // recordMove refuses a paid result for another amount or currency than the payment's.
+      ...(r.outcome === 'paid' ? { reported: { amountMinor: r.amountMinor, currency: r.currency ?? null } } : {}),
     });
   };
 
@@ -146,11 +163,15 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
       currency: input.currency,
       payer: input.payer!,
       provider: input.provider,
+      push: s.pushes,
     });
   };
   if (input.payer && isOpen()) {
     const pushed = await pushOnce();
-    if (pushed.kind === 'refused') {
+    if (cancelled) {
+      // Cancelled while the push was out: nothing more to move (a result still comes as a callback).
+      if (pushed.kind === 'acknowledged') s.providerRef = pushed.providerRef;
+    } else if (pushed.kind === 'refused') {
       if (s.state === 'draft') await move('pending', 'provider', 'Push refused by the provider.');
       await move('failed', 'provider', pushed.message, { lastError: `${pushed.code}: ${pushed.message}` });
     } else {
@@ -182,7 +203,7 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
     const polling = s.providerRef !== null;
     const canRepush = !polling && input.payer !== null && s.pushes > 0 && s.pushes < MAX_PUSHES && s.state === 'pending';
     const wake = Math.min(until, polling ? now + pollEvery : canRepush ? nextPush : until);
-    const got = await condition(() => inbox.length > 0, Math.max(1, wake - now));
+    const got = await condition(() => inbox.length > 0 || cancelled, Math.max(1, wake - now));
     if (got) continue;
     if (Date.now() >= until) continue;
     if (polling) {

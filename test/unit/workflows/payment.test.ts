@@ -6,6 +6,7 @@ import type { PaymentActivities, PaymentMoveInput, PaymentMoved, PushOutcome } f
 import type { PaymentStatus } from '../../../providers/index.js';
 import { canMove, type PaymentState } from '../../../domain/payments/index.js';
 import {
+  paymentCancelledSignal,
   paymentResultSignal,
   paymentStateQuery,
   LINGER_MS,
@@ -40,6 +41,8 @@ interface Double {
   /** Refused moves, `from→to@source`. */
   refused: string[];
   pushes: number;
+  /** The push number each push carried (the mark a retried attempt finds). */
+  pushNumbers: (number | undefined)[];
   polls: number[];
   activities: PaymentActivities;
 }
@@ -50,6 +53,7 @@ function paymentDouble(o: { push?: (n: number) => PushOutcome; status?: (n: numb
     moves: [],
     refused: [],
     pushes: 0,
+    pushNumbers: [],
     polls: [],
     activities: {
       async movePayment(m: PaymentMoveInput): Promise<PaymentMoved> {
@@ -57,12 +61,18 @@ function paymentDouble(o: { push?: (n: number) => PushOutcome; status?: (n: numb
           d.refused.push(`${d.state}→${m.to}@${m.source}`);
           return { applied: false, state: d.state, refusal: `Refused: ${d.state} → ${m.to}` };
         }
+        // recordMove's amount rule: a paid result for another amount than the payment's (150,000) is refused.
+        if (m.to === 'paid' && m.reported && m.reported.amountMinor !== null && m.reported.amountMinor !== 150000) {
+          d.refused.push(`${d.state}→${m.to}@${m.source}:${m.reported.amountMinor}`);
+          return { applied: false, state: d.state, refusal: `Refused: ${m.reported.amountMinor} is not 150000` };
+        }
         d.state = m.to;
         d.moves.push(`${m.to}@${m.source}`);
         return { applied: true, state: d.state };
       },
-      async pushPayment() {
+      async pushPayment(i) {
         d.pushes++;
+        d.pushNumbers.push(i.push);
         return o.push ? o.push(d.pushes) : { kind: 'acknowledged', providerRef: `ws_CO_${d.pushes}`, message: 'Success. Request accepted' };
       },
       async paymentStatus() {
@@ -254,4 +264,76 @@ test('a callback that arrives while the push timed out (no provider id yet) sett
   assert.deepEqual(d.moves, ['pending@provider', 'paid@provider']);
   assert.equal(state.providerRef, 'ws_CO_late');
   assert.ok(LINGER_MS > 0);
+});
+
+test('the operator cancels while it waits: told by the signal, it stops polling at once and settles', { timeout: 60_000 }, async () => {
+  const d = paymentDouble();
+  const state = await run(d, async (q) => {
+    const h = await start(q);
+    await until(h, (s) => s.phase === 'waiting');
+    // The operator's cancel: the row moves (recordMove in the request), then the workflow is told.
+    d.state = 'cancelled';
+    await h.signal(paymentCancelledSignal, { source: 'operator' });
+    const settled = await until(h, (s) => s.phase === 'settled');
+    assert.equal(settled.state, 'cancelled');
+    // Polls would have come every 30 s to 10 minutes; the hour of lingering passes without one.
+    await env.sleep(30 * MINUTE);
+    return h.result();
+  });
+  assert.deepEqual(d.moves, ['pending@provider']);
+  assert.deepEqual(d.polls, [], 'no poll after the cancel');
+  assert.deepEqual(d.refused, [], 'learned from the signal, not from a refused move');
+  assert.equal(state.state, 'cancelled');
+  assert.deepEqual(state.refusals, []);
+  assert.equal(d.pushes, 1);
+});
+
+test('cancelled while the push is out: no move after the push, no repush, no poll', { timeout: 60_000 }, async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const d = paymentDouble({ push: () => ({ kind: 'timed_out', message: 'no answer' }) });
+  const push = d.activities.pushPayment;
+  d.activities.pushPayment = async (i) => {
+    await held;
+    return push(i);
+  };
+  const state = await run(d, async (q) => {
+    const h = await start(q);
+    await until(h, (s) => s.pushes === 1);
+    d.state = 'cancelled';
+    await h.signal(paymentCancelledSignal, { source: 'operator' });
+    release();
+    return h.result();
+  });
+  assert.deepEqual(d.moves, [], 'no draft → pending after the cancel');
+  assert.deepEqual(d.refused, []);
+  assert.equal(d.pushes, 1, 'not pushed again after the prompt’s life');
+  assert.deepEqual(d.polls, []);
+  assert.equal(state.state, 'cancelled');
+});
+
+test('a paid result for another amount is refused: the payment stays pending, then expires', { timeout: 60_000 }, async () => {
+  const d = paymentDouble({ status: () => 'paid' });
+  const state = await run(d, async (q) => {
+    const h = await start(q, { expiresInMs: HOUR });
+    await until(h, (s) => s.phase === 'waiting');
+    await h.signal(paymentResultSignal, { ...result('paid'), amountMinor: 140000 });
+    const refused = await until(h, (s) => s.refusals.length === 1);
+    assert.equal(refused.state, 'pending');
+    assert.equal(refused.phase, 'waiting');
+    return h.result();
+  });
+  assert.deepEqual(d.refused, ['pending→paid@provider:140000']);
+  // The poll's "paid" is the same attempt's result (same event id): dropped, so the query cannot pay it either.
+  assert.deepEqual(d.moves, ['pending@provider', 'expired@expiry']);
+  assert.equal(state.state, 'expired');
+});
+
+test('each push carries its number, the mark a retried attempt of it finds', { timeout: 30_000 }, async () => {
+  const d = paymentDouble({
+    push: (n) => (n < 3 ? { kind: 'timed_out', message: 'no answer' } : { kind: 'acknowledged', providerRef: 'ws_CO_3', message: 'ok' }),
+    status: () => 'paid',
+  });
+  await run(d, async (q) => (await start(q)).result());
+  assert.deepEqual(d.pushNumbers, [1, 2, 3]);
 });
