@@ -21,3 +21,4 @@ export {
 export { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
 export { setProviderRef } from './store.js';
+export { collectedBefore, type PaidPayment, type PaidSubject, type PaidSubjects, type AfterPaid } from './subjects.js';
