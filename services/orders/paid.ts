@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordNotice } from '../account/index.js';
 import { emitEvent } from '../webhooks/index.js';
-import { collectedBefore, type PaidPayment, type PaidSubject } from '../payments/index.js';
+import { collectedBefore, type AfterPaid, type PaidPayment, type PaidSubject } from '../payments/index.js';
 import { moveOrderStatus, signalOrderMovedOn } from './holds.js';
 import { orderView } from './orders.js';
 import { readOrderRow } from './store.js';
@@ -55,9 +55,10 @@ export const orderPaid: PaidSubject = async (tx: EntityManager, paid: PaidPaymen
   if (before + payment.amount_minor < total) return { outcome: `partly paid: ${before + payment.amount_minor} of ${total}` };
 
   const actor = `payment:${payment.reference}`;
-  let afterCommit: Awaited<ReturnType<PaidSubject>>['afterCommit'];
+  let afterCommit: AfterPaid | undefined;
+  let view = orderView(order);
   if (order.status === 'pending') {
-    await moveOrderStatus(tx, accountId, orderId, 'confirmed', actor);
+    view = (await moveOrderStatus(tx, accountId, orderId, 'confirmed', actor))!.view;
     afterCommit = (deps) => signalOrderMovedOn(deps, accountId, orderId, 'confirmed');
   } else if (order.status === 'cancelled' || order.status === 'refunded') {
     await recordNotice(tx, accountId, {
@@ -67,12 +68,11 @@ export const orderPaid: PaidSubject = async (tx: EntityManager, paid: PaidPaymen
       dedupeKey: `order.paid:${orderId}:${payment.id}`,
     });
   }
-  const now = (await readOrderRow(tx, accountId, orderId))!;
   await emitEvent(
     tx,
     accountId,
     'order.paid',
-    { ...orderView(now), payment: paymentFields(payment) },
+    { ...view, payment: paymentFields(payment) },
     payment.settled_at ? new Date(payment.settled_at) : new Date(),
   );
   return { outcome: order.status === 'pending' ? 'paid: confirmed' : `paid: kept ${order.status}`, afterCommit };
