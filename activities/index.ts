@@ -19,6 +19,7 @@ import { createCartTimerActivities } from './shop/cart-abandonment.js';
 import { createDataIndexActivities } from './data/indexes.js';
 import { createChatGroupActivities } from './groups/chat-group.js';
 import { createPaymentActivities } from './payments/payment.js';
+import { orderPaid } from '../services/orders/index.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -53,7 +54,13 @@ export function createActivities(deps: ActivityDeps) {
     ...createOrderHoldActivities({ orm: deps.orm, log: deps.log }),
     ...createDataIndexActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createChatGroupActivities({ orm: deps.orm, config: deps.config, log: deps.log, groups: () => providers.chatGroups() }),
-    ...createPaymentActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
+    // A paid payment tells its subject's family: wired here, so payments imports nothing of orders.
+    ...createPaymentActivities({
+      orm: deps.orm,
+      log: deps.log,
+      payments: (stored) => providers.payments(stored),
+      paidSubjects: { order: orderPaid },
+    }),
   });
 }
 

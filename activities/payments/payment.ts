@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../../logger.js';
 import type { PaymentProvider, PaymentStatus } from '../../providers/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
-import { markPushStarted, recordMove, unmarkPush, setProviderRef, type MoveInput } from '../../services/payments/index.js';
+import { markPushStarted, recordMove, unmarkPush, setProviderRef, type MoveInput, type PaidSubjects } from '../../services/payments/index.js';
 
 // The payment workflow's activities (workflows/payments/payment.ts). Each is safe to repeat: a move
 // is recordMove, which refuses a second identical move (the state has moved on) and records the
@@ -17,6 +17,8 @@ export interface PaymentDeps {
   log: Logger;
   /** The payment provider a payment stores (null: the configured one); the registry's payments(). */
   payments(stored?: string | null): PaymentProvider;
+  /** What a paid payment's subject does, by subject_type (the orders family for `order`), in the move's transaction. */
+  paidSubjects?: PaidSubjects;
 }
 
 /** A move the workflow asks for: the service's own input (recordMove). */
@@ -46,7 +48,7 @@ export function createPaymentActivities(deps: PaymentDeps) {
   return {
     /** One move through recordMove: applied, or refused and recorded on the timeline (an answer, not a failure). */
     async movePayment(input: PaymentMoveInput): Promise<PaymentMoved> {
-      const out = await recordMove(deps.orm.em.fork(), input);
+      const out = await recordMove(deps.orm.em.fork(), input, { paidSubjects: deps.paidSubjects });
       if (!out.applied && out.mismatch)
         deps.log.warn(
           { payment: input.payment, to: input.to, source: input.source, reported: input.reported, refusal: out.refusal },
@@ -54,6 +56,18 @@ export function createPaymentActivities(deps: PaymentDeps) {
         );
       else if (!out.applied)
         deps.log.info({ payment: input.payment, to: input.to, source: input.source, refusal: out.refusal }, 'payment move refused');
+      else if (out.subject) {
+        deps.log.info(
+          { payment: out.payment.id, subject: out.payment.subject_id, outcome: out.subject.outcome },
+          'paid payment told its subject',
+        );
+        // Committed already; a lost step is covered by its own workflow (an order's hold TTL finds nothing held).
+        try {
+          await out.subject.afterCommit?.({ temporal: Context.current().client, log: deps.log });
+        } catch (err) {
+          deps.log.warn({ err, payment: out.payment.id }, 'after-paid step failed; left to the subject’s own timer');
+        }
+      }
       return out.applied ? { applied: true, state: out.payment.state } : { applied: false, state: out.payment.state, refusal: out.refusal };
     },
 

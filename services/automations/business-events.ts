@@ -20,6 +20,9 @@ export const BUSINESS_EVENT_TYPES: Record<string, { live: boolean }> = {
   'payment.cancelled': { live: false },
   'payment.refunded': { live: false },
   'order.received': { live: true },
+  // The communication callback of an order's payment settling (services/orders/paid.ts); the service
+  // logs payment.paid for it, and an operation emitting order.paid is a payment's news: reconciled later.
+  'order.paid': { live: false },
   'contact.created': { live: true },
 };
 

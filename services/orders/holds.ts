@@ -243,6 +243,21 @@ export async function signalOrderMovedOn(deps: { temporal: Client; log: Logger }
 // ---- status moves ------------------------------------------------------------------------------
 
 /**
+ * The status move itself, in the caller's transaction: the order row locked, its status set, its
+ * holds moved as the new status says (`actor` names who asked, in the movements' cause). Null when
+ * the order is not the account's. After the commit, a status whose hold effect is not none owes the
+ * order's workflow `signalOrderMovedOn`. The operator's PUT and a paid payment both come through here.
+ */
+export async function moveOrderStatus(tx: EntityManager, accountId: number, orderId: number, status: OrderStatus, actor: string) {
+  const order = await lockOrder(tx, accountId, orderId);
+  if (!order) return null;
+  const shop = (await shopStockPolicy(tx, order.catalogue_id))!;
+  await setStatus(tx, orderId, status);
+  const moved = await applyStatusToHolds(tx, accountId, orderId, status, shop, actor);
+  return { view: orderView((await readOrderRow(tx, accountId, orderId))!), moved };
+}
+
+/**
  * Sets an order's status (any value from any value) and moves its held stock as the new status
  * says, in one transaction with the order row locked; then tells the order's workflow, when the
  * order moved on. Another tenant's order is 404, as a missing one.
@@ -250,12 +265,9 @@ export async function signalOrderMovedOn(deps: { temporal: Client; log: Logger }
 export async function setOrderStatus(rc: RequestContext, deps: { temporal: Client }, ref: string, status: OrderStatus) {
   const orderId = numericId(ref, 'Order');
   const { view, moved } = await rc.em.transactional(async (tx) => {
-    const order = await lockOrder(tx, rc.account.id, orderId);
-    if (!order) throw notFound('Order');
-    const shop = (await shopStockPolicy(tx, order.catalogue_id))!;
-    await setStatus(tx, orderId, status);
-    const moved = await applyStatusToHolds(tx, rc.account.id, orderId, status, shop, actorLabel(rc.actor));
-    return { view: orderView((await readOrderRow(tx, rc.account.id, orderId))!), moved };
+    const done = await moveOrderStatus(tx, rc.account.id, orderId, status, actorLabel(rc.actor));
+    if (!done) throw notFound('Order');
+    return done;
   });
   if (holdEffect(status) !== 'none') await signalOrderMovedOn({ temporal: deps.temporal, log: rc.log }, rc.account.id, orderId, status);
   rc.log.debug({ orderId, status, moved }, 'order status set');

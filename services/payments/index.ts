@@ -23,3 +23,4 @@ export {
 export { startPaymentAfterCommit, startOwedPayments, tellPaymentCancelled, type PaymentFlowDeps } from './flow.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
 export { setProviderRef } from './store.js';
+export { collectedBefore, type PaidPayment, type PaidSubject, type PaidSubjects, type AfterPaid } from './subjects.js';

@@ -14,6 +14,7 @@ import {
 } from '../../domain/payments/index.js';
 import { conflict, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { paymentSummary, type PaymentSummary } from './payments.js';
+import type { AfterPaid, PaidSubjects } from './subjects.js';
 import {
   appendLedger,
   giveRefundHeadroomBack,
@@ -224,7 +225,13 @@ export interface MoveInput {
 
 /** mismatch: the refusal is the provider reporting another amount or currency than the payment's (logged as a warning). */
 export type MoveOutcome =
-  { applied: true; payment: PaymentSummary } | { applied: false; refusal: string; payment: PaymentSummary; mismatch: boolean };
+  | {
+      applied: true;
+      payment: PaymentSummary;
+      /** A move into paid of a payment whose subject's family was told: what it did, and its step for after the commit. */
+      subject?: { outcome: string; afterCommit?: AfterPaid };
+    }
+  | { applied: false; refusal: string; payment: PaymentSummary; mismatch: boolean };
 
 /**
  * Applies one move of a payment, or refuses it. On the payment's row locked for the transaction:
@@ -234,9 +241,11 @@ export type MoveOutcome =
  * timeline row and its ledger legs (domain/payments/ledger.ts) in the same transaction. A refund
  * that settles moves its parent to partly_refunded or refunded; one that fails, expires or is
  * cancelled gives its amount back to the parent's refundable headroom, and one taken from failed to
- * pending again takes it again (refused when it is no longer there).
+ * pending again takes it again (refused when it is no longer there). A payment (not a refund) moved
+ * into paid tells its subject's family through `paidSubjects` (services/payments/subjects.ts), in
+ * this transaction.
  */
-export async function recordMove(em: EntityManager, input: MoveInput): Promise<MoveOutcome> {
+export async function recordMove(em: EntityManager, input: MoveInput, opts: { paidSubjects?: PaidSubjects } = {}): Promise<MoveOutcome> {
   const key = paymentKey(input.payment);
   if (!key) throw notFound('Payment');
   return em.transactional(async (tx) => {
@@ -266,7 +275,8 @@ export async function recordMove(em: EntityManager, input: MoveInput): Promise<M
           : {}),
     });
     if (row.is_refund && row.refund_of) await followRefund(tx, row, moved.state, input.source);
-    return { applied: true, payment: paymentSummary(moved) };
+    const told = moved.state === 'paid' && !moved.is_refund ? await tellSubject(tx, moved, opts.paidSubjects) : null;
+    return { applied: true, payment: paymentSummary(moved), ...(told ? { subject: told } : {}) };
   });
 }
 
@@ -339,6 +349,12 @@ async function followRefund(tx: EntityManager, refund: PaymentRow, to: PaymentSt
     `Refund ${refund.reference} of ${displayAmount(amount, refund.currency)} settled (${source})`,
     {},
   );
+}
+
+/** Tells a paid payment's subject's family, when the payment names a subject and its type has one. */
+async function tellSubject(tx: EntityManager, moved: PaymentRow, subjects: PaidSubjects | undefined) {
+  const hook = moved.subject_type && moved.subject_id ? subjects?.[moved.subject_type] : undefined;
+  return hook ? hook(tx, { accountId: moved.account_id, payment: paymentSummary(moved) }) : null;
 }
 
 /** The business event of each move of a payment (a refund tells through its parent's `payment.refunded`). */

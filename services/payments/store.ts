@@ -392,3 +392,24 @@ export async function paymentsOwingWorkflow(em: EntityManager, olderThanSeconds:
     [olderThanSeconds, limit],
   );
 }
+
+/**
+ * What a subject's settled payments in one currency still hold (each one's amount less what its
+ * refunds took), `except` one payment left out. Read by the subject's family under its own lock, so
+ * two payments of one subject settling at once see each other (the second waits for the first).
+ */
+export async function subjectCollectedMinor(
+  tx: EntityManager,
+  accountId: number,
+  subject: { type: string; id: string; currency: string },
+  except: string,
+): Promise<number> {
+  const row = await one<{ n: string }>(
+    tx,
+    `select coalesce(sum(amount_minor - refunded_minor), 0)::text as n from payments
+      where account_id = ? and subject_id = ? and subject_type = ? and currency = ? and not is_refund
+        and state in ('paid', 'partly_refunded', 'refunded') and id <> ?`,
+    [accountId, subject.id, subject.type, subject.currency, except],
+  );
+  return Number(row?.n ?? 0);
+}
