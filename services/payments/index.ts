@@ -20,4 +20,4 @@ export {
 } from './requests.js';
 export { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
-export { setProviderRef } from './store.js';
+export { setProviderRef, receiptToReverse } from './store.js';

@@ -33,13 +33,17 @@ export function paymentsOf(orm: PaymentOrm) {
       for (const to of WALKS.paid) await move(accountId, p.id, to);
       const amount = state === 'refunded' ? p.amount_minor : Math.floor(p.amount_minor / 4);
       const r = await requestRefund(em(), { accountId, payment: p.id, amountMinor: amount, reason: 'test', source: 'test' });
+      await move(accountId, r.id, 'pending', 'workflow');
       await move(accountId, r.id, 'paid');
       return p;
     }
     for (const to of WALKS[state]) await move(accountId, p.id, to);
     return p;
   }
-  const refund = (accountId: number, payment: string, amountMinor: number, reason = 'customer asked') =>
-    requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+  /** A refund requested (draft) and sent, as its workflow would send it (pending); the test stands in for the provider's result. */
+  async function refund(accountId: number, payment: string, amountMinor: number, reason = 'customer asked') {
+    const r = await requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+    return (await move(accountId, r.id, 'pending', 'workflow', 'reversal sent')).payment;
+  }
   return { em, request, move, inState, refund };
 }

@@ -132,6 +132,8 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
     await move(r.outcome, source, words || null, {
       providerRef: r.providerRef,
       ...(r.outcome === 'failed' ? { lastError: words || r.message } : {}),
+      // Kept on the payment: a refund reverses it by this receipt.
+      ...(r.receipt ? { receipt: r.receipt } : {}),
     });
   };
 
