@@ -1,6 +1,8 @@
 // Payments for the tests: there is no REST write that makes or moves one (the contract has none),
 // so a test makes them through the services the workflow's activities call, on the run's database.
+import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
+import { admin, eventually, uniquePhone } from './stack.js';
 import { recordMove, requestPayment, requestRefund, type RequestPaymentInput } from '../../services/payments/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
 
@@ -46,4 +48,29 @@ export function paymentsOf(orm: PaymentOrm) {
     return (await move(accountId, r.id, 'pending', 'workflow', 'reversal sent')).payment;
   }
   return { em, request, move, inState, refund };
+}
+
+/**
+ * A payment paid at the simulated provider through its workflow, so it keeps the provider's receipt
+ * (what its refunds reverse): requested by the operator with a payer, pushed, settled by the signed
+ * callback. Answers the paid payment as the operator reads it, and its payer.
+ */
+export async function paidAtProvider(accountId: number, o: { amountMinor: number; currency?: string; subjectId?: string }) {
+  const payer = uniquePhone('2547');
+  const made = await admin('POST', `/accounts/${accountId}/payments`, {
+    amount_minor: o.amountMinor,
+    currency: o.currency ?? 'KES',
+    payer,
+    subject_type: 'order',
+    subject_id: o.subjectId ?? `order-${payer.slice(-6)}`,
+  });
+  assert.equal(made.status, 201, made.text);
+  const paid = await eventually(
+    () => admin('GET', `/accounts/${accountId}/payments/${made.body.data.id}`),
+    (r) => r.body?.data?.state === 'paid',
+    30_000,
+    200,
+    'paid at the provider',
+  );
+  return { ...paid.body.data, payer };
 }
