@@ -191,6 +191,33 @@ test('concurrent refunds: three partial refunds taken and settled, a fourth refu
   assert.deepEqual(await ledgerNets(t.accountId), { provider_clearing: 0, customer_payments: 0 });
 });
 
+test('the provider down: the reversal is sent again once it takes it; an answer lost is never sent again, its result settles the refund', async () => {
+  const t = await newTenant();
+  const p = await paidAtProvider(t.accountId, { amountMinor: 100_000 });
+  const stateOf = (id: string) => temporal.workflow.getHandle(refundWorkflowId(t.accountId, id)).query(refundStateQuery);
+
+  // 503: nothing reversed, so the workflow sends it again (after 10 s).
+  await sim('POST', '/_sim/faults', { provider: 'payment', kind: 'payment_unavailable', to: p.payer.slice(1) });
+  const a = await refund(t.accountId, p.id, { amount_minor: 30_000, reason: 'provider down' });
+  assert.equal(a.status, 201, a.text);
+  await settled(t.accountId, a.body.data.id, 'paid', 'the refund sent again settles');
+  assert.equal((await reversalsFor(a.body.data.reference)).length, 1, 'one reversal made');
+  assert.deepEqual(await stateOf(a.body.data.id).then((s) => [s.sends, s.sent]), [2, 'acknowledged']);
+
+  // The answer lost (the simulator made the reversal and answers after our patience): never sent again;
+  // the result, naming the refund by our reference, settles it.
+  await sim('POST', '/_sim/faults', { provider: 'payment', kind: 'payment_timeout', to: p.payer.slice(1) });
+  const b = await refund(t.accountId, p.id, { amount_minor: 20_000, reason: 'answer lost' });
+  assert.equal(b.status, 201, b.text);
+  const paid = await settled(t.accountId, b.body.data.id, 'paid', 'the refund whose answer was lost settles by its result');
+  assert.deepEqual(steps(paid), ['null→draft@operator', 'draft→pending@workflow', 'pending→paid@provider']);
+  assert.equal((await reversalsFor(b.body.data.reference)).length, 1, 'one reversal made, never two');
+  assert.deepEqual(await stateOf(b.body.data.id).then((s) => [s.sends, s.sent]), [1, 'unknown']);
+  const parent = await read(t.accountId, p.id);
+  assert.deepEqual([parent.state, parent.refunded_minor, parent.refundable_minor], ['partly_refunded', 50_000, 50_000]);
+  await ledgerNets(t.accountId);
+});
+
 test('a payment settled by the status query alone has no receipt: its refund fails saying so, and nothing is sent', async () => {
   const t = await newTenant();
   const payer = uniquePhone('2547');
