@@ -20,6 +20,7 @@ import { createDataIndexActivities } from './data/indexes.js';
 import { createChatGroupActivities } from './groups/chat-group.js';
 import { createPaymentActivities } from './payments/payment.js';
 import { orderPaid } from '../services/orders/index.js';
+import { createRefundActivities } from './payments/refund.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -61,6 +62,7 @@ export function createActivities(deps: ActivityDeps) {
       payments: (stored) => providers.payments(stored),
       paidSubjects: { order: orderPaid },
     }),
+    ...createRefundActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
   });
 }
 

@@ -35,6 +35,13 @@ export const Payment = defineEntity({
     provider: p.string().length(64).nullable(),
     /** The provider's id of the payment (its request-to-pay or transaction id): unique per provider, the key its callbacks name. */
     providerRef: p.string().length(191).nullable(),
+    /**
+     * The provider's receipt of the money moved, from its result: a paid payment's (what a refund
+     * reverses: Daraja reverses by the M-Pesa receipt number, not by the push's id) or a settled
+     * refund's. Stored, not shown, like provider_ref; null when the result carried none (a payment
+     * settled by a status query alone).
+     */
+    providerReceipt: p.string().length(191).nullable(),
     /** How many times it was pushed to the payer (each move into pending). */
     attempts: p.integer().default(0),
     lastError: p.text().nullable(),

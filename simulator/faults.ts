@@ -13,13 +13,14 @@ export const GROUP_FAULT_KINDS = ['group_create_hang', 'group_create_fail', 'gro
 /**
  * Faults of the mobile-money provider (simulator/mpesa-daraja.ts), matched on the payer's phone in
  * `to` (a reversal: the reversed payment's payer). The push's own answer: `payment_timeout` (the
- * push is made, its answer comes after timeoutFaultMs), `payment_unavailable` (503, no push). The
- * result: `insufficient_funds` (1), `payer_cancels` (1032), `no_answer` (1037), `expiry` (1019),
- * `wrong_pin` (2001), `payment_result` (any ResultCode in `code`; with `amount`, in whole units, a
- * success reports that amount paid instead of the push's). Its delivery: `duplicate_callback`
- * (posted twice), `late_callback` (settled on time, posted lateCallbackMs later), `no_callback`
- * (settled, never posted: only a query finds it). A reversal: `reversal_fails` (ResultCode `code`,
- * default 2001).
+ * push is made, its answer comes after timeoutFaultMs), `payment_unavailable` (503, no push); armed
+ * once the payment is paid, the same two are a reversal's answer (made, answered late; 503, none
+ * made). The result: `insufficient_funds` (1), `payer_cancels` (1032), `no_answer` (1037), `expiry`
+ * (1019), `wrong_pin` (2001), `payment_result` (any ResultCode in `code`; with `amount`, in whole
+ * units, a success reports that amount paid instead of the push's). Its delivery:
+ * `duplicate_callback` (posted twice), `late_callback` (settled on time, posted lateCallbackMs later),
+ * `no_callback` (settled, never posted: only a query finds it). A reversal: `reversal_fails`
+ * (ResultCode `code`, default 2001).
  */
 export const PAYMENT_PUSH_FAULT_KINDS = ['payment_timeout', 'payment_unavailable'] as const;
 export const PAYMENT_RESULT_FAULT_KINDS = [

@@ -313,6 +313,9 @@ export function darajaRouter(state: SimState): Router {
     if (String(b.ReceiverParty) !== o.paymentShortCode) return badRequest(ctx, 'ReceiverParty');
     if (!isHttpUrl(b.ResultURL)) return badRequest(ctx, 'ResultURL');
     if (!isHttpUrl(b.QueueTimeOutURL)) return badRequest(ctx, 'QueueTimeOutURL');
+    // The answer's faults, armed for the reversed payment's payer once it is paid (a push would take them first).
+    const answerFault = state.faults.take('payment', ps.byReceipt.get(b.TransactionID)?.phone ?? null, PAYMENT_PUSH_FAULT_KINDS);
+    if (answerFault?.kind === 'payment_unavailable') return darajaError(ctx, '503.001.01', answerFault.message ?? 'Service Unavailable');
     const v: SimReversal = {
       seq: state.nextSeq(),
       originatorConversationId: randomUUID(),
@@ -335,6 +338,10 @@ export function darajaRouter(state: SimState): Router {
       if (!(await gen.sleep(ps.config.resultDelayMs))) return;
       await settleReversal(state, v, credentialsOk);
     });
+    if (answerFault?.kind === 'payment_timeout') {
+      // The reversal is made and its result posted; only this answer is late, past the caller's patience.
+      if (!(await state.life.sleep(o.timeoutFaultMs))) return darajaError(ctx, '503.001.01', 'Service Unavailable');
+    }
     ctx.body = {
       OriginatorConversationID: v.originatorConversationId,
       ConversationID: v.conversationId,

@@ -85,10 +85,11 @@ export const paymentSettingsOperations = [
     path: `${P}/{payment}/refunds`,
     summary: 'Refund a settled payment, fully or in part, with a reason',
     description:
-      'A refund is a payment of its own (is_refund, refund_of, reason), pending. amount_minor, or all that is still refundable when ' +
-      'absent. Taken from the payment’s refundable amount in one guarded statement, so refunds never give back more than was paid: ' +
-      'more than refundable_minor, zero or a negative amount is 422 (amount_minor); a payment not paid or partly refunded, or a ' +
-      'refund, is 409.',
+      'A refund is a payment of its own (is_refund, refund_of, reason), in draft; its workflow then asks the provider to reverse it ' +
+      '(pending) and its result settles it (paid, and the payment partly_refunded or refunded) or fails it. amount_minor, or all ' +
+      'that is still refundable when absent. Taken from the payment’s refundable amount in one guarded statement, so refunds never ' +
+      'give back more than was paid: more than refundable_minor, zero or a negative amount is 422 (amount_minor); a payment not ' +
+      'paid or partly refunded, or a refund, is 409.',
     body: {
       type: 'object',
       required: ['reason'],
@@ -100,7 +101,12 @@ export const paymentSettingsOperations = [
     } as const,
     output: summaryOutput(201, 'The refund'),
     cli: [{ command: 'payments:refund', help: 'Refund a payment: --amount-minor (default all that is left), --reason' }],
-    handler: async ({ oc }, { account, payment, ...body }) => refundPayment(await actingForAccount(oc, account), payment, body),
+    handler: async ({ oc, deps }, { account, payment, ...body }) => {
+      const rc = await actingForAccount(oc, account);
+      const refund = await refundPayment(rc, payment, body);
+      await afterPaymentRequested(deps, refund, rc.account.id);
+      return refund;
+    },
   }),
   defineOperation({
     ...base,

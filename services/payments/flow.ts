@@ -16,9 +16,9 @@ export type PaymentFlowDeps = StarterDeps<'taskQueue'> & { log?: Logger; orm?: M
 
 /**
  * Starts the payment's workflow after its request committed. A payment not in draft or pending, and
- * a refund (its provider result is not driven by this workflow yet), start nothing. A second start
- * for the same payment is refused by the id policy and is not an error: the first is its workflow.
- * Resolves with whether a workflow was started.
+ * a refund (it has a workflow of its own: startRefundAfterCommit, ./refunds.ts), start nothing. A
+ * second start for the same payment is refused by the id policy and is not an error: the first is
+ * its workflow. Resolves with whether a workflow was started.
  */
 export async function startPaymentAfterCommit(
   deps: PaymentFlowDeps,

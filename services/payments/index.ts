@@ -22,5 +22,5 @@ export {
 } from './requests.js';
 export { startPaymentAfterCommit, startOwedPayments, tellPaymentCancelled, type PaymentFlowDeps } from './flow.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
-export { setProviderRef } from './store.js';
+export { setProviderRef, receiptToReverse } from './store.js';
 export { collectedBefore, type PaidPayment, type PaidSubject, type PaidSubjects, type AfterPaid } from './subjects.js';

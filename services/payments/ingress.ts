@@ -15,6 +15,7 @@ import { signalWorkflow } from '../../temporal/starters.js';
 import { paymentStarter, paymentWorkflowId } from '../../workflows/payments/payment.starter.js';
 import { badRequest, forbidden } from '../platform/errors.js';
 import { paymentForCallback } from './store.js';
+import { forwardRefundResult } from './refunds.js';
 
 // The payment provider's result callbacks (docs/payments.md, Provider): verified over their exact
 // bytes before anything is read (unsigned, forged, tampered or stale: 403, as every webhook), parsed
@@ -71,11 +72,7 @@ async function receivePaymentCallback(
 
 async function forward(deps: PaymentIngressDeps, provider: PaymentProvider, e: PaymentEvent): Promise<void> {
   const about = { provider: provider.key, providerRef: e.providerRef, reference: e.reference, type: e.type };
-  if (e.type !== 'payment_result') {
-    // Refunds are not driven by a workflow yet (docs/payments.md, Not built yet).
-    deps.log.info(about, 'refund result ignored: no refund workflow');
-    return;
-  }
+  if (e.type === 'refund_result') return forwardRefundResult(deps, provider.key, e);
   const payment = await paymentForCallback(deps.orm.em.fork(), provider.key, e.providerRef, e.reference);
   if (!payment || payment.is_refund) {
     deps.log.warn(about, 'payment callback for no known payment ignored');

@@ -152,7 +152,7 @@ export interface RequestRefundInput {
 
 /**
  * Requests a refund of a settled payment: a payment of its own (is_refund, refund_of, reason) in
- * pending, whose amount is taken from the parent's refundable headroom by one guarded statement
+ * draft, whose amount is taken from the parent's refundable headroom by one guarded statement
  * first, so concurrent refunds never give back more than was paid (refunded_minor +
  * refundable_minor = amount_minor at every moment). Refuses, writing nothing: an amount of zero or
  * less, or more than is refundable (422 amount_minor); a payment that is not settled, or is itself a
@@ -181,7 +181,9 @@ export async function requestRefund(em: EntityManager, input: RequestRefundInput
       tx,
       {
         accountId: input.accountId,
-        state: 'pending',
+        // Not yet at the provider: its workflow moves it to pending as it sends the reversal, so a
+        // refund in draft was surely never sent.
+        state: 'draft',
         amountMinor: input.amountMinor,
         currency: parent.currency,
         subjectId: parent.subject_id,
@@ -221,6 +223,8 @@ export interface MoveInput {
    * provider names one. A move whose amount or currency is not the payment's is refused.
    */
   reported?: { amountMinor: number | null; currency?: string | null } | null;
+  /** The provider's receipt of the money moved, from a paid result (what a refund of the payment reverses). */
+  receipt?: string | null;
 }
 
 /** mismatch: the refusal is the provider reporting another amount or currency than the payment's (logged as a warning). */
@@ -268,6 +272,7 @@ export async function recordMove(em: EntityManager, input: MoveInput, opts: { pa
     }
     const moved = await applyMove(tx, row, input.to, input.source, input.message ?? null, {
       ...(input.providerRef !== undefined ? { providerRef: input.providerRef } : {}),
+      ...(input.receipt ? { receipt: input.receipt } : {}),
       ...(input.lastError !== undefined
         ? { lastError: input.lastError }
         : input.to === 'failed' && input.message

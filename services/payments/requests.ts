@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { startPaymentAfterCommit, tellPaymentCancelled, type PaymentFlowDeps } from './flow.js';
+import { startRefundAfterCommit } from './refunds.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isKnownCurrency, paymentKey } from '../../domain/payments/index.js';
 import { conflict, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
@@ -17,10 +18,11 @@ import { readPaymentRow } from './store.js';
 
 /**
  * The one place a requested payment's workflow is started, after the transaction that wrote the
- * payment has committed (so the workflow never reads a payment that is not there), and the start
- * recorded on the payment. The request is committed and answered whatever happens here: a start that
- * fails is logged, and the payment stays in draft until the worker's reconciler starts it
- * (startOwedPayments, a pass or two later).
+ * payment has committed (so the workflow never reads a payment that is not there): the payment
+ * workflow for a payment, the refund workflow for a refund, the start recorded on a payment. The
+ * request is committed and answered whatever happens here: a start that fails is logged, and the
+ * payment stays in draft until the worker's reconciler starts it (startOwedPayments, a pass or two
+ * later; refunds are not in that pass yet: docs/payments.md, "Not built yet").
  */
 export async function afterPaymentRequested(
   // Lenient as startOrderHoldAfterCommit is: callers hand over the deps they hold (a Partial<Config> in the chat ingress).
@@ -36,7 +38,8 @@ export async function afterPaymentRequested(
     orm: deps.orm,
   };
   try {
-    await startPaymentAfterCommit(flow, payment, accountId);
+    if (payment.is_refund) await startRefundAfterCommit(flow, payment, accountId);
+    else await startPaymentAfterCommit(flow, payment, accountId);
   } catch (err) {
     deps.log?.warn(
       { err, payment: payment.id, reference: payment.reference },
@@ -126,7 +129,8 @@ export async function requestPaymentFor(rc: RequestContext, body: OperatorPaymen
 /**
  * A refund of a settled payment, of amount_minor or (none given) of all that is still refundable,
  * through the guarded statement of requestRefund: over-refunds, zero and negative amounts are 422,
- * an unsettled payment or a refund 409, another account's 404; nothing is written then.
+ * an unsettled payment or a refund 409, another account's 404; nothing is written then. The refund
+ * is in draft; the caller starts its workflow after the commit (afterPaymentRequested).
  */
 export async function refundPayment(
   rc: RequestContext,

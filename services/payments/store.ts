@@ -197,6 +197,8 @@ export async function insertEvent(tx: EntityManager, e: TimelineRow): Promise<vo
 export interface MovePatch {
   providerRef?: string | null;
   lastError?: string | null;
+  /** The provider's receipt of the money moved (a paid payment's is what its refunds reverse). */
+  receipt?: string | null;
 }
 
 /**
@@ -211,7 +213,8 @@ export async function setState(tx: EntityManager, id: string, from: PaymentState
             attempts = attempts + (case when ? = 'pending' then 1 else 0 end),
             settled_at = case when ? = 'paid' then now() else settled_at end,
             last_error = case when ? then ? else last_error end,
-            provider_ref = case when ? then ? else provider_ref end
+            provider_ref = case when ? then ? else provider_ref end,
+            provider_receipt = case when ? then ? else provider_receipt end
       where id = ? and state = ?
      returning ${SELECTED}`,
     [
@@ -222,6 +225,8 @@ export async function setState(tx: EntityManager, id: string, from: PaymentState
       patch.lastError ?? null,
       patch.providerRef !== undefined,
       patch.providerRef ?? null,
+      patch.receipt !== undefined,
+      patch.receipt ?? null,
       id,
       from,
     ],
@@ -310,6 +315,20 @@ export async function setProviderRef(
     .where('account_id', '=', accountId)
     .where('id', '=', paymentId)
     .execute();
+}
+
+/** What a refund reverses at the provider: the receipt of the payment it refunds (null when that payment's result carried none). */
+export async function receiptToReverse(em: EntityManager, accountId: number, refundId: string): Promise<string | null> {
+  const row = await tablesOf(em, 'payments')
+    .selectFrom('payments as r')
+    .innerJoin('payments as parent', 'parent.id', 'r.refund_of')
+    .select('parent.provider_receipt')
+    .where('r.account_id', '=', accountId)
+    .where('r.id', '=', refundId)
+    .where('r.is_refund', '=', true)
+    .where('parent.account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.provider_receipt ?? null;
 }
 
 /**

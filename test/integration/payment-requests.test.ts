@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { many, one } from '../../entities/db.js';
 import { admin, api, eventually, newTenant, sim, uniquePhone } from '../support/stack.js';
 import { openShop, tea as teaBody, form } from '../support/shop.js';
-import { paymentsOf, paymentsOrm } from '../support/payments.js';
+import { paidAtProvider, paymentsOf, paymentsOrm } from '../support/payments.js';
 import { cli } from '../support/admin-cli.js';
 
 // Where payments come from (issue 26, points 2 and 4): the operator requests, refunds, cancels,
 // lists and reads an account's payments over HTTP and the CLI; the shop page's checkout and a chat
-// order each request one payment for the order's total. No workflow moves payments yet, so a test
-// settles one through the services its activities will call (test/support/payments.ts).
+// order each request one payment for the order's total. A payment refunded here is paid at the
+// simulated provider first (paidAtProvider), since each refund's workflow reverses its receipt there;
+// one paid through the services alone has no receipt, and its refund fails (the CLI test shows it).
 
 const orm = await paymentsOrm(4);
 after(() => orm.close());
@@ -77,12 +78,12 @@ test('the operator requests a payment for any subject; bad input is 422 naming t
 
 test('refunds: partial, then the rest; over-refunds, zero and fractions refused; a refund is not refunded; cancel', async () => {
   const t = await newTenant();
-  const made = (await request(t.accountId, { subject_type: 'order', subject_id: 'o-1', amount_minor: 10_000, currency: 'KES' })).body.data;
   // Not paid yet: nothing to refund.
-  const early = await admin('POST', `${P(t.accountId)}/${made.id}/refunds`, { amount_minor: 100, reason: 'early' });
+  const unpaid = (await request(t.accountId, { subject_type: 'order', subject_id: 'o-0', amount_minor: 10_000, currency: 'KES' })).body
+    .data;
+  const early = await admin('POST', `${P(t.accountId)}/${unpaid.id}/refunds`, { amount_minor: 100, reason: 'early' });
   assert.equal(early.status, 409, early.text);
-  await pay.move(t.accountId, made.id, 'pending');
-  await pay.move(t.accountId, made.id, 'paid');
+  const made = await paidAtProvider(t.accountId, { amountMinor: 10_000, subjectId: 'o-1' });
 
   const refund = (body: Record<string, unknown>, id = made.id) => admin('POST', `${P(t.accountId)}/${id}/refunds`, body);
   for (const amount of [0, -1, 2.5, 10_001]) {
@@ -97,7 +98,7 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
   assert.equal(part.body.data.is_refund, true);
   assert.equal(part.body.data.refund_of, made.id);
   assert.equal(part.body.data.reason, 'one item was missing');
-  assert.equal(part.body.data.state, 'pending');
+  assert.equal(part.body.data.state, 'draft', 'its workflow sends it to the provider after the answer');
   const over = await refund({ amount_minor: 7_501, reason: 'too much' });
   assert.equal(over.status, 422, over.text);
   assert.match(over.body.message + JSON.stringify(over.body), /7500/);
@@ -115,10 +116,14 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
   );
   assert.equal((await refund({ reason: 'again' })).status, 409, 'nothing left to refund');
   assert.equal((await refund({ amount_minor: 1, reason: 'again' })).status, 422);
-  // Settling both refunds moves the parent to refunded.
-  await pay.move(t.accountId, part.body.data.id, 'paid');
-  await pay.move(t.accountId, rest.body.data.id, 'paid');
-  assert.equal((await admin('GET', `${P(t.accountId)}/${made.id}`)).body.data.state, 'refunded');
+  // Both refunds reversed at the provider and settled: the parent is refunded.
+  await eventually(
+    () => admin('GET', `${P(t.accountId)}/${made.id}`),
+    (r) => r.body?.data?.state === 'refunded',
+    30_000,
+    200,
+    'the parent is refunded',
+  );
 
   // Cancel: an open payment is cancelled; a settled one is 409 and the refusal is on its timeline.
   const open = (await request(t.accountId, { amount_minor: 500, currency: 'KES' })).body.data;
@@ -147,12 +152,23 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
       .filter((e) => e.data.payment_id === id)
       .reverse()
       .map((e) => [e.type, e.live, e.data.state, e.data.refunded_minor]);
-  assert.deepEqual(ofPayment(made.id), [
-    ['payment.pending', false, 'pending', 0],
-    ['payment.paid', false, 'paid', 0],
-    ['payment.refunded', false, 'partly_refunded', 10_000],
-    ['payment.refunded', false, 'refunded', 10_000],
-  ]);
+  // refunded_minor counts the refunds requested and not failed: the second may or may not have been
+  // requested when the first settled.
+  const told = ofPayment(made.id);
+  assert.deepEqual(
+    told.map(([type, live, state]) => [type, live, state]),
+    [
+      ['payment.pending', false, 'pending'],
+      ['payment.paid', false, 'paid'],
+      ['payment.refunded', false, 'partly_refunded'],
+      ['payment.refunded', false, 'refunded'],
+    ],
+  );
+  assert.deepEqual(
+    told.map((e) => e[3]),
+    [0, 0, told[2]![3], 10_000],
+  );
+  assert.ok([2_500, 10_000].includes(told[2]![3]), `refunded_minor when the first settled: ${told[2]![3]}`);
   assert.deepEqual(ofPayment(open.id), [['payment.cancelled', false, 'cancelled', 0]]);
   assert.equal(
     events.filter((e) => [part.body.data.id, rest.body.data.id].includes(e.data.payment_id)).length,
@@ -163,9 +179,8 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
 
 test('concurrent operator refunds never give back more than was paid', async () => {
   const t = await newTenant();
-  const made = (await request(t.accountId, { amount_minor: 10_000, currency: 'TZS' })).body.data;
-  await pay.move(t.accountId, made.id, 'pending');
-  await pay.move(t.accountId, made.id, 'paid');
+  // Paid at the provider, so every refund taken is reversed there and none gives its amount back mid-race.
+  const made = await paidAtProvider(t.accountId, { amountMinor: 10_000, currency: 'TZS' });
   const answers = await Promise.all(
     Array.from({ length: 20 }, () => admin('POST', `${P(t.accountId)}/${made.id}/refunds`, { amount_minor: 700, reason: 'race' })),
   );
@@ -213,7 +228,17 @@ test('the CLI: payments:request, :list, :show, :refund, :cancel, answers as the 
   const refunded = await cli('payments:refund', '--account', account, '--payment', p.id, '--amount-minor', '1500', '--reason', 'broken');
   assert.equal(refunded.code, 0, refunded.stderr);
   assert.equal(refunded.json.data.amount_minor, 1500);
-  const over = await cli('payments:refund', '--account', account, '--payment', p.id, '--amount-minor', '3501', '--reason', 'more');
+  // Paid through the services alone, the payment has no provider receipt: the reversal cannot be
+  // asked for, the refund fails saying so and its amount is refundable again.
+  const failed = await eventually(
+    () => admin('GET', `${P(t.accountId)}/${refunded.json.data.id}`),
+    (r) => r.body?.data?.state === 'failed',
+    30_000,
+    200,
+    'the refund fails',
+  );
+  assert.match(failed.body.data.last_error, /^receipt_required: /);
+  const over = await cli('payments:refund', '--account', account, '--payment', p.id, '--amount-minor', '5001', '--reason', 'more');
   assert.equal(over.code, 1);
   assert.match(JSON.stringify(over.json), /amount_minor/);
 

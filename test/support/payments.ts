@@ -5,6 +5,8 @@
 // own moves. `owed: true` leaves it owed, as a payment whose start was lost.
 import { openOrm } from '../../entities/orm.js';
 import { exec } from '../../entities/db.js';
+import assert from 'node:assert/strict';
+import { admin, eventually, uniquePhone } from './stack.js';
 import { recordMove, requestPayment, requestRefund, type RequestPaymentInput } from '../../services/payments/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
 
@@ -47,13 +49,42 @@ export function paymentsOf(orm: PaymentOrm) {
       for (const to of WALKS.paid) await move(accountId, p.id, to);
       const amount = state === 'refunded' ? p.amount_minor : Math.floor(p.amount_minor / 4);
       const r = await requestRefund(em(), { accountId, payment: p.id, amountMinor: amount, reason: 'test', source: 'test' });
+      await move(accountId, r.id, 'pending', 'workflow');
       await move(accountId, r.id, 'paid');
       return p;
     }
     for (const to of WALKS[state]) await move(accountId, p.id, to);
     return p;
   }
-  const refund = (accountId: number, payment: string, amountMinor: number, reason = 'customer asked') =>
-    requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+  /** A refund requested (draft) and sent, as its workflow would send it (pending); the test stands in for the provider's result. */
+  async function refund(accountId: number, payment: string, amountMinor: number, reason = 'customer asked') {
+    const r = await requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+    return (await move(accountId, r.id, 'pending', 'workflow', 'reversal sent')).payment;
+  }
   return { em, request, move, inState, refund };
+}
+
+/**
+ * A payment paid at the simulated provider through its workflow, so it keeps the provider's receipt
+ * (what its refunds reverse): requested by the operator with a payer, pushed, settled by the signed
+ * callback. Answers the paid payment as the operator reads it, and its payer.
+ */
+export async function paidAtProvider(accountId: number, o: { amountMinor: number; currency?: string; subjectId?: string }) {
+  const payer = uniquePhone('2547');
+  const made = await admin('POST', `/accounts/${accountId}/payments`, {
+    amount_minor: o.amountMinor,
+    currency: o.currency ?? 'KES',
+    payer,
+    subject_type: 'order',
+    subject_id: o.subjectId ?? `order-${payer.slice(-6)}`,
+  });
+  assert.equal(made.status, 201, made.text);
+  const paid = await eventually(
+    () => admin('GET', `/accounts/${accountId}/payments/${made.body.data.id}`),
+    (r) => r.body?.data?.state === 'paid',
+    30_000,
+    200,
+    'paid at the provider',
+  );
+  return { ...paid.body.data, payer };
 }

@@ -434,6 +434,38 @@ test('refunds are reversals: partial ones up to what was paid, each with its own
   assert.equal((await control('GET', `/payments/${p.providerRef}`)).body.reversed, 1000, 'all of it, never more');
 });
 
+test('reversal answers: unavailable reverses nothing; a timeout is retryable but the reversal was made and its result posted', async () => {
+  const who = payer();
+  const p = await requestToPay(50_000, who);
+  const [paid] = await results(p.ref);
+  const receipt = paid!.receipt!;
+  await fault('payment_unavailable', who);
+  const down = await pay.refund({
+    reference: reference(),
+    originalProviderRef: receipt,
+    amountMinor: 10_000,
+    currency: 'KES',
+    reason: 'x',
+  });
+  assert.deepEqual(down.ok ? null : [down.permanent, down.code, down.httpStatus], [false, '503.001.01', 503]);
+  const reversed = async () =>
+    ((await control('GET', '/payments/reversals')).body.reversals as any[]).filter((v) => v.transactionId === receipt);
+  assert.equal((await reversed()).length, 0, 'nothing was reversed');
+
+  await fault('payment_timeout', who);
+  const ref = reference();
+  const impatient = adapter({ timeoutMs: 1000 });
+  const t = await impatient.refund({ reference: ref, originalProviderRef: receipt, amountMinor: 10_000, currency: 'KES', reason: 'x' });
+  assert.deepEqual(t.ok ? null : [t.permanent, t.code], [false, 'timeout']);
+  const [e] = await results(ref, 1, '/providers/payments/refund-result');
+  assert.deepEqual([e!.type === 'refund_result' && e!.outcome, e!.reference], ['refunded', ref], 'its result names our reference');
+  assert.deepEqual(
+    (await reversed()).map((v) => v.amount),
+    [100],
+    'the reversal was made once',
+  );
+});
+
 test('controls: faults need the payment provider and a code where it matters; config is validated; reset forgets payments', async () => {
   assert.equal(
     (await control('POST', '/faults', { provider: 'payment', kind: 'timeout' })).status,

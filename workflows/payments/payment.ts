@@ -149,6 +149,8 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
       ...(r.outcome === 'failed' ? { lastError: words || r.message } : {}),
       // recordMove refuses a paid result for another amount or currency than the payment's.
       ...(r.outcome === 'paid' ? { reported: { amountMinor: r.amountMinor, currency: r.currency ?? null } } : {}),
+      // Kept on the payment: a refund reverses it by this receipt.
+      ...(r.receipt ? { receipt: r.receipt } : {}),
     });
   };
 
