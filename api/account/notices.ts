@@ -19,7 +19,7 @@ export const noticeOperations = [
     auth: 'rest',
     query: noticeQuerySchema,
     output: { kind: 'list', status: 200, description: 'A page of notices', schema: noticePage },
-    mcp: { servers: ['overview'], scope: 'mcp:overview', annotations: HINTS.read },
+    mcp: { servers: ['overview', 'account'], scope: 'mcp:overview', annotations: HINTS.read },
     handler: async ({ rc }, query) => listNotices(rc, query),
   }),
 ];

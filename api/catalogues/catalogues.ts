@@ -12,13 +12,16 @@ import {
 } from '../../services/catalogues/catalogues.js';
 
 // Shops (the contract's catalogues). A family added after 7 September 2026: every route names its
-// issuer permission, so keys without an issuer are refused. Catalogue tools sit on the `shop` MCP
-// server under the contract's capability scope for commerce (the contract lists mcp:commerce, no
-// mcp:shop), writes with the write elevation.
+// issuer permission, so keys without an issuer are refused. Catalogue tools sit on the `shop` and
+// `orders` MCP servers (the contract maps the Catalogue tag to both) under the contract's
+// capability scope for commerce (the contract lists mcp:commerce, no mcp:shop), writes with the
+// write elevation.
 
-/** The MCP exposure every catalogue-family tool shares (shop server, commerce capability). */
+/** The MCP exposure every Catalogue-tagged tool shares (orders' too): the shop and orders servers, commerce capability. */
+export const catalogueTools = { servers: ['shop', 'orders'], scope: 'mcp:commerce' } as const;
+export const catalogueWriteTools = { ...catalogueTools, elevation: 'mcp:write' } as const;
+/** Shop links and baskets (the Shop tag, which the contract's map does not name): the shop server only. */
 export const shopTools = { servers: ['shop'], scope: 'mcp:commerce' } as const;
-export const shopWriteTools = { ...shopTools, elevation: 'mcp:write' } as const;
 export const CATALOGUE_VIEW = 'communications.catalogue.view';
 export const CATALOGUE_MANAGE = 'communications.catalogue.manage';
 
@@ -42,7 +45,7 @@ export const catalogueOperations = [
       description: 'A page of shops',
       schema: pageSchema('catalogues', catalogueSchema),
     },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, query) => listCatalogues(rc, query),
   }),
   defineOperation({
@@ -59,7 +62,7 @@ export const catalogueOperations = [
     body: catalogueCreateBody,
     output: { kind: 'resource', status: 201, description: 'The shop', schema: catalogueSchema },
     refusals: { 502: 'the chat provider refused to create the catalogue (no shop is kept)' },
-    mcp: { ...shopWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
+    mcp: { ...catalogueWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
     handler: async ({ rc, deps }, body) => createCatalogue(rc, deps, body),
   }),
   defineOperation({
@@ -71,7 +74,7 @@ export const catalogueOperations = [
     summary: 'Read a shop by its numeric id',
     query: noInput,
     output: { kind: 'resource', status: 200, description: 'The shop', schema: catalogueSchema },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue }) => getCatalogue(rc, catalogue),
   }),
   defineOperation({
@@ -87,7 +90,7 @@ export const catalogueOperations = [
       'follows their stock.',
     body: catalogueUpdateBody,
     output: { kind: 'resource', status: 200, description: 'The shop', schema: catalogueSchema },
-    mcp: { ...shopWriteTools, annotations: HINTS.update },
+    mcp: { ...catalogueWriteTools, annotations: HINTS.update },
     handler: async ({ rc, deps }, { catalogue, ...settings }) => updateCatalogue(rc, deps, catalogue, settings),
   }),
 ];

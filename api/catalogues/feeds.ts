@@ -16,7 +16,7 @@ import {
   updateFeedBody,
 } from '../../services/catalogues/feeds.js';
 import { CATALOGUE_LIMITS } from '../../domain/catalogues/vocabulary.js';
-import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './catalogues.js';
+import { CATALOGUE_MANAGE, CATALOGUE_VIEW, catalogueTools, catalogueWriteTools } from './catalogues.js';
 
 // Product feeds. The contract names the create (the first pull runs at once) and the run-now; the
 // list, read, change (which re-enables a switched-off feed) and delete are ours (docs/decisions.md,
@@ -47,7 +47,7 @@ export const catalogueFeedOperations = [
     body: createFeedBody,
     output: { kind: 'resource', status: 201, description: 'The feed', schema: feedSchema },
     refusals: { 409: `the catalogue has ${FEEDS_PER_SHOP} feeds already` },
-    mcp: { ...shopWriteTools, annotations: pulls },
+    mcp: { ...catalogueWriteTools, annotations: pulls },
     handler: async ({ rc, deps }, { catalogue, ...body }) => createFeed(rc, deps, catalogue, body),
   }),
   defineOperation({
@@ -60,7 +60,7 @@ export const catalogueFeedOperations = [
     description: 'Page-number pagination: default 25, at most 100; limit wins over per_page.',
     query: catalogueListQuery,
     output: { kind: 'list', status: 200, description: 'A page of feeds', schema: feedList },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, ...query }) => listFeeds(rc, catalogue, query),
   }),
   defineOperation({
@@ -72,7 +72,7 @@ export const catalogueFeedOperations = [
     summary: 'Read a feed, with the mapping its last pull used and that pull’s outcome',
     query: noInput,
     output: { kind: 'resource', status: 200, description: 'The feed', schema: feedSchema },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, feed }) => getFeed(rc, catalogue, feed),
   }),
   defineOperation({
@@ -87,7 +87,7 @@ export const catalogueFeedOperations = [
       'its failure count. A new url, mapping or mode, or enabled true, also resets the shrink guard’s reference, which is how a feed that really shrank is accepted.',
     body: updateFeedBody,
     output: { kind: 'resource', status: 200, description: 'The feed', schema: feedSchema },
-    mcp: { ...shopWriteTools, annotations: HINTS.update },
+    mcp: { ...catalogueWriteTools, annotations: HINTS.update },
     handler: async ({ rc, deps }, { catalogue, feed, ...body }) => updateFeed(rc, deps, catalogue, feed, body),
   }),
   defineOperation({
@@ -98,7 +98,7 @@ export const catalogueFeedOperations = [
     permission: CATALOGUE_MANAGE,
     summary: 'Delete a feed and its schedule (its products and past runs stay)',
     output: { kind: 'outcome', status: 200, description: 'Deleted', schema: deletedFeed },
-    mcp: { ...shopTools, elevation: 'mcp:delete', annotations: HINTS.remove },
+    mcp: { ...catalogueTools, elevation: 'mcp:delete', annotations: HINTS.remove },
     handler: async ({ rc, deps }, { catalogue, feed }) => deleteFeed(rc, deps, catalogue, feed),
   }),
   defineOperation({
@@ -113,7 +113,7 @@ export const catalogueFeedOperations = [
     body: { type: 'object', additionalProperties: false, properties: {} },
     output: { kind: 'resource', status: 202, description: 'The sync run, accepted', schema: syncReportSchema },
     refusals: { 409: 'the feed is switched off, or a pull of it is under way' },
-    mcp: { ...shopWriteTools, annotations: pulls },
+    mcp: { ...catalogueWriteTools, annotations: pulls },
     handler: async ({ rc, deps }, { catalogue, feed }) => runFeed(rc, deps, catalogue, feed),
   }),
 ];

@@ -1,4 +1,4 @@
-import { shopTools } from './catalogues.js';
+import { catalogueTools } from './catalogues.js';
 import { HINTS, defineOperation } from '../operation.js';
 import { CATALOGUE_LIMITS as L } from '../../domain/catalogues/vocabulary.js';
 import { pageSchema } from '../../services/platform/pagination.js';
@@ -18,7 +18,6 @@ import { listMovements, movementSchema } from '../../services/catalogues/stock-l
 
 const C = '/api/v3/catalogues/{catalogue}';
 const base = { tag: 'Catalogue', auth: 'rest', issuerRequired: true } as const;
-const mcpShop = shopTools;
 const VIEW = 'communications.catalogue.view';
 const MANAGE = 'communications.catalogue.manage';
 
@@ -76,7 +75,7 @@ export const inventoryOperations = [
         },
       },
     },
-    mcp: { ...mcpShop, elevation: 'mcp:write', annotations: HINTS.update },
+    mcp: { ...catalogueTools, elevation: 'mcp:write', annotations: HINTS.update },
     handler: async ({ rc, deps }, { catalogue, levels }) =>
       pushInventory(rc, { temporal: deps.temporal, config: deps.config, log: rc.log }, catalogue, levels),
   }),
@@ -95,7 +94,7 @@ export const inventoryOperations = [
       description: 'A page of inventory rows',
       schema: pageSchema('inventory', derivedRowSchema),
     },
-    mcp: { ...mcpShop, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, ...query }) => listInventory(rc, catalogue, query),
   }),
   defineOperation({
@@ -119,7 +118,7 @@ export const inventoryOperations = [
         properties: { sku: { type: 'string' }, ...movementPage.properties },
       },
     },
-    mcp: { ...mcpShop, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, sku, ...query }) => listMovements(rc, catalogue, sku, query),
   }),
 ];

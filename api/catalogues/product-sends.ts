@@ -8,7 +8,7 @@ import {
   sendProductList,
   sendProductListBody,
 } from '../../services/catalogues/product-sends.js';
-import { CATALOGUE_MANAGE, shopTools } from './catalogues.js';
+import { CATALOGUE_MANAGE, catalogueTools } from './catalogues.js';
 
 // Product messages into a chat. Catalogue-family routes, so the issuer needs the catalogue write
 // permission; as group message sends do, a send also needs communications.send (checked by the
@@ -17,7 +17,7 @@ import { CATALOGUE_MANAGE, shopTools } from './catalogues.js';
 // are routed before /catalogues/{catalogue}.
 
 const base = { tag: 'Catalogue', auth: 'rest', permission: CATALOGUE_MANAGE } as const;
-const sendTools = { ...shopTools, elevation: 'mcp:send', annotations: HINTS.send } as const;
+const sendTools = { ...catalogueTools, elevation: 'mcp:send', annotations: HINTS.send } as const;
 const output = {
   kind: 'outcome' as const,
   status: 201,

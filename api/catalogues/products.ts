@@ -19,7 +19,7 @@ import {
   updateProduct,
 } from '../../services/catalogues/products.js';
 import { CATALOGUE_LIMITS } from '../../domain/catalogues/vocabulary.js';
-import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './catalogues.js';
+import { CATALOGUE_MANAGE, CATALOGUE_VIEW, catalogueTools, catalogueWriteTools } from './catalogues.js';
 
 // Products of a shop, by numeric id and by sku. Writes reach the platforms the shop is on before
 // they answer: a platform's refusal is 502 and leaves the product as it was. The by-sku path
@@ -51,7 +51,7 @@ export const productOperations = [
       description: 'A page of products',
       schema: pageSchema('products', productSchema),
     },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, ...query }) => listProducts(rc, catalogue, query),
   }),
   defineOperation({
@@ -68,7 +68,7 @@ export const productOperations = [
     body: productCreateBody,
     output: { kind: 'resource', status: 201, description: 'The product', schema: productSchema },
     refusals: { 502: refused },
-    mcp: { ...shopWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
+    mcp: { ...catalogueWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, ...body }) => createProduct(rc, deps, catalogue, body),
   }),
   defineOperation({
@@ -80,7 +80,7 @@ export const productOperations = [
     summary: 'Read a product by its sku',
     query: noInput,
     output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, product_sku }) => getProductBySku(rc, catalogue, product_sku),
   }),
   defineOperation({
@@ -96,7 +96,7 @@ export const productOperations = [
     body: productBySkuBody,
     output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     refusals: { 409: 'the sku is frozen (the product is live on a platform)', 502: refused },
-    mcp: { ...shopWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
+    mcp: { ...catalogueWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, product_sku, ...body }) => putProductBySku(rc, deps, catalogue, product_sku, body),
   }),
   defineOperation({
@@ -111,7 +111,7 @@ export const productOperations = [
       409: 'the platforms have not confirmed the removal within 15 s; repeat the delete',
       502: 'a platform refused the removal (the product is kept)',
     },
-    mcp: { ...shopTools, elevation: 'mcp:delete', annotations: { ...HINTS.remove, openWorldHint: true } },
+    mcp: { ...catalogueTools, elevation: 'mcp:delete', annotations: { ...HINTS.remove, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, product_sku }) => deleteProductBySku(rc, deps, catalogue, product_sku),
   }),
   defineOperation({
@@ -123,7 +123,7 @@ export const productOperations = [
     summary: 'Read a product by its numeric id',
     query: noInput,
     output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, product }) => getProduct(rc, catalogue, product),
   }),
   defineOperation({
@@ -137,7 +137,7 @@ export const productOperations = [
     body: productUpdateBody,
     output: { kind: 'resource', status: 200, description: 'The product', schema: productSchema },
     refusals: { 409: 'the sku is frozen (the product is live on a platform)', 502: refused },
-    mcp: { ...shopWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
+    mcp: { ...catalogueWriteTools, annotations: { ...HINTS.update, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, product, ...body }) => updateProduct(rc, deps, catalogue, product, body),
   }),
   defineOperation({
@@ -152,7 +152,7 @@ export const productOperations = [
       409: 'the platforms have not confirmed the removal within 15 s; repeat the delete',
       502: 'a platform refused the removal (the product is kept)',
     },
-    mcp: { ...shopTools, elevation: 'mcp:delete', annotations: { ...HINTS.remove, openWorldHint: true } },
+    mcp: { ...catalogueTools, elevation: 'mcp:delete', annotations: { ...HINTS.remove, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, product }) => deleteProduct(rc, deps, catalogue, product),
   }),
 ];

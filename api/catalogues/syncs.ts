@@ -5,7 +5,7 @@ import { productRowSchema } from '../../services/catalogues/product-schemas.js';
 import { catalogueListQuery } from '../../services/catalogues/catalogues.js';
 import { acceptBatch, getSync, listSyncs, syncReportSchema } from '../../services/catalogues/syncs.js';
 import { CATALOGUE_LIMITS, SYNC_MODES } from '../../domain/catalogues/vocabulary.js';
-import { CATALOGUE_MANAGE, CATALOGUE_VIEW, shopTools, shopWriteTools } from './catalogues.js';
+import { CATALOGUE_MANAGE, CATALOGUE_VIEW, catalogueTools, catalogueWriteTools } from './catalogues.js';
 
 // Product batch sync and the sync run reports. The batch answers 202 at once with the run (status
 // queued); a workflow judges and applies the rows, so a bad row is one rejected row in the report,
@@ -75,7 +75,7 @@ export const catalogueSyncOperations = [
     bodyLimitBytes: 16 * 1024 * 1024,
     output: { kind: 'resource', status: 202, description: 'The sync run, accepted (or replayed)', schema: syncReportSchema },
     refusals: { 409: 'the Idempotency-Key was used with a different request on this catalogue' },
-    mcp: { ...shopWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
+    mcp: { ...catalogueWriteTools, annotations: { ...HINTS.write, openWorldHint: true } },
     handler: async ({ rc, deps }, { catalogue, ...request }) => acceptBatch(rc, deps, catalogue, request),
   }),
   defineOperation({
@@ -88,7 +88,7 @@ export const catalogueSyncOperations = [
     description: 'Page-number pagination: default 25, at most 100; limit wins over per_page; a nonpositive value reads as the default.',
     query: catalogueListQuery,
     output: { kind: 'list', status: 200, description: 'A page of sync run reports', schema: syncListSchema },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, ...query }) => listSyncs(rc, catalogue, query),
   }),
   defineOperation({
@@ -100,7 +100,7 @@ export const catalogueSyncOperations = [
     summary: 'The sync run report',
     query: noInput,
     output: { kind: 'resource', status: 200, description: 'The sync run report', schema: syncReportSchema },
-    mcp: { ...shopTools, annotations: HINTS.read },
+    mcp: { ...catalogueTools, annotations: HINTS.read },
     handler: async ({ rc }, { catalogue, sync }) => getSync(rc, catalogue, sync),
   }),
 ];

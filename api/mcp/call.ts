@@ -6,18 +6,26 @@ import { validationFailed, type FieldErrors } from '../../services/platform/erro
 import { asHttpError, dataErrorBody, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type Principal } from '../http/auth.js';
 import { answerCheck } from '../http/answer-check.js';
-import { toolPermissionOf } from './tools.js';
+import { toolOf, toolPermissionOf, wrapsResult } from './tools.js';
 
 /**
  * CHECK_ANSWERS (the test suite) holds a tool's answer to its operation's full output schema, as
- * the REST door does: tools/list advertises no outputSchema (api/mcp/tools.ts), so no client
- * checks it for us.
+ * the REST door does, and its structuredContent to the outputSchema tools/list advertises (the
+ * projection a client checks it with): so every tool call of the suite shows that the advertised
+ * schema and the answer agree, not only the calls made through the SDK client.
  */
-const checks = new Map<string, (data: unknown) => void>();
-function checkAnswer(op: Operation, data: unknown): void {
+const checks = new Map<string, { full: (data: unknown) => void; advertised: (structured: unknown) => void }>();
+function checkAnswer(op: Operation, data: unknown, structured: unknown): void {
   let check = checks.get(op.name);
-  if (!check) checks.set(op.name, (check = answerCheck(op.name, op.output.schema)));
-  check(data);
+  if (!check) {
+    check = {
+      full: answerCheck(op.name, op.output.schema),
+      advertised: answerCheck(`${op.name} (structuredContent against its advertised outputSchema)`, toolOf(op).outputSchema),
+    };
+    checks.set(op.name, check);
+  }
+  check.full(data);
+  check.advertised(structured);
 }
 
 /** A tools/call result as MCP defines it (content blocks, structured output, error flag). */
@@ -46,11 +54,10 @@ export async function callTool(op: Operation, args: Record<string, unknown>, cal
     authorizeIssuer(call.principal, toolPermissionOf(op));
     const input = toInput(op, args);
     const data = await op.handler({ rc: call.rc, deps: call.deps }, input);
-    if (call.deps.config?.checkAnswers) checkAnswer(op, data);
-    const text = JSON.stringify(data ?? null);
-    return isPlainObject(data)
-      ? { content: [{ type: 'text', text }], structuredContent: data }
-      : { content: [{ type: 'text', text }], structuredContent: { result: data ?? null } };
+    // The same test as the advertised outputSchema (tools.ts structuredSchemaOf), so they agree.
+    const structuredContent = wrapsResult(op) ? { result: data ?? null } : (data as Record<string, unknown>);
+    if (call.deps.config?.checkAnswers) checkAnswer(op, data, structuredContent);
+    return { content: [{ type: 'text', text: JSON.stringify(data ?? null) }], structuredContent };
   } catch (err) {
     const refusal = asHttpError(err);
     if (refusal?.status === 503) call.rc.log.warn({ err, tool: op.name }, 'dependency unavailable');
@@ -85,5 +92,3 @@ function toInput(op: Operation, args: Record<string, unknown>): Record<string, u
   if (Object.keys(missing).length) throw validationFailed(missing);
   return { ...fields, ...params };
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -4,6 +4,10 @@ import type { JsonSchema } from '../operation.js';
  * The MCP projection of an operation's JSON Schema: what `tools/list` advertises. REST, OpenAPI
  * and the validator keep the full schema (ajv validates every tool call with it, so a refusal
  * still names the field); this view only has to guide a model, in a dialect every client takes.
+ * An output schema is projected further, to its shape (`portableOutputSchema`): names, types,
+ * nullability, enums, what is always present. Bounds, patterns, formats and field descriptions of
+ * our own answers guide no caller (the manifest and the OpenAPI document keep them), and the
+ * output schemas of every tool would otherwise double the list.
  *
  * Clients map tool schemas onto narrower dialects (Gemini's OpenAPI subset, OpenAI function
  * parameters) and refuse a whole tool list over one keyword they do not know; the MCP Inspector
@@ -36,6 +40,9 @@ const KEPT = new Set([
   'format',
   'default',
 ]);
+
+/** What an output schema keeps: its shape. `additionalProperties: false` is dropped too (looser, and 28 bytes an object). */
+const OUTPUT_KEPT = new Set(['type', 'enum', 'properties', 'required', 'additionalProperties', 'items', 'anyOf']);
 
 /** String formats the common function-calling dialects know; others become plain strings. */
 const FORMATS = new Set(['date-time', 'date', 'time', 'email', 'uri', 'uuid']);
@@ -92,7 +99,7 @@ type Node = Record<string, unknown>;
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The projection of one schema position; `undefined` for a position that forbids everything (`false`). */
-function project(schema: unknown, depth: number, whole = true): JsonSchema | undefined {
+function project(schema: unknown, depth: number, kept: ReadonlySet<string>, whole = true): JsonSchema | undefined {
   if (schema === false || forbidsAll(schema)) return undefined;
   if (!isNode(schema)) return anyValue();
   if (depth > MAX_DEPTH) return typeOnly(schema);
@@ -102,8 +109,13 @@ function project(schema: unknown, depth: number, whole = true): JsonSchema | und
     if (key === 'const') out.enum = [value];
     else if (key === 'oneOf')
       out.anyOf = value; // oneOf over loosened branches could match twice
-    else if (KEPT.has(key)) out[key] = value;
+    else if (kept.has(key)) out[key] = value;
   }
+  if (kept === OUTPUT_KEPT && out.additionalProperties === false) delete out.additionalProperties;
+  // Dropped keywords that exempt values from kept ones: without them, `additionalProperties` and
+  // `items` would refuse what patternProperties and prefixItems admit (a projection only loosens).
+  if ('patternProperties' in schema) delete out.additionalProperties;
+  if ('prefixItems' in schema) delete out.items;
   if (typeof out.description === 'string') out.description = shortDescription(out.description);
   if ('pattern' in out) {
     const pattern = portablePattern(out.pattern);
@@ -115,7 +127,7 @@ function project(schema: unknown, depth: number, whole = true): JsonSchema | und
   if (isNode(out.properties)) {
     const properties: Node = {};
     for (const [name, sub] of Object.entries(out.properties)) {
-      const projected = project(sub, depth + 1);
+      const projected = project(sub, depth + 1, kept);
       // A property the full schema forbids is left out: the tool call is validated with the full one.
       if (projected !== undefined) properties[name] = projected;
     }
@@ -128,18 +140,18 @@ function project(schema: unknown, depth: number, whole = true): JsonSchema | und
     else delete out.required;
   }
   if ('items' in out) {
-    if (isNode(out.items)) out.items = project(out.items, depth + 1) ?? anyValue();
+    if (isNode(out.items)) out.items = project(out.items, depth + 1, kept) ?? anyValue();
     else delete out.items;
   }
-  if (isNode(out.additionalProperties)) out.additionalProperties = project(out.additionalProperties, depth + 1) ?? false;
+  if (isNode(out.additionalProperties)) out.additionalProperties = project(out.additionalProperties, depth + 1, kept) ?? false;
   if (Array.isArray(out.anyOf)) {
-    const branches = flatBranches(out.anyOf.map((b) => project(b, depth)).filter((b): b is JsonSchema => b !== undefined));
+    const branches = flatBranches(out.anyOf.map((b) => project(b, depth, kept)).filter((b): b is JsonSchema => b !== undefined));
     if (!branches.length) delete out.anyOf;
     // A union that admits every JSON type is a generic value: said once, not unrolled level by level.
     else if (coversEveryType(branches)) out.anyOf = anyValue().anyOf;
     else out.anyOf = branches;
   }
-  mergeAllOf(out, schema.allOf, depth);
+  mergeAllOf(out, schema.allOf, depth, kept);
   if (Array.isArray(out.enum)) delete out.type; // the values say it, and an enum mixing types needs no type union
   if (Array.isArray(out.type)) splitTypes(out);
   // A whole schema position must say what it holds; an allOf branch only adds to its parent.
@@ -182,10 +194,10 @@ function coversEveryType(branches: JsonSchema[]): boolean {
  * `allOf` is folded into the node where its keywords do not collide (exactly the same meaning);
  * a branch that collides is dropped (looser), since several clients refuse `allOf` outright.
  */
-function mergeAllOf(out: Node, allOf: unknown, depth: number): void {
+function mergeAllOf(out: Node, allOf: unknown, depth: number, kept: ReadonlySet<string>): void {
   if (!Array.isArray(allOf)) return;
   for (const branch of allOf) {
-    const projected = project(branch, depth, false);
+    const projected = project(branch, depth, kept, false);
     if (!isNode(projected) || 'anyOf' in projected) continue;
     const objectKeys = ['properties', 'required', 'additionalProperties'];
     const touchesObject = objectKeys.some((k) => k in projected);
@@ -231,8 +243,18 @@ function typeOnly(schema: Node): JsonSchema {
   return list.length === 1 ? { type: list[0] } : { anyOf: list.map((type) => ({ type })) };
 }
 
-/** The MCP view of a tool's input or output schema (an object schema in, an object schema out). */
+/** The MCP view of a tool's input schema (an object schema in, an object schema out). */
 export function portableSchema(schema: JsonSchema): JsonSchema & { type: 'object' } {
-  const projected = project(schema, 0) ?? {};
+  const projected = project(schema, 0, KEPT) ?? {};
+  return { ...projected, type: 'object' } as JsonSchema & { type: 'object' };
+}
+
+/**
+ * The MCP view of a tool's output schema: its shape only (OUTPUT_KEPT), an object schema in, an
+ * object schema out. Like the input projection it only loosens, so every answer the full schema
+ * accepts (CHECK_ANSWERS holds each one to it in the suite) the advertised schema accepts.
+ */
+export function portableOutputSchema(schema: JsonSchema): JsonSchema & { type: 'object' } {
+  const projected = project(schema, 0, OUTPUT_KEPT) ?? {};
   return { ...projected, type: 'object' } as JsonSchema & { type: 'object' };
 }

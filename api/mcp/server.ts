@@ -10,7 +10,7 @@ import {
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import { callTool, type ToolCallContext } from './call.js';
-import { mayUse, operationsOf, toolOf, type McpEndpoint } from './tools.js';
+import { emptyServerNote, mayUse, operationsOf, toolOf, type McpEndpoint } from './tools.js';
 
 /**
  * The MCP protocol layer, from the official TypeScript SDK (v2, `@modelcontextprotocol/server`):
@@ -42,14 +42,17 @@ export interface McpSession extends ToolCallContext {
 
 const INSTRUCTIONS =
   'Tools of a business messaging account: send SMS and chat-channel messages, read them back, manage contact groups and contacts, ' +
-  'run campaigns and read automations. Every tool acts on the account of the credential, takes the same input as the REST ' +
-  'operation of the same name and returns its data object. A refused call returns isError with a JSON body ' +
+  'run campaigns and chat groups, keep shops, products, orders and data tables, read payments and automations, run operations. Every tool acts on ' +
+  'the account of the credential, takes the same input as the REST operation of the same name and returns its data object as ' +
+  "structuredContent (its shape is the tool's outputSchema). A refused call returns isError with a JSON body " +
   '{status:"error", message, errors?, reason?}: errors names each invalid field and its problem; fix those and call again.';
 
 /** The SDK server for one request: tools/list and tools/call over the operations the endpoint serves. */
 function buildServer(session: McpSession): Server {
   const name = session.endpoint === 'all' ? 'svc-messaging' : `svc-messaging-${session.endpoint}`;
-  const server = new Server({ name, version: '3.6.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  // A server without tools says why where a client meets it (and in /api-docs/mcp.json).
+  const instructions = (session.endpoint !== 'all' && emptyServerNote(session.endpoint)) || INSTRUCTIONS;
+  const server = new Server({ name, version: '3.6.0' }, { capabilities: { tools: { listChanged: false } }, instructions });
   const operations = operationsOf(session.endpoint);
 
   server.setRequestHandler('tools/list', () => ({

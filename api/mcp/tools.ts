@@ -2,7 +2,7 @@ import { MCP_SERVERS, toolInputSchema, type JsonSchema, type McpServerKey, type 
 import { customerOperations } from '../operations.js';
 import { hasPermission } from '../../domain/account/permissions.js';
 import type { Principal } from '../http/auth.js';
-import { portableSchema, shortDescription } from './portable.js';
+import { portableOutputSchema, portableSchema, shortDescription } from './portable.js';
 
 /**
  * The MCP view of the operation registry: which operations are tools, on which server, what each
@@ -22,6 +22,7 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
   annotations: ToolAnnotations & { title: string };
 }
 
@@ -45,6 +46,31 @@ export const toolOperations: readonly Operation[] = customerOperations.filter((o
 /** The operations an endpoint serves: those whose `mcp.servers` names it, or all of them on /mcp. */
 export function operationsOf(endpoint: McpEndpoint): Operation[] {
   return toolOperations.filter((op) => endpoint === 'all' || op.mcp!.servers.includes(endpoint));
+}
+
+/**
+ * Servers whose family the contract names without showing its operations ("paths and fields: not
+ * shown"): nothing of theirs is built, so they serve no tools yet. Every other server without
+ * tools belongs to a family the contract does not describe at all (calls, ivr, meetings, …).
+ */
+const NAMED_NOT_SHOWN: Partial<Record<McpServerKey, string>> = {
+  agents: 'Agent tasks',
+  leads: 'Leads',
+  forms: 'Forms',
+  flows: 'Flows',
+  posts: 'Posts',
+};
+
+/**
+ * Why a server serves no tools, or undefined when it serves some: said in /api-docs/mcp.json and
+ * in the server's `initialize` instructions, so an empty tools/list is explained where it is met.
+ */
+export function emptyServerNote(key: McpServerKey): string | undefined {
+  if (operationsOf(key).length) return undefined;
+  const family = NAMED_NOT_SHOWN[key];
+  return family
+    ? `No tools: the contract names the ${family} family but does not show its operations, and none is served yet.`
+    : 'No tools: the contract maps no REST family to this server and does not describe its family.';
 }
 
 /** The permission an MCP tool that sends has no stricter permission of its own for. */
@@ -88,14 +114,31 @@ function describe(op: Operation): string {
   return shortDescription(/[.!?]$/.test(line) ? line : `${line}.`, MAX_TOOL_DESCRIPTION);
 }
 
+/**
+ * Whether a tool's structuredContent is `{result: answer}` rather than the answer itself: MCP
+ * wants an object at the root of structured output (2025 era), so an answer whose schema is not an
+ * object is wrapped. Decided by the schema, not the value, so the advertised schema and the
+ * result always agree (api/mcp/call.ts wraps by this same test).
+ */
+export const wrapsResult = (op: Operation): boolean => op.output.schema.type !== 'object';
+
+/** The schema of a tool's structuredContent: the operation's output schema, or `{result}` around it. */
+export function structuredSchemaOf(op: Operation): JsonSchema {
+  return wrapsResult(op)
+    ? { type: 'object', properties: { result: op.output.schema }, required: ['result'], additionalProperties: false }
+    : op.output.schema;
+}
+
 const toolCache = new Map<string, McpTool>();
 
 /**
  * The MCP tool of an operation (the same object for every request), as tools/list answers it: a
- * one-line description and the portable projection of the input schema (api/mcp/portable.ts;
- * calls are still validated with the full one). No `outputSchema`: advertising every tool's
- * answer cost a third of the list (about 110 KB on /mcp) for what a model reads in the
- * structuredContent anyway; the manifest and the OpenAPI document carry the full output schemas.
+ * one-line description, the portable projection of the input schema (api/mcp/portable.ts; calls
+ * are still validated with the full one) and the shape of its structuredContent as `outputSchema`
+ * (the output projection: names, types, nullability, enums, required fields). The SDK client
+ * checks every structured result against it; the projection only loosens the operation's output
+ * schema, which every answer is held to in the suite (CHECK_ANSWERS), so the two cannot disagree.
+ * The manifest and the OpenAPI document carry the full output schemas.
  */
 export function toolOf(op: Operation): McpTool {
   let tool = toolCache.get(op.name);
@@ -105,6 +148,7 @@ export function toolOf(op: Operation): McpTool {
       title: op.summary,
       description: describe(op),
       inputSchema: portableSchema(toolInputSchema(op)),
+      outputSchema: portableOutputSchema(structuredSchemaOf(op)),
       annotations: { title: op.summary, ...op.mcp!.annotations },
     };
     toolCache.set(op.name, tool);
@@ -124,12 +168,25 @@ export function buildManifest(protocolVersions: readonly string[]) {
     authentication: { scheme: 'bearer', credential: 'svc_mcp_ MCP connection credential (Settings, API credentials)' },
     endpoints: [
       { key: null, path: '/mcp', tools: operationsOf('all').map((op) => op.name) },
-      ...MCP_SERVERS.map((key) => ({ key, path: `/mcp/v1/${key}`, tools: operationsOf(key).map((op) => op.name) })),
+      ...MCP_SERVERS.map((key) => {
+        const ops = operationsOf(key);
+        const note = emptyServerNote(key);
+        return {
+          key,
+          path: `/mcp/v1/${key}`,
+          // The REST tags whose operations this server serves (the contract's tag-to-server map).
+          tags: [...new Set(ops.map((op) => op.tag))],
+          tools: ops.map((op) => op.name),
+          ...(note ? { note } : {}),
+        };
+      }),
     ],
     tools: toolOperations.map((op) => ({
       ...toolOf(op),
-      // The answer's full schema (the REST data), since tools/list leaves it out; non-object answers arrive as { result }.
-      outputSchema: op.output.schema,
+      // The structuredContent's full schema (the REST data, or {result} around a non-object one);
+      // tools/list advertises its shape (outputSchema above).
+      fullOutputSchema: structuredSchemaOf(op),
+      tag: op.tag,
       servers: op.mcp!.servers,
       permission: toolPermissionOf(op) ?? null,
       issuerRequired: true,

@@ -3,15 +3,17 @@ import { ORDER_PLATFORMS, ORDER_STATUSES } from '../../domain/orders/index.js';
 import { pageSchema } from '../../services/platform/pagination.js';
 import { getOrder, listOrders, orderListQuery } from '../../services/orders/orders.js';
 import { setOrderStatus } from '../../services/orders/holds.js';
+import { catalogueTools } from '../catalogues/index.js';
 
 // Orders (Catalogues, products, stock, orders: the orders rows; Resources > Order; States > Order).
 // Orders are created by the chat and shop doors (services/orders createOrder); here they are read
 // and moved. Catalogue permissions with a live issuer, as the rest of the family; MCP tools on the
-// `orders` server with the commerce capability.
+// `orders` and `shop` servers (the contract's Catalogue tag) with the commerce capability.
 
 const O = '/api/v3/catalogues/orders';
 const base = { tag: 'Catalogue', auth: 'rest', issuerRequired: true } as const;
-const ordersTools = { servers: ['orders'], scope: 'mcp:commerce' } as const;
+/** Orders are Catalogue-tagged operations (/api/v3/catalogues/orders): the shop and orders servers, as the contract maps that tag. */
+const ordersTools = catalogueTools;
 const VIEW = 'communications.catalogue.view';
 const MANAGE = 'communications.catalogue.manage';
 

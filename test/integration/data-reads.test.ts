@@ -670,7 +670,7 @@ test('MCP /mcp/v1/data: every data operation is a tool with the same schemas; re
     for (const op of dataOps) {
       const tool = tools.find((t) => t.name === op.name)!;
       assert.deepEqual(tool.inputSchema, toolOf(op).inputSchema, `${op.name}: input schema (the portable projection)`);
-      assert.equal(tool.outputSchema, undefined, `${op.name}: the output schema is in the manifest, not tools/list`);
+      assert.deepEqual(tool.outputSchema, toolOf(op).outputSchema, `${op.name}: output schema (its shape)`);
       assert.equal(op.envelope, 'data', op.name);
       assert.equal(op.issuerRequired, true, op.name);
       assert.equal(op.mcp?.scope, 'mcp:data', op.name);

@@ -39,7 +39,7 @@ test('MCP /mcp/v1/groups: the thirteen group operations are its tools, with the 
     for (const op of groupOps) {
       const tool = tools.find((x) => x.name === op.name)!;
       assert.deepEqual(tool.inputSchema, toolOf(op).inputSchema, `${op.name}: input schema (the portable projection)`);
-      assert.equal(tool.outputSchema, undefined, `${op.name}: the output schema is in the manifest, not tools/list`);
+      assert.deepEqual(tool.outputSchema, toolOf(op).outputSchema, `${op.name}: output schema (its shape)`);
       assert.equal(op.mcp?.scope, 'mcp:groups', op.name);
       assert.equal(op.issuerRequired, true, op.name);
       if (op.method === 'GET') assert.equal(tool.annotations?.readOnlyHint, true, op.name);

@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_TOOL_DESCRIPTION, buildManifest, operationsOf, toolOf, toolOperations } from '../../api/mcp/tools.js';
-import { INLINE_FLAGS, MAX_FIELD_DESCRIPTION, portableSchema } from '../../api/mcp/portable.js';
-import { toolInputSchema } from '../../api/operation.js';
+import { MAX_TOOL_DESCRIPTION, buildManifest, operationsOf, structuredSchemaOf, toolOf, toolOperations } from '../../api/mcp/tools.js';
+import { INLINE_FLAGS, MAX_FIELD_DESCRIPTION, portableOutputSchema, portableSchema } from '../../api/mcp/portable.js';
+import { MCP_SERVERS, defineOperation, toolInputSchema } from '../../api/operation.js';
 import { makeAjv } from '../../services/platform/validation.js';
 
-// What tools/list advertises (issue 25, point 6): small enough for a client's context, in the
-// JSON Schema every client takes (no construct the Inspector flags or a function-calling dialect
-// refuses), one line per tool; and the projection only loosens, so a valid call still fits it.
+// What tools/list advertises (issue 25, point 6; issue 27, point 5): small enough for a client's
+// context, in the JSON Schema every client takes (no construct the Inspector flags or a
+// function-calling dialect refuses), one line per tool, each tool's output schema; and the
+// projections only loosen, so a valid call and a real answer still fit them.
 
 /** The keywords a projected schema may use: the subset Gemini's and OpenAI's tool dialects share. */
 const ALLOWED = new Set([
@@ -59,21 +60,66 @@ function problems(schema: unknown, at: string, out: string[] = []): string[] {
   return out;
 }
 
-test('tools/list on /mcp is under 100 KB for every tool (it was 319 KB)', () => {
-  const tools = operationsOf('all').map(toolOf);
-  const bytes = Buffer.byteLength(JSON.stringify({ tools }));
-  assert.ok(tools.length >= 80, `${tools.length} tools`);
-  assert.ok(bytes < 100 * 1024, `tools/list is ${bytes} bytes`);
+test('tools/list with output schemas: under 200 KB on /mcp (every tool), under 100 KB on each server', () => {
+  const bytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools }));
+  const all = operationsOf('all').map(toolOf);
+  assert.ok(all.length >= 80, `${all.length} tools`);
+  assert.ok(bytes(all) < 200 * 1024, `tools/list on /mcp is ${bytes(all)} bytes`);
+  for (const key of MCP_SERVERS) {
+    const size = bytes(operationsOf(key).map(toolOf));
+    assert.ok(size < 100 * 1024, `tools/list on /mcp/v1/${key} is ${size} bytes`);
+  }
 });
 
 test('every tool schema is portable: no keyword outside the shared subset, no type union, nothing unconstrained', () => {
-  const found = toolOperations.flatMap((op) => problems(toolOf(op).inputSchema, `${op.name}`));
+  const found = toolOperations.flatMap((op) => [
+    ...problems(toolOf(op).inputSchema, `${op.name} input`),
+    ...problems(toolOf(op).outputSchema, `${op.name} output`),
+  ]);
   assert.deepEqual(found.slice(0, 20), []);
   for (const op of toolOperations) {
-    const tool = toolOf(op) as unknown as Record<string, unknown>;
-    assert.equal(tool.inputSchema && (tool.inputSchema as { type: string }).type, 'object', op.name);
-    assert.equal('outputSchema' in tool, false, `${op.name}: tools/list carries no output schema (the manifest does)`);
+    const tool = toolOf(op);
+    assert.equal(tool.inputSchema.type, 'object', op.name);
+    assert.equal(tool.outputSchema.type, 'object', `${op.name}: structured output is an object at the root (MCP 2025-11-25)`);
+    assert.deepEqual(tool.outputSchema, portableOutputSchema(structuredSchemaOf(op)), op.name);
   }
+});
+
+test('an output schema says the shape only: names, types, nullability, enums, required fields', () => {
+  const SHAPE = new Set(['type', 'enum', 'properties', 'required', 'additionalProperties', 'items', 'anyOf']);
+  const keywords = (schema: unknown, out = new Set<string>()): Set<string> => {
+    if (typeof schema !== 'object' || schema === null) return out;
+    const node = schema as Record<string, unknown>;
+    for (const key of Object.keys(node)) out.add(key);
+    for (const sub of Object.values((node.properties as object) ?? {})) keywords(sub, out);
+    for (const sub of [node.items, node.additionalProperties, ...((node.anyOf as unknown[]) ?? [])]) keywords(sub, out);
+    return out;
+  };
+  for (const op of toolOperations) {
+    const extra = [...keywords(toolOf(op).outputSchema)].filter((k) => !SHAPE.has(k));
+    assert.deepEqual(extra, [], op.name);
+    assert.ok(!JSON.stringify(toolOf(op).outputSchema).includes('"additionalProperties":false'), op.name);
+  }
+  const order = toolOf(toolOperations.find((op) => op.name === 'get_order')!).outputSchema as any;
+  assert.ok(order.required.includes('id') && order.required.includes('status'));
+  assert.deepEqual(order.properties.id, { type: 'integer' });
+  assert.ok(order.properties.status.enum.includes('delivered'));
+  assert.deepEqual(order.properties.customer_handle, { anyOf: [{ type: 'string' }, { type: 'null' }] });
+});
+
+test('a non-object answer is advertised and returned as {result}', () => {
+  const op = defineOperation({
+    name: 'probe_count',
+    method: 'GET',
+    path: '/api/v3/probe',
+    tag: 'Probe',
+    summary: 'Count',
+    auth: 'rest',
+    output: { kind: 'outcome', status: 200, description: 'A count', schema: { type: 'integer', minimum: 0 } },
+    mcp: { servers: ['overview'], scope: 'mcp:overview' },
+    handler: async () => 3,
+  });
+  assert.deepEqual(toolOf(op).outputSchema, { type: 'object', properties: { result: { type: 'integer' } }, required: ['result'] });
 });
 
 test('every tool description is one line of at most 200 characters; title and description say what the tool does', () => {
@@ -155,10 +201,50 @@ test('projection rules: unions split, const as enum, forbidden fields left out, 
   });
 });
 
-test('the manifest keeps what tools/list leaves out: each tool’s full output schema', () => {
+test('both projections only loosen: neither keeps a keyword that could refuse what a dropped one admits', () => {
+  const ajv = makeAjv({ allErrors: true, strict: false });
+  const full = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'tags', 'extra_1'],
+    properties: {
+      id: { type: 'string', pattern: '^[a-z]+$', minLength: 3, format: 'hostname', description: 'The id' },
+      tags: { type: 'array', prefixItems: [{ type: 'integer' }], items: { type: 'string' } },
+      hidden: { not: {} },
+      deep: {
+        type: 'object',
+        properties: {
+          a: {
+            type: 'object',
+            properties: { b: { type: 'object', properties: { c: { type: 'object', properties: { d: { type: 'integer' } } } } } },
+          },
+        },
+      },
+    },
+    patternProperties: { '^extra_': { type: 'integer' } },
+  };
+  const answers = [
+    { id: 'abcd', tags: [1, 'x'], extra_1: 5 },
+    { id: 'abc', tags: [2], extra_1: 0, deep: { a: { b: { c: { d: 1 } } } } },
+  ];
+  const validFull = ajv.compile(full);
+  for (const [name, projection] of [
+    ['output', portableOutputSchema],
+    ['input', portableSchema],
+  ] as const) {
+    const validAdvertised = ajv.compile(projection(full));
+    for (const a of answers) {
+      assert.ok(validFull(a), JSON.stringify(validFull.errors));
+      assert.ok(validAdvertised(a), `${name} ${JSON.stringify(a)}: ${JSON.stringify(validAdvertised.errors)}`);
+    }
+  }
+});
+
+test('the manifest carries each tool as tools/list shows it and its full output schema; empty servers say why', () => {
   const manifest = buildManifest(['2026-07-28']);
   for (const op of toolOperations) {
     const entry = manifest.tools.find((t) => t.name === op.name)!;
-    assert.equal(entry.outputSchema, op.output.schema, op.name);
+    assert.equal(entry.fullOutputSchema, op.output.schema, op.name);
+    assert.deepEqual(entry.outputSchema, toolOf(op).outputSchema, op.name);
   }
 });
