@@ -19,6 +19,7 @@ import { createCartTimerActivities } from './shop/cart-abandonment.js';
 import { createDataIndexActivities } from './data/indexes.js';
 import { createChatGroupActivities } from './groups/chat-group.js';
 import { createPaymentActivities } from './payments/payment.js';
+import { createReconciliationActivities } from './payments/reconciliation.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDataIndexActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createChatGroupActivities({ orm: deps.orm, config: deps.config, log: deps.log, groups: () => providers.chatGroups() }),
     ...createPaymentActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
+    ...createReconciliationActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
   });
 }
 

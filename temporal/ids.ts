@@ -14,5 +14,6 @@ export { productsPushWorkflowId } from '../workflows/catalogues/products-push.st
 export { cartAbandonmentWorkflowId } from '../workflows/shop/cart-abandonment.starter.js';
 export { orderHoldWorkflowId } from '../workflows/orders/order-hold.starter.js';
 export { paymentWorkflowId } from '../workflows/payments/payment.starter.js';
+export { paymentReconciliationWorkflowId } from '../workflows/payments/reconciliation.starter.js';
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;

@@ -16,3 +16,4 @@ export { orderHoldWorkflow } from './orders/order-hold.js';
 export { dataIndexWorkflow } from './data/column-index.js';
 export { chatGroupWorkflow, chatGroupChangeWorkflow } from './groups/chat-group.js';
 export { paymentWorkflow } from './payments/payment.js';
+export { paymentReconciliationWorkflow } from './payments/reconciliation.js';

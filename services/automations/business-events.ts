@@ -19,6 +19,8 @@ export const BUSINESS_EVENT_TYPES: Record<string, { live: boolean }> = {
   'payment.expired': { live: false },
   'payment.cancelled': { live: false },
   'payment.refunded': { live: false },
+  // A disagreement between our ledger and the provider's report, found by reconciliation (services/payments/reconciliation.ts).
+  'payment.mismatch': { live: false },
   'order.received': { live: true },
   'contact.created': { live: true },
 };

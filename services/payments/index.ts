@@ -21,3 +21,12 @@ export {
 export { startPaymentAfterCommit, type PaymentFlowDeps } from './flow.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
 export { setProviderRef } from './store.js';
+export {
+  reconcileSlice,
+  recordMismatches,
+  listMismatches,
+  runReconciliation,
+  RECONCILIATION_MARGIN_MS,
+  type SliceInput,
+  type SliceCounts,
+} from './reconciliation.js';
