@@ -56,6 +56,7 @@ export interface KnownPayment {
   providerRef: string;
   isRefund: boolean;
   state: string;
+  currency: string;
 }
 
 export interface Mismatch {
@@ -196,7 +197,8 @@ export function compareSettlements(
       receipt: l.receipt,
       ourAmountMinor: null,
       providerAmountMinor: line.amountMinor,
-      currency: l.currency,
+      // A report that names no currency is in the payment's own (one shortcode, one currency).
+      currency: l.currency ?? k?.currency ?? null,
       providerCurrency: null,
       payer: l.payer,
       occurredAt: l.completedAt,

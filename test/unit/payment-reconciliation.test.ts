@@ -43,6 +43,7 @@ const known = (ref: string, o: Partial<KnownPayment> = {}): KnownPayment => ({
   providerRef: ref,
   isRefund: false,
   state: 'paid',
+  currency: 'KES',
   ...o,
 });
 
@@ -76,12 +77,30 @@ test('in the report, absent from ours: missing_in_ours, for the account whose pa
   );
   const [named, nobody] = c.mismatches;
   assert.deepEqual(
-    [named!.kind, named!.accountId, named!.paymentId, named!.paymentState, named!.providerAmountMinor, named!.receipt, named!.key],
-    ['missing_in_ours', 9, 'pay-a', 'pending', 150_000, 'Ra', 'missing_in_ours:payment:ref:a'],
+    [
+      named!.kind,
+      named!.accountId,
+      named!.paymentId,
+      named!.paymentState,
+      named!.providerAmountMinor,
+      named!.currency,
+      named!.receipt,
+      named!.key,
+    ],
+    ['missing_in_ours', 9, 'pay-a', 'pending', 150_000, 'KES', 'Ra', 'missing_in_ours:payment:ref:a'],
   );
   assert.deepEqual(
-    [nobody!.kind, nobody!.accountId, nobody!.paymentId, nobody!.providerRef, nobody!.receipt, nobody!.key, nobody!.payer],
-    ['missing_in_ours', null, null, null, 'QWERTY1234', 'missing_in_ours:payment:receipt:QWERTY1234', '+254711111111'],
+    [
+      nobody!.kind,
+      nobody!.accountId,
+      nobody!.paymentId,
+      nobody!.providerRef,
+      nobody!.currency,
+      nobody!.receipt,
+      nobody!.key,
+      nobody!.payer,
+    ],
+    ['missing_in_ours', null, null, null, null, 'QWERTY1234', 'missing_in_ours:payment:receipt:QWERTY1234', '+254711111111'],
   );
   assert.equal(c.theirs, 2);
 });

@@ -76,9 +76,17 @@ export async function settlementsOfRefs(em: EntityManager, scope: ProviderScope,
 /** The payments (refunds included) with these provider ids, in any state. */
 export async function paymentsOfRefs(em: EntityManager, scope: ProviderScope, refs: readonly string[]): Promise<KnownPayment[]> {
   if (!refs.length) return [];
-  const rows = await many<{ id: string; account_id: number; reference: string; provider_ref: string; is_refund: boolean; state: string }>(
+  const rows = await many<{
+    id: string;
+    account_id: number;
+    reference: string;
+    provider_ref: string;
+    is_refund: boolean;
+    state: string;
+    currency: string;
+  }>(
     em,
-    `select id, account_id, reference, provider_ref, is_refund, state from payments
+    `select id, account_id, reference, provider_ref, is_refund, state, currency from payments
       where provider_ref = any(?::text[]) and (provider = ? or (provider is null and ?::boolean))
         and (?::int is null or account_id = ?::int)`,
     [refs, ...scopeParams(scope)],
@@ -90,6 +98,7 @@ export async function paymentsOfRefs(em: EntityManager, scope: ProviderScope, re
     providerRef: r.provider_ref,
     isRefund: r.is_refund,
     state: r.state,
+    currency: r.currency,
   }));
 }
 
@@ -134,7 +143,7 @@ export async function insertMismatches(
                                      found_by, found_at)
      select ?, m.kind, m.settlement, m.key, m.account_id, m.payment_id, m.reference, m.provider_ref, m.receipt,
             m.our_amount_minor, m.provider_amount_minor, m.currency, m.provider_currency, m.payer, m.occurred_at, ?, now()
-       from jsonb_to_recordset(?::jsonb) with ordinality as m(kind text, settlement text, key text, account_id int, payment_id uuid,
+       from jsonb_to_recordset(?::jsonb) as m(kind text, settlement text, key text, account_id int, payment_id uuid,
               reference text, provider_ref text, receipt text, our_amount_minor bigint, provider_amount_minor bigint, currency text,
               provider_currency text, payer text, occurred_at timestamptz, ord bigint)
       order by m.ord
