@@ -180,6 +180,13 @@ test(
     assert.deepEqual(await noticesOf(b), [], 'an account whose money agrees is told nothing');
     assert.deepEqual(await eventsOf(b), []);
     assert.ok(bAgrees.receipt);
+    const bRun = await cli('payments:reconcile', '--account', String(b.accountId), '--from', period().from, '--to', period().to);
+    assert.equal(bRun.code, 0, bRun.stderr);
+    assert.deepEqual(
+      [bRun.json.data.state, bRun.json.data.counts.matched, bRun.json.data.counts.recorded],
+      ['completed', 1, 0],
+      'the CLI runs it too; b’s one payment agrees',
+    );
 
     // The operator's list: an account's, and the money that names no payment of ours.
     const listed = await admin('GET', `/payments/mismatches?account=${a.accountId}`);
