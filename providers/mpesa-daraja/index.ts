@@ -1,5 +1,5 @@
-// The Safaricom Daraja adapter (M-Pesa Express, its query, reversals): everything about this
-// provider, behind PaymentProvider.
+// The Safaricom Daraja adapter (M-Pesa Express, its query, reversals, the organisation statement as
+// the report): everything about this provider, behind PaymentProvider.
 import type { PaymentProvider, ProviderResult, WebhookRequest } from '../types.js';
 import { DarajaClient, REVERSAL_PATH, STK_PUSH_PATH, STK_QUERY_PATH, type DarajaOptions } from './client.js';
 import {
