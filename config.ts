@@ -131,6 +131,17 @@ export interface Config {
    */
   catalogueDriftPaused: boolean;
   /**
+   * Payment reconciliation (docs/payments.md, "Reconciliation"): PAYMENT_RECONCILIATION_PAUSED=true
+   * creates its schedule paused (test stacks; a deployment whose provider serves no report yet); an
+   * existing schedule keeps its own state. Every EVERY_MINUTES (60) a run reconciles the
+   * WINDOW_MINUTES (120, at least EVERY_MINUTES, so each minute is checked twice) ending LAG_MINUTES
+   * (15) before it starts, leaving late callbacks and status polls time to reach our ledger.
+   */
+  paymentReconciliationPaused: boolean;
+  paymentReconciliationEveryMinutes: number;
+  paymentReconciliationWindowMinutes: number;
+  paymentReconciliationLagMinutes: number;
+  /**
    * CHECK_ANSWERS=true (the test suite): every REST answer is checked against its operation's output
    * schema, and one that does not match is answered 500 naming the operation and the mismatch, so the
    * test that made the request fails. Off in a deployment (it costs a validation per answer).
@@ -266,6 +277,13 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     trustedProxyHops: optionalCount('TRUSTED_PROXY_HOPS', 0) ?? 0,
     allowLoopbackDestinations: env('ALLOW_LOOPBACK_DESTINATIONS', 'false') === 'true',
     catalogueDriftPaused: env('CATALOGUE_DRIFT_PAUSED', 'false') === 'true',
+    paymentReconciliationPaused: env('PAYMENT_RECONCILIATION_PAUSED', 'false') === 'true',
+    paymentReconciliationEveryMinutes: optionalCount('PAYMENT_RECONCILIATION_EVERY_MINUTES') ?? 60,
+    paymentReconciliationWindowMinutes: Math.max(
+      optionalCount('PAYMENT_RECONCILIATION_WINDOW_MINUTES') ?? 120,
+      optionalCount('PAYMENT_RECONCILIATION_EVERY_MINUTES') ?? 60,
+    ),
+    paymentReconciliationLagMinutes: nonNegative('PAYMENT_RECONCILIATION_LAG_MINUTES', 15),
     checkAnswers: env('CHECK_ANSWERS', 'false') === 'true',
     feedTimeoutSeconds: Number(env('FEED_TIMEOUT_SECONDS', '300')),
     feedMaxBytes: Number(env('FEED_MAX_BYTES', String(100 * 1024 * 1024))),

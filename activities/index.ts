@@ -21,6 +21,7 @@ import { createChatGroupActivities } from './groups/chat-group.js';
 import { createPaymentActivities } from './payments/payment.js';
 import { orderPaid } from '../services/orders/index.js';
 import { createRefundActivities } from './payments/refund.js';
+import { createReconciliationActivities } from './payments/reconciliation.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -63,6 +64,8 @@ export function createActivities(deps: ActivityDeps) {
       paidSubjects: { order: orderPaid },
     }),
     ...createRefundActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
+    ...createPaymentActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
+    ...createReconciliationActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
   });
 }
 

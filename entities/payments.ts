@@ -1,6 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { timestamps } from './columns.js';
-import { LEDGER_ACCOUNTS, LEDGER_DIRECTIONS, LEDGER_KINDS, PAYMENT_STATES } from '../domain/payments/index.js';
+import {
+  LEDGER_ACCOUNTS,
+  LEDGER_DIRECTIONS,
+  LEDGER_KINDS,
+  MISMATCH_KINDS,
+  PAYMENT_STATES,
+  SETTLEMENT_KINDS,
+} from '../domain/payments/index.js';
 
 // Payments (Resources > Payment; States and transitions > Payment; docs/payments.md). A payment is
 // the money a business collects for one of its records; a refund is a payment of its own linked by
@@ -137,5 +144,52 @@ export const LedgerEntry = defineEntity({
     occurredAt: p.datetime().onCreate(() => new Date()),
   },
   uniques: [{ properties: ['payment', 'entryNo'] }],
+  indexes: [
+    {
+      // Reconciliation reads the provider_clearing legs of a period (docs/payments.md, "Reconciliation").
+      name: 'ledger_entries_clearing_index',
+      expression: `create index "ledger_entries_clearing_index" on "ledger_entries" ("occurred_at", "payment_id") where "account" = 'provider_clearing'`,
+    },
+  ],
   checks: [{ name: 'ledger_entries_amount_check', expression: 'amount_minor > 0' }],
+});
+
+/**
+ * A disagreement between our ledger and the payment provider's report, found by reconciliation
+ * (docs/payments.md, "Reconciliation"): recorded once per provider and key, however many runs find
+ * it again, with the account's notice and business event written in the same transaction.
+ */
+export const PaymentMismatch = defineEntity({
+  name: 'PaymentMismatch',
+  tableName: 'payment_mismatches',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    /** The provider adapter's key (mpesa-daraja). */
+    provider: p.string().length(64),
+    kind: p.enum(MISMATCH_KINDS),
+    settlement: p.enum(SETTLEMENT_KINDS),
+    /** The disagreement's identity (domain/payments/reconciliation.ts): unique per provider. */
+    key: p.string().length(300),
+    /** Whose money; null when the provider's line names no payment of ours. */
+    accountId: p.integer().nullable(),
+    payment: p.manyToOne(Payment).deleteRule('cascade').nullable(),
+    reference: p.string().length(32).nullable(),
+    providerRef: p.string().length(191).nullable(),
+    receipt: p.string().length(64).nullable(),
+    ourAmountMinor: p.bigint('string').nullable(),
+    providerAmountMinor: p.bigint('string').nullable(),
+    currency: p.string().length(3).nullable(),
+    providerCurrency: p.string().length(3).nullable(),
+    payer: p.string().length(32).nullable(),
+    /** When the money moved (the provider's completion, else our ledger's entry). */
+    occurredAt: p.datetime(),
+    /** The reconciliation run that found it first (its workflow id). */
+    foundBy: p.string().length(200),
+    foundAt: p.datetime().onCreate(() => new Date()),
+  },
+  uniques: [{ properties: ['provider', 'key'] }],
+  indexes: [
+    { name: 'payment_mismatches_found_index', properties: ['foundAt', 'id'] },
+    { name: 'payment_mismatches_account_index', properties: ['accountId', 'foundAt', 'id'] },
+  ],
 });

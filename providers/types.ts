@@ -475,6 +475,38 @@ export interface RefundResultEvent {
 
 export type PaymentEvent = PaymentResultEvent | RefundResultEvent;
 
+/** A period of the provider's report: transactions completed at or after `from` and before `to`. */
+export interface ReportPeriod {
+  from: Date;
+  to: Date;
+}
+
+/**
+ * One settled transaction as the provider's own report shows it, in our words: what reconciliation
+ * compares our ledger with. Only money that moved is a line (a failed or cancelled push is none).
+ */
+export interface SettlementLine {
+  /**
+   * The provider's id of the request that made it, the key our payments store (`provider_ref`): a
+   * push's attempt id, a refund's. Null for money the provider took without our asking (a payer
+   * paying the till or paybill directly), which names no payment of ours.
+   */
+  providerRef: string | null;
+  /** The provider's transaction id (Daraja: the M-Pesa receipt number). */
+  receipt: string;
+  /** money in from a payer, or money given back (a refund). */
+  kind: 'payment' | 'reversal';
+  /** Positive, minor units (100 a major unit, as our amounts). */
+  amountMinor: number;
+  /** Null when the report names none (a single-currency account's statement). */
+  currency: string | null;
+  completedAt: Date;
+  /** The payer's phone (E.164) as the provider shows it; null when absent. */
+  payer: string | null;
+  /** A reversal's original transaction (its receipt); null otherwise. */
+  reverses: string | null;
+}
+
 /** One endpoint the payment provider posts results to (served ahead of Koa like the others). */
 export interface PaymentCallbackEndpoint {
   method: 'POST';
@@ -503,6 +535,11 @@ export interface PaymentProvider {
   /** Where an attempt stands; `pending` while the provider is still processing it or cannot say yet. */
   status(providerRef: string): Promise<ProviderResult<PaymentStatus>>;
   refund(r: RefundRequest): Promise<ProviderResult<RefundAcknowledgement>>;
+  /**
+   * The provider's report of the transactions it settled in a period (what reconciliation compares
+   * our ledger with); a provider with no report to read answers a permanent failure.
+   */
+  report(period: ReportPeriod): Promise<ProviderResult<SettlementLine[]>>;
   /** Whether a callback carries a valid, fresh signature (exact bytes, headers); forged, unsigned or stale: false. */
   verifyCallback(req: WebhookRequest): boolean;
 }

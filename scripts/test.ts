@@ -91,6 +91,8 @@ const { stack, dataDir } = await privateRunStack('svc-test', {
   ALLOW_LOOPBACK_DESTINATIONS: 'true',
   // Tests run the drift pass themselves; an hourly one crossing a run would undo their remote changes.
   CATALOGUE_DRIFT_PAUSED: 'true',
+  // Tests run reconciliation themselves; an hourly pass would record other files' in-flight payments as mismatches.
+  PAYMENT_RECONCILIATION_PAUSED: 'true',
   // A basket opened from a chat and left with items is abandoned after 3 s here, not 24 h (shop-links.test.ts).
   CART_QUIET_SECONDS: '3',
   // No load balancer watches a test stack's /readyz: its APIs stop without a drain (api-stop.test.ts sets its own).

@@ -1,6 +1,6 @@
 // Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API (messages, the
 // Groups API and the Commerce catalogue API) under /whatsapp/{version}, Safaricom Daraja's M-Pesa
-// Express and reversals under /daraja, and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
+// Express, reversals and the organisation statement under /daraja, and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';

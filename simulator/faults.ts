@@ -33,11 +33,14 @@ export const PAYMENT_RESULT_FAULT_KINDS = [
 ] as const;
 export const PAYMENT_DELIVERY_FAULT_KINDS = ['duplicate_callback', 'late_callback', 'no_callback'] as const;
 export const PAYMENT_REVERSAL_FAULT_KINDS = ['reversal_fails'] as const;
+/** The organisation statement's download answers 503 (a fault without `to`: the statement names no payer). */
+export const PAYMENT_STATEMENT_FAULT_KINDS = ['statement_unavailable'] as const;
 export const PAYMENT_FAULT_KINDS = [
   ...PAYMENT_PUSH_FAULT_KINDS,
   ...PAYMENT_RESULT_FAULT_KINDS,
   ...PAYMENT_DELIVERY_FAULT_KINDS,
   ...PAYMENT_REVERSAL_FAULT_KINDS,
+  ...PAYMENT_STATEMENT_FAULT_KINDS,
 ] as const;
 export const FAULT_KINDS = [...SEND_FAULT_KINDS, ...GROUP_FAULT_KINDS, ...PAYMENT_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

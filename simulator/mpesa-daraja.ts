@@ -46,6 +46,14 @@ import { paymentJson, type SignedRequest } from './signing.js';
 import type { CallbackRecord, SimState } from './state.js';
 import { digitsOf, isHttpUrl } from './util.js';
 import { deliver } from './webhooks.js';
+import {
+  STATEMENT_PATH,
+  noAmendment,
+  serveStatement,
+  statementControls,
+  type ExtraLine,
+  type StatementAmendment,
+} from './mpesa-statement.js';
 
 type Context = KoaContext & { params: Record<string, string> };
 
@@ -92,6 +100,8 @@ export interface SimPayment {
   callbacksSent: number;
   createdAt: number;
   settledAt: number | null;
+  /** How the organisation statement shows it (controls under /_sim/payments/{id}/statement). */
+  statement: StatementAmendment;
 }
 
 export interface SimReversal {
@@ -109,6 +119,7 @@ export interface SimReversal {
   resultDesc: string | null;
   receipt: string | null;
   createdAt: number;
+  settledAt: number | null;
 }
 
 export interface PaymentsConfig {
@@ -124,6 +135,8 @@ export interface PaymentsState {
   byReceipt: Map<string, SimPayment>;
   byKey: Map<string, SimPayment>;
   reversals: SimReversal[];
+  /** Money paid to the shortcode without an API request (a payer paying the paybill directly): statement lines only. */
+  extraLines: ExtraLine[];
   /** access token → expiry (ms). */
   tokens: Map<string, number>;
 }
@@ -136,6 +149,7 @@ export function createPaymentsState(o: SimulatorOptions): PaymentsState {
     byReceipt: new Map(),
     byKey: new Map(),
     reversals: [],
+    extraLines: [],
     tokens: new Map(),
   };
 }
@@ -147,6 +161,7 @@ export function resetPaymentsState(s: PaymentsState): void {
   s.byReceipt.clear();
   s.byKey.clear();
   s.reversals.length = 0;
+  s.extraLines.length = 0;
   s.tokens.clear();
 }
 
@@ -257,6 +272,7 @@ export function darajaRouter(state: SimState): Router {
       callbacksSent: 0,
       createdAt: Date.now(),
       settledAt: null,
+      statement: noAmendment(),
     };
     ps.payments.push(p);
     ps.byCheckout.set(p.checkoutRequestId, p);
@@ -331,6 +347,7 @@ export function darajaRouter(state: SimState): Router {
       resultDesc: null,
       receipt: null,
       createdAt: Date.now(),
+      settledAt: null,
     };
     ps.reversals.push(v);
     const credentialsOk = b.Initiator === o.paymentInitiator && b.SecurityCredential === o.paymentSecurityCredential;
@@ -348,6 +365,12 @@ export function darajaRouter(state: SimState): Router {
       ResponseCode: '0',
       ResponseDescription: 'Accept the service request successfully.',
     };
+  });
+
+  // The organisation statement (the org portal's CSV download; Daraja has no such API): mpesa-statement.ts.
+  r.get(STATEMENT_PATH, (ctx) => {
+    if (!authorised(ctx)) return;
+    serveStatement(ctx, state, (code, message) => darajaError(ctx, code, message), receipt);
   });
 
   return r;
@@ -433,6 +456,7 @@ async function settleReversal(state: SimState, v: SimReversal, credentialsOk: bo
   else if (!p) [code, desc] = ['R000002', 'The OriginalTransID is invalid.'];
   else if (v.amount > p.amount - p.reversed) [code, desc] = ['R000001', 'The transaction has already been reversed.'];
   v.state = 'settled';
+  v.settledAt = Date.now();
   v.resultCode = code;
   v.resultDesc = desc;
   const ok = code === 0;
@@ -525,6 +549,9 @@ export function paymentsSimRouter(state: SimState): Router {
     ps.tokens.clear();
     ctx.body = { expired: n };
   });
+
+  // Before /:id, which would take `statement` for a CheckoutRequestID.
+  statementControls(r, state, receipt);
 
   r.get('/:id', (ctx: Context) => {
     const p = ps.byCheckout.get(ctx.params.id!);

@@ -15,5 +15,6 @@ export { cartAbandonmentWorkflowId } from '../workflows/shop/cart-abandonment.st
 export { orderHoldWorkflowId } from '../workflows/orders/order-hold.starter.js';
 export { paymentWorkflowId } from '../workflows/payments/payment.starter.js';
 export { refundWorkflowId } from '../workflows/payments/refund.starter.js';
+export { paymentReconciliationWorkflowId } from '../workflows/payments/reconciliation.starter.js';
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;

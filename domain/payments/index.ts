@@ -3,3 +3,4 @@ export * from './states.js';
 export * from './reference.js';
 export * from './money.js';
 export * from './ledger.js';
+export * from './reconciliation.js';

@@ -79,6 +79,33 @@ export class DarajaClient {
     }
   }
 
+  /**
+   * A GET with the bearer token whose answer is text (a statement download), renewed and tried once
+   * more on an invalid token as post() does; a refused answer is a retry decision from Daraja's envelope.
+   */
+  async getText(
+    pathAndQuery: string,
+    accept: string,
+  ): Promise<{ ok: true; text: string; contentType: string } | { ok: false; failure: ProviderFailure }> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.accessToken(attempt > 0);
+      if (!token.ok) return { ok: false, failure: token };
+      const res = await httpRequest(
+        `${this.baseUrl}${pathAndQuery}`,
+        { method: 'GET', headers: { authorization: `Bearer ${token.value}`, accept } },
+        this.o.timeoutMs,
+      );
+      if (!res.ok) return { ok: false, failure: res.failure };
+      const { reply } = res;
+      if (attempt === 0 && errorCodeOf(reply) === INVALID_TOKEN) {
+        this.token = null;
+        continue;
+      }
+      if (reply.status < 200 || reply.status >= 300) return { ok: false, failure: darajaFailure(reply) };
+      return { ok: true, text: reply.text, contentType: reply.headers.get('content-type') ?? '' };
+    }
+  }
+
   private accessToken(renew: boolean): Promise<ProviderResult<string>> {
     if (!renew && this.token && this.token.until > this.now()) return Promise.resolve({ ok: true, value: this.token.value });
     // Calls that find the token stale together share one renewal.

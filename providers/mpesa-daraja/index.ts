@@ -1,5 +1,5 @@
-// The Safaricom Daraja adapter (M-Pesa Express, its query, reversals): everything about this
-// provider, behind PaymentProvider.
+// The Safaricom Daraja adapter (M-Pesa Express, its query, reversals, the organisation statement as
+// the report): everything about this provider, behind PaymentProvider.
 import type { PaymentProvider, ProviderResult, WebhookRequest } from '../types.js';
 import { DarajaClient, REVERSAL_PATH, STK_PUSH_PATH, STK_QUERY_PATH, type DarajaOptions } from './client.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from './payload.js';
 import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from './signature.js';
 import { BEING_PROCESSED_ERROR, STILL_PROCESSING_CODE, queryOutcome } from './status.js';
+import { parseStatement, statementQuery, UnreadableStatement } from './statement.js';
 import { DARAJA_ACCEPTED, PAYMENT_REFUND_RESULT_PATH, PAYMENT_RESULT_PATH, parseReversalResult, parseStkCallback } from './webhook.js';
 
 export interface DarajaSettings extends DarajaOptions {
@@ -154,6 +155,17 @@ export function createMpesaDaraja(o: DarajaSettings): PaymentProvider {
       const ref = typeof j.ConversationID === 'string' && j.ConversationID !== '' ? j.ConversationID : null;
       if (!ref) return { ok: false, permanent: false, code: 'invalid_response', message: 'The acknowledgement names no ConversationID.' };
       return { ok: true, value: { providerRef: ref, message: String(j.ResponseDescription ?? '') } };
+    },
+
+    async report({ from, to }) {
+      const res = await client.getText(statementQuery(o.shortCode, from, to), 'text/csv');
+      if (!res.ok) return res.failure;
+      try {
+        return { ok: true, value: parseStatement(res.text, from, to) };
+      } catch (err) {
+        if (!(err instanceof UnreadableStatement)) throw err;
+        return { ok: false, permanent: true, code: 'invalid_report', message: err.message };
+      }
     },
 
     verifyCallback: (req: WebhookRequest) => {

@@ -19,6 +19,8 @@ export const BUSINESS_EVENT_TYPES: Record<string, { live: boolean }> = {
   'payment.expired': { live: false },
   'payment.cancelled': { live: false },
   'payment.refunded': { live: false },
+  // A disagreement between our ledger and the provider's report, found by reconciliation (services/payments/reconciliation.ts).
+  'payment.mismatch': { live: false },
   'order.received': { live: true },
   // The communication callback of an order's payment settling (services/orders/paid.ts); the service
   // logs payment.paid for it, and an operation emitting order.paid is a payment's news: reconciled later.

@@ -24,3 +24,12 @@ export { startPaymentAfterCommit, startOwedPayments, tellPaymentCancelled, type 
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
 export { setProviderRef, receiptToReverse } from './store.js';
 export { collectedBefore, type PaidPayment, type PaidSubject, type PaidSubjects, type AfterPaid } from './subjects.js';
+export {
+  reconcileSlice,
+  recordMismatches,
+  listMismatches,
+  runReconciliation,
+  RECONCILIATION_MARGIN_MS,
+  type SliceInput,
+  type SliceCounts,
+} from './reconciliation.js';

@@ -229,7 +229,7 @@ test('a run-now is found by its search attributes and answers the progress query
 test('the worker made the hourly schedule, starting the drift pass; making it again keeps it and its pause', async () => {
   const handle = temporal.schedule.getHandle('catalogue-drift');
   await handle.pause('paused by the test');
-  await ensureSchedules(temporal, { taskQueue: loadConfig().taskQueue, catalogueDriftPaused: false });
+  await ensureSchedules(temporal, { ...loadConfig(), catalogueDriftPaused: false });
   const d = await handle.describe();
   assert.equal(d.state.paused, true, "a worker start keeps an operator's pause");
   // Left paused: test stacks create it paused (CATALOGUE_DRIFT_PAUSED) so no hourly pass crosses a run.

@@ -1,0 +1,162 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  compareSettlements,
+  type KnownPayment,
+  type OurSettlement,
+  type Period,
+  type TheirSettlement,
+} from '../../domain/payments/index.js';
+
+// Reconciliation's pure comparison (issue 26 point 5): our provider_clearing settlements against the
+// provider's report lines, matched on the provider's id per kind, judged inside a period with each
+// side looked for beyond it.
+
+const at = (hhmm: string) => new Date(`2026-11-27T${hhmm}:00Z`);
+const PERIOD: Period = { from: at('10:00'), to: at('11:00') };
+
+const ours = (ref: string | null, o: Partial<OurSettlement> = {}): OurSettlement => ({
+  accountId: 7,
+  paymentId: `pay-${ref ?? 'none'}`,
+  reference: `PAY-20261127-${ref ?? '0'}`,
+  providerRef: ref,
+  kind: 'payment',
+  amountMinor: 150_000,
+  currency: 'KES',
+  occurredAt: at('10:30'),
+  ...o,
+});
+const line = (ref: string | null, o: Partial<TheirSettlement> = {}): TheirSettlement => ({
+  providerRef: ref,
+  receipt: `R${ref ?? 'X'}`,
+  kind: 'payment',
+  amountMinor: 150_000,
+  currency: null,
+  completedAt: at('10:29'),
+  payer: '+254700000001',
+  ...o,
+});
+const known = (ref: string, o: Partial<KnownPayment> = {}): KnownPayment => ({
+  accountId: 7,
+  paymentId: `pay-${ref}`,
+  reference: `PAY-20261127-${ref}`,
+  providerRef: ref,
+  isRefund: false,
+  state: 'paid',
+  currency: 'KES',
+  ...o,
+});
+
+test('the same money on both sides matches: no mismatch', () => {
+  const c = compareSettlements(
+    [ours('a'), ours('b', { kind: 'reversal', amountMinor: 40_000 })],
+    [line('a'), line('b', { kind: 'reversal', amountMinor: 40_000 })],
+    [],
+    PERIOD,
+  );
+  assert.deepEqual(c, { ours: 2, theirs: 2, matched: 2, mismatches: [] });
+});
+
+test('settled in ours, absent from the report: missing_at_provider, our payment named', () => {
+  const c = compareSettlements([ours('a')], [], [], PERIOD);
+  assert.equal(c.matched, 0);
+  assert.equal(c.mismatches.length, 1);
+  const m = c.mismatches[0]!;
+  assert.deepEqual(
+    [m.kind, m.settlement, m.key, m.accountId, m.paymentId, m.ourAmountMinor, m.providerAmountMinor, m.receipt],
+    ['missing_at_provider', 'payment', 'missing_at_provider:payment:ref:a', 7, 'pay-a', 150_000, null, null],
+  );
+});
+
+test('in the report, absent from ours: missing_in_ours, for the account whose payment the line names, or for nobody', () => {
+  const c = compareSettlements(
+    [],
+    [line('a'), line(null, { receipt: 'QWERTY1234', payer: '+254711111111', amountMinor: 5_000 })],
+    [known('a', { state: 'pending', accountId: 9 })],
+    PERIOD,
+  );
+  const [named, nobody] = c.mismatches;
+  assert.deepEqual(
+    [
+      named!.kind,
+      named!.accountId,
+      named!.paymentId,
+      named!.paymentState,
+      named!.providerAmountMinor,
+      named!.currency,
+      named!.receipt,
+      named!.key,
+    ],
+    ['missing_in_ours', 9, 'pay-a', 'pending', 150_000, 'KES', 'Ra', 'missing_in_ours:payment:ref:a'],
+  );
+  assert.deepEqual(
+    [
+      nobody!.kind,
+      nobody!.accountId,
+      nobody!.paymentId,
+      nobody!.providerRef,
+      nobody!.currency,
+      nobody!.receipt,
+      nobody!.key,
+      nobody!.payer,
+    ],
+    ['missing_in_ours', null, null, null, null, 'QWERTY1234', 'missing_in_ours:payment:receipt:QWERTY1234', '+254711111111'],
+  );
+  assert.equal(c.theirs, 2);
+});
+
+test('both sides, different amounts: amount_differs with both amounts and the receipt; a different currency too', () => {
+  const c = compareSettlements([ours('a'), ours('b')], [line('a', { amountMinor: 140_000 }), line('b', { currency: 'TZS' })], [], PERIOD);
+  assert.deepEqual(
+    c.mismatches.map((m) => [m.kind, m.providerRef, m.ourAmountMinor, m.providerAmountMinor, m.currency, m.providerCurrency, m.receipt]),
+    [
+      ['amount_differs', 'a', 150_000, 140_000, 'KES', null, 'Ra'],
+      ['amount_differs', 'b', 150_000, 150_000, 'KES', 'TZS', 'Rb'],
+    ],
+  );
+  assert.equal(compareSettlements([ours('c')], [line('c', { currency: 'KES' })], [], PERIOD).matched, 1, 'the same currency matches');
+});
+
+test('a payment and a reversal under the same provider id are not each other', () => {
+  const c = compareSettlements([ours('a', { kind: 'reversal' })], [line('a')], [known('a')], PERIOD);
+  assert.deepEqual(
+    c.mismatches.map((m) => [m.kind, m.settlement]),
+    [
+      ['missing_at_provider', 'reversal'],
+      ['missing_in_ours', 'payment'],
+    ],
+  );
+});
+
+test('each side is found beyond the period: a line at 10:59 whose ledger entry came at 11:02 matches, from either period', () => {
+  const late = ours('a', { occurredAt: at('11:02') });
+  const early = line('a', { completedAt: at('10:59') });
+  assert.deepEqual(compareSettlements([late], [early], [], PERIOD), { ours: 0, theirs: 1, matched: 1, mismatches: [] });
+  const next = { from: at('11:00'), to: at('12:00') };
+  assert.deepEqual(compareSettlements([late], [early], [], next), { ours: 1, theirs: 0, matched: 1, mismatches: [] });
+});
+
+test('what happened outside the period on both sides is not judged; the same disagreement has the same key in every period holding it', () => {
+  const outside = compareSettlements([ours('a', { occurredAt: at('09:30') })], [line('b', { completedAt: at('11:30') })], [], PERIOD);
+  assert.deepEqual(outside, { ours: 0, theirs: 0, matched: 0, mismatches: [] });
+  const overlapping = [PERIOD, { from: at('10:15'), to: at('11:15') }].map(
+    (p) => compareSettlements([ours('a')], [line('a', { amountMinor: 1 })], [], p).mismatches[0]!.key,
+  );
+  assert.deepEqual(overlapping, ['amount_differs:payment:ref:a', 'amount_differs:payment:ref:a']);
+});
+
+test('two lines for one provider id add up: a payment the provider settled twice shows as a difference', () => {
+  const c = compareSettlements([ours('a')], [line('a'), line('a', { receipt: 'Ra2' })], [], PERIOD);
+  assert.deepEqual(
+    c.mismatches.map((m) => [m.kind, m.ourAmountMinor, m.providerAmountMinor]),
+    [['amount_differs', 150_000, 300_000]],
+  );
+});
+
+test('our settlement with no provider id is judged on its own: missing_at_provider under the payment’s id', () => {
+  const c = compareSettlements([ours(null)], [], [], PERIOD);
+  assert.deepEqual(
+    c.mismatches.map((m) => m.key),
+    ['missing_at_provider:payment:payment:pay-none'],
+  );
+});
