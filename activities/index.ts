@@ -64,7 +64,6 @@ export function createActivities(deps: ActivityDeps) {
       paidSubjects: { order: orderPaid },
     }),
     ...createRefundActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
-    ...createPaymentActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
     ...createReconciliationActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
   });
 }
