@@ -8,6 +8,8 @@
 //      amount_minor - refunded_minor >= $1`), autocommit, on a pool of `--pool` connections;
 //   2. the operator API, POST /admin/v1/accounts/{account}/payments/{payment}/refunds (HTTP,
 //      operator auth, the account's lookup, requestRefund: headroom, refund row, timeline row);
+//   1b. the same statement in a transaction of its own (BEGIN; UPDATE; COMMIT: the row stays
+//      locked over the commit's round trip too);
 //   3. the service, requestRefund, in this process on an ORM pool of `--pool` connections
 //      (no HTTP), then the floor once more (the machine is shared: the two floors bracket the run).
 // Then every accepted refund of phases 2 and 3 settles (recordMove → paid, `--clients` at a time:
@@ -105,17 +107,28 @@ try {
   const post = jsonPoster(stack.apiUrl, { authorization: `Bearer ${operator}` }, clients);
 
   // 1. The floor: the guarded headroom statement alone.
-  const floorRun = async (label: string) => {
+  const GUARDED =
+    'update payments set refunded_minor = refunded_minor + $1, updated_at = now() where id = $2 and amount_minor - refunded_minor >= $1';
+  // inTransaction: BEGIN; the statement; COMMIT, so the row stays locked for one more round trip
+  // (the commit's), as in a service transaction that takes the headroom last.
+  const floorRun = async (label: string, inTransaction = false) => {
     const p = await paidPayment(label);
     const accepted: number[] = [];
     const refused: number[] = [];
     noteLoad(label);
     const r = await load(clients, refunds, 600, async (i) => {
       const a = amountOf(i);
-      const u = await pool.query(
-        'update payments set refunded_minor = refunded_minor + $1, updated_at = now() where id = $2 and amount_minor - refunded_minor >= $1',
-        [a, p.id],
-      );
+      let u: pg.QueryResult;
+      if (inTransaction) {
+        const c = await pool.connect();
+        try {
+          await c.query('begin');
+          u = await c.query(GUARDED, [a, p.id]);
+          await c.query('commit');
+        } finally {
+          c.release();
+        }
+      } else u = await pool.query(GUARDED, [a, p.id]);
       (u.rowCount === 1 ? accepted : refused).push(a);
       return u.rowCount === 1 ? 'taken' : 'refused';
     });
@@ -126,6 +139,7 @@ try {
     return { ...figures(r), ...h };
   };
   out.floorBefore = await floorRun('bare guarded UPDATE');
+  out.floorInTransaction = await floorRun('guarded UPDATE in its own transaction', true);
 
   // 2. The operator API.
   const viaHttp = await paidPayment('operator API');
