@@ -152,11 +152,18 @@ export interface RequestRefundInput {
 
 /**
  * Requests a refund of a settled payment: a payment of its own (is_refund, refund_of, reason) in
- * draft, whose amount is taken from the parent's refundable headroom by one guarded statement
- * first, so concurrent refunds never give back more than was paid (refunded_minor +
+ * draft, whose amount is taken from the parent's refundable headroom by one guarded statement,
+ * so concurrent refunds never give back more than was paid (refunded_minor +
  * refundable_minor = amount_minor at every moment). Refuses, writing nothing: an amount of zero or
  * less, or more than is refundable (422 amount_minor); a payment that is not settled, or is itself a
  * refund (409); another account's or an unknown payment (404).
+ *
+ * The headroom is taken last, after the refund's own rows: the guarded statement locks the parent's
+ * row until the commit, and every refund of that payment queues on it, so the lock is held for that
+ * statement and the commit only (docs/benchmarks.md, "Concurrent partial refunds"). A refund the
+ * headroom refuses rolls its rows back with the transaction. A refusal the unlocked read already
+ * shows (not settled, too little left) is answered before anything is written: that read is a
+ * committed state, and nothing is taken on it.
  */
 export async function requestRefund(em: EntityManager, input: RequestRefundInput): Promise<PaymentSummary> {
   const amountError = amountProblem(input.amountMinor);
@@ -168,15 +175,14 @@ export async function requestRefund(em: EntityManager, input: RequestRefundInput
     const parent = key && (await readPaymentRow(tx, input.accountId, key));
     if (!parent) throw notFound('Payment');
     if (parent.is_refund) throw conflict('A refund cannot be refunded.');
-    const took = await takeRefundHeadroom(tx, input.accountId, parent.id, input.amountMinor);
-    if (!took) {
-      const now = (await readPaymentRow(tx, input.accountId, { id: parent.id }))!;
-      if (!isSettled(now.state)) throw conflict(`Only a paid payment can be refunded; ${now.reference} is ${now.state}.`);
-      const left = Number(now.amount_minor) - Number(now.refunded_minor);
-      throw validationFailed({
-        amount_minor: [`At most ${left} minor units (${displayAmount(left, now.currency)}) of ${now.reference} can still be refunded.`],
+    const refused = (p: PaymentRow) => {
+      if (!isSettled(p.state)) return conflict(`Only a paid payment can be refunded; ${p.reference} is ${p.state}.`);
+      const left = Number(p.amount_minor) - Number(p.refunded_minor);
+      return validationFailed({
+        amount_minor: [`At most ${left} minor units (${displayAmount(left, p.currency)}) of ${p.reference} can still be refunded.`],
       });
-    }
+    };
+    if (!isSettled(parent.state) || Number(parent.amount_minor) - Number(parent.refunded_minor) < input.amountMinor) throw refused(parent);
     const refund = await insertWithReference(
       tx,
       {
@@ -202,6 +208,9 @@ export async function requestRefund(em: EntityManager, input: RequestRefundInput
       input.source,
       `Refund of ${displayAmount(input.amountMinor, parent.currency)} from ${parent.reference}`,
     );
+    const took = await takeRefundHeadroom(tx, input.accountId, parent.id, input.amountMinor);
+    // Thrown inside the transaction: the refund's rows go with it.
+    if (!took) throw refused((await readPaymentRow(tx, input.accountId, { id: parent.id }))!);
     return paymentSummary(refund);
   });
 }
