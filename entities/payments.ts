@@ -88,9 +88,14 @@ export const Payment = defineEntity({
     // alone, across accounts; the unique (account_id, reference) leads with the account.
     { name: 'payments_reference_index', properties: ['reference'] },
     {
-      // The reconciler's owed workflow starts: the few payments still owed one.
+      // The reconciler's owed workflow starts: the few payments and refunds still owed one.
       name: 'payments_workflow_owed_index',
-      expression: `create index "payments_workflow_owed_index" on "payments" ("created_at") where "workflow_started_at" is null and "state" in ('draft', 'pending') and not "is_refund"`,
+      expression: `create index "payments_workflow_owed_index" on "payments" ("created_at") where "workflow_started_at" is null and "state" in ('draft', 'pending')`,
+    },
+    {
+      // Reconciliation's lookup of a statement line by its M-Pesa receipt (services/payments/store/reconciliation.ts).
+      name: 'payments_provider_receipt_index',
+      expression: `create index "payments_provider_receipt_index" on "payments" ("provider_receipt") where "provider_receipt" is not null`,
     },
     {
       name: 'payments_provider_ref_unique',

@@ -126,6 +126,8 @@ export interface PaymentsConfig {
   resultDelayMs: number;
   lateCallbackMs: number;
   tokenTtlSeconds: number;
+  /** The statement's `API Request ID` column (the simulator's own); false: the columns of Safaricom's export only. */
+  statementRequestIds: boolean;
 }
 
 export interface PaymentsState {
@@ -143,7 +145,12 @@ export interface PaymentsState {
 
 export function createPaymentsState(o: SimulatorOptions): PaymentsState {
   return {
-    config: { resultDelayMs: o.paymentResultDelayMs, lateCallbackMs: o.paymentLateCallbackMs, tokenTtlSeconds: o.paymentTokenTtlSeconds },
+    config: {
+      resultDelayMs: o.paymentResultDelayMs,
+      lateCallbackMs: o.paymentLateCallbackMs,
+      tokenTtlSeconds: o.paymentTokenTtlSeconds,
+      statementRequestIds: true,
+    },
     payments: [],
     byCheckout: new Map(),
     byReceipt: new Map(),
@@ -529,6 +536,10 @@ export function paymentsSimRouter(state: SimState): Router {
       if (v === undefined) continue;
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) errors.push(`${key} must be a number ≥ 0`);
       else next[key] = v;
+    }
+    if (input.statementRequestIds !== undefined) {
+      if (typeof input.statementRequestIds !== 'boolean') errors.push('statementRequestIds must be a boolean');
+      else next.statementRequestIds = input.statementRequestIds;
     }
     if (errors.length > 0) {
       ctx.status = 400;

@@ -10,9 +10,11 @@
 //       A/C No., API Request ID
 //
 // `API Request ID` is the simulator's addition (Safaricom's statement has no such column): the id
-// the push (CheckoutRequestID) or the reversal (ConversationID) was acknowledged with, so the
-// adapter can name the payment a line is about. Only money that moved is a line: a paid push (Paid
-// In), a reversal that went through (Withdrawn, negative, linked to the receipt it reverses).
+// the push (CheckoutRequestID) or the reversal (ConversationID) was acknowledged with. With
+// `statementRequestIds: false` (POST /_sim/payments/config) the column is left out, as Safaricom's
+// export is, and a line names its payment by its receipt alone. Only money that moved is a line: a
+// paid push (Paid In), a reversal that went through (Withdrawn, negative, linked to the receipt it
+// reverses).
 //
 // Controls, to make the statement disagree with what the API said (reconciliation tests):
 //   POST /_sim/payments/{CheckoutRequestID}/statement {omit?, amount?, completed?}
@@ -163,8 +165,10 @@ export function statementCsv(state: SimState, makeReceipt: () => string, start: 
     [quote('Short Code'), quote(state.options.paymentShortCode)].join(','),
     [quote('Time Period'), quote(`${nairobiTime(start)} - ${nairobiTime(end)}`)].join(','),
     '',
-    STATEMENT_COLUMNS.map(quote).join(','),
   ];
+  const withIds = state.payments.config.statementRequestIds;
+  const columns = withIds ? STATEMENT_COLUMNS : STATEMENT_COLUMNS.filter((c) => c !== 'API Request ID');
+  rows.push(columns.map(quote).join(','));
   let balance = 0;
   for (const l of statementLines(state, makeReceipt)) {
     balance += l.amount;
@@ -184,7 +188,7 @@ export function statementCsv(state: SimState, makeReceipt: () => string, start: 
         l.otherParty,
         l.linked,
         l.accountReference,
-        l.apiRequestId,
+        ...(withIds ? [l.apiRequestId] : []),
       ]
         .map(quote)
         .join(','),

@@ -3,9 +3,11 @@
 // (Modern Treasury, Formance: every movement has an external id, and each side is matched on it).
 //
 // Our side is the provider_clearing leg of each settled payment and refund (what we say the
-// provider holds for the business); the provider's side is its report's lines. They are matched on
-// the provider's id of the request that moved the money (`provider_ref`: a push's attempt id, a
-// refund's), per kind (a payment's charge against money paid in; a refund against a reversal).
+// provider holds for the business); the provider's side is its report's lines. They are matched per
+// kind (a payment's charge against money paid in; a refund against a reversal) on the provider's
+// receipt of the money when our payment keeps one (`provider_receipt`: what Safaricom's statement
+// names every line by), else on the provider's id of the request that moved the money
+// (`provider_ref`: a push's attempt id, a refund's, which only the simulator's statement carries).
 // Within a period, three disagreements are found:
 //
 // - missing_at_provider: we settled money the provider's report does not show;
@@ -31,6 +33,8 @@ export interface OurSettlement {
   reference: string;
   /** Null for a payment that never reached a provider (nothing there to match it with). */
   providerRef: string | null;
+  /** The provider's receipt of the money (a paid result's; a refund's reversal), when the payment keeps one. */
+  receipt: string | null;
   kind: SettlementKind;
   amountMinor: number;
   currency: string;
@@ -53,7 +57,8 @@ export interface KnownPayment {
   accountId: number;
   paymentId: string;
   reference: string;
-  providerRef: string;
+  providerRef: string | null;
+  receipt: string | null;
   isRefund: boolean;
   state: string;
   currency: string;
@@ -99,9 +104,14 @@ export interface Period {
 
 const inPeriod = (at: Date, p: Period) => at >= p.from && at < p.to;
 
-/** The key one settlement is matched on: its provider id per kind, else what names it on its own side only. */
+/**
+ * The key a settlement is grouped and recorded under: its provider id per kind, else what names it
+ * on its own side only. A line our settlement claims by its receipt takes our settlement's key, so a
+ * disagreement keeps one key whichever way its line was matched.
+ */
 const ourKey = (s: OurSettlement) => `${s.kind}:${s.providerRef !== null ? `ref:${s.providerRef}` : `payment:${s.paymentId}`}`;
 const theirKey = (l: TheirSettlement) => `${l.kind}:${l.providerRef !== null ? `ref:${l.providerRef}` : `receipt:${l.receipt}`}`;
+const receiptKey = (kind: SettlementKind, receipt: string) => `${kind}:receipt:${receipt}`;
 
 /** Settlements of one key added up (a payment settles once; a sum keeps a second leg or line visible as a difference). */
 function grouped<T extends { amountMinor: number }>(items: readonly T[], keyOf: (t: T) => string) {
@@ -130,8 +140,16 @@ export function compareSettlements(
   period: Period,
 ): Comparison {
   const ourGroups = grouped(ours, ourKey);
-  const theirGroups = grouped(theirs, theirKey);
-  const byRef = new Map(known.map((k) => [`${k.isRefund ? 'reversal' : 'payment'}:ref:${k.providerRef}`, k]));
+  // A line is ours by its receipt first (Safaricom's statement names nothing else), then by the
+  // request's id (theirKey is then our key too).
+  const byReceipt = new Map(ours.flatMap((s) => (s.receipt !== null ? [[receiptKey(s.kind, s.receipt), ourKey(s)] as const] : [])));
+  const theirGroups = grouped(theirs, (l) => byReceipt.get(receiptKey(l.kind, l.receipt)) ?? theirKey(l));
+  const kindOf = (k: KnownPayment): SettlementKind => (k.isRefund ? 'reversal' : 'payment');
+  const knownAs = new Map<string, KnownPayment>();
+  for (const k of known) if (k.providerRef !== null) knownAs.set(`${kindOf(k)}:ref:${k.providerRef}`, k);
+  for (const k of known) if (k.receipt !== null) knownAs.set(receiptKey(kindOf(k), k.receipt), k);
+  const knownFor = (l: TheirSettlement) =>
+    knownAs.get(receiptKey(l.kind, l.receipt)) ?? (l.providerRef !== null ? knownAs.get(`${l.kind}:ref:${l.providerRef}`) : undefined);
   const mismatches: Mismatch[] = [];
   let matched = 0;
 
@@ -155,7 +173,7 @@ export function compareSettlements(
         ...base,
         kind: 'missing_at_provider',
         key: `missing_at_provider:${key}`,
-        receipt: null,
+        receipt: s.receipt,
         providerAmountMinor: null,
         currency: s.currency,
         providerCurrency: null,
@@ -184,7 +202,7 @@ export function compareSettlements(
   for (const [key, line] of theirGroups) {
     if (ourGroups.has(key) || !line.all.some((x) => inPeriod(x.completedAt, period))) continue;
     const l = line.first;
-    const k = byRef.get(key);
+    const k = knownFor(l);
     mismatches.push({
       kind: 'missing_in_ours',
       settlement: l.kind,

@@ -57,3 +57,18 @@ export function stateFilter(raw: string | null | undefined): readonly PaymentSta
  * goes from failed to pending again takes it again (guarded, like the first time).
  */
 export const refundHolds = (state: PaymentState): boolean => isOpen(state) || state === 'paid';
+
+/**
+ * A refund is cancelled only while it is in draft: its workflow moves it to pending before it asks
+ * the provider for the reversal, so a draft refund was surely never sent, and one past draft may
+ * already be reversed (Stripe, likewise, cancels only a refund it has not processed). The contract's
+ * pending → cancelled and failed → cancelled stay a payment's moves.
+ */
+export const refundCancellable = (state: PaymentState): boolean => state === 'draft';
+
+/** The states that can follow a payment's, as next_states shows them: a refund cannot be refunded, nor cancelled once sent. */
+export function nextStatesOf(state: PaymentState, isRefund: boolean): readonly PaymentState[] {
+  if (!isRefund) return NEXT_STATES[state];
+  if (isSettled(state)) return [];
+  return refundCancellable(state) ? NEXT_STATES[state] : NEXT_STATES[state].filter((s) => s !== 'cancelled');
+}

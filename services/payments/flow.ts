@@ -4,6 +4,7 @@ import type { Logger } from '../../logger.js';
 import { signalWorkflow, startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { paymentStarter, paymentWorkflowId } from '../../workflows/payments/payment.starter.js';
 import { recordMove } from './moves.js';
+import { startRefundAfterCommit } from './refunds.js';
 import { paymentSummary, type PaymentSummary } from './payments.js';
 import { markWorkflowStarted, paymentsOwingWorkflow } from './store.js';
 
@@ -58,15 +59,20 @@ export async function startPaymentAfterCommit(
 }
 
 /**
- * One reconciler pass: the payments requested at least `olderThanSeconds` ago whose workflow was
- * never started (the start after the commit failed, or the process stopped before it) get it now.
- * One already past its expires_at is expired instead (source expiry), so its payer is not prompted
- * for a payment that can no longer be paid. Answers how many were repaired.
+ * One reconciler pass: the payments and refunds requested at least `olderThanSeconds` ago whose
+ * workflow was never started (the start after the commit failed, or the process stopped before it)
+ * get it now. A refund owed one is in draft, so surely never sent: starting it late sends it once.
+ * A payment already past its expires_at is expired instead (source expiry), so its payer is not
+ * prompted for a payment that can no longer be paid. Answers how many were repaired.
  */
 export async function startOwedPayments(em: EntityManager, deps: PaymentFlowDeps & { orm: MikroORM }, olderThanSeconds = 30, limit = 200) {
   const rows = await paymentsOwingWorkflow(em, olderThanSeconds, limit);
   for (const row of rows) {
     const p = paymentSummary(row);
+    if (p.is_refund) {
+      await startRefundAfterCommit(deps, p, row.account_id);
+      continue;
+    }
     if (p.expires_at && Date.parse(p.expires_at) <= Date.now()) {
       await recordMove(deps.orm.em.fork(), {
         accountId: row.account_id,

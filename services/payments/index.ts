@@ -21,6 +21,7 @@ export {
   type OperatorPaymentRequest,
 } from './requests.js';
 export { startPaymentAfterCommit, startOwedPayments, tellPaymentCancelled, type PaymentFlowDeps } from './flow.js';
+export { startRefundAfterCommit } from './refunds.js';
 export { paymentWebhooks, type PaymentWebhook, type PaymentIngressDeps } from './ingress.js';
 export { setProviderRef, receiptToReverse } from './store.js';
 export { collectedBefore, type PaidPayment, type PaidSubject, type PaidSubjects, type AfterPaid } from './subjects.js';

@@ -13,15 +13,17 @@ import {
 } from '../../providers/index.js';
 import { signalWorkflow } from '../../temporal/starters.js';
 import { paymentStarter, paymentWorkflowId } from '../../workflows/payments/payment.starter.js';
+import { isSettled } from '../../domain/payments/index.js';
 import { badRequest, forbidden } from '../platform/errors.js';
-import { paymentForCallback } from './store.js';
+import { keepReceipt, paymentForCallback } from './store.js';
 import { forwardRefundResult } from './refunds.js';
 
 // The payment provider's result callbacks (docs/payments.md, Provider): verified over their exact
 // bytes before anything is read (unsigned, forged, tampered or stale: 403, as every webhook), parsed
 // by the adapter into our words, matched to a payment, and handed to the payment's workflow as a
 // signal. The workflow decides what a result does (and drops one it has seen); the ingress never
-// moves a payment itself. A callback for no payment we know, or for one whose workflow has closed,
+// moves a payment itself. It only keeps a paid result's receipt on a payment that has none, so a
+// payment settled by a status poll learns its receipt from the callback that comes after. A callback for no payment we know, or for one whose workflow has closed,
 // is answered as accepted and logged: the provider would only retry it, and there is nothing to start
 // a workflow for (signal-with-start would make a workflow for a payment that does not exist).
 
@@ -77,6 +79,14 @@ async function forward(deps: PaymentIngressDeps, provider: PaymentProvider, e: P
   if (!payment || payment.is_refund) {
     deps.log.warn(about, 'payment callback for no known payment ignored');
     return;
+  }
+  // The receipt is kept here, whatever the workflow does with the result: a callback that repeats
+  // what a status poll already settled (the poll carries no receipt) is dropped by the workflow as
+  // seen, or comes after the workflow closed, and its receipt is still what a refund reverses.
+  if (e.outcome === 'paid' && e.receipt) {
+    const kept = await keepReceipt(deps.orm.em.fork(), payment.id, e.receipt);
+    if (kept && isSettled(payment.state))
+      deps.log.info({ ...about, paymentId: payment.id, state: payment.state }, 'receipt of a settled payment learnt from a late callback');
   }
   try {
     await signalWorkflow(deps.temporal, paymentStarter, paymentWorkflowId(payment.account_id, payment.id), 'paymentResult', {

@@ -9,6 +9,7 @@ import {
   ledgerLegs,
   newReference,
   paymentKey,
+  refundCancellable,
   refundHolds,
   type PaymentState,
 } from '../../domain/payments/index.js';
@@ -250,7 +251,8 @@ export type MoveOutcome =
  * Applies one move of a payment, or refuses it. On the payment's row locked for the transaction:
  * a move the state table does not have is refused, recorded on the timeline with its source and
  * never applied; so is a move into partly_refunded or refunded asked for directly (those follow
- * from refunds settling, which is the only way money goes back). An applied move writes its
+ * from refunds settling, which is the only way money goes back), and a refund's cancel once it is
+ * past draft (it may be at the provider already). An applied move writes its
  * timeline row and its ledger legs (domain/payments/ledger.ts) in the same transaction. A refund
  * that settles moves its parent to partly_refunded or refunded; one that fails, expires or is
  * cancelled gives its amount back to the parent's refundable headroom, and one taken from failed to
@@ -318,6 +320,13 @@ async function refusalOf(tx: EntityManager, row: PaymentRow, to: PaymentState): 
   if (!canMove(row.state, to)) return `Refused: ${row.state} → ${to} is not a move of the payment state table.`;
   if (to === 'partly_refunded' || to === 'refunded')
     return `Refused: ${to} follows from a refund settling; request a refund instead of moving the payment.`;
+  if (row.is_refund && to === 'cancelled' && !refundCancellable(row.state))
+    return (
+      `Refused: a refund can be cancelled only in draft, before it is sent to the provider; ${row.reference} is ${row.state}` +
+      (row.state === 'failed'
+        ? ' (its amount is refundable again already).'
+        : ' (its reversal may already be made at the provider: its result settles it).')
+    );
   if (row.is_refund && row.refund_of && !refundHolds(row.state) && refundHolds(to)) {
     const took = await takeRefundHeadroom(tx, row.account_id, row.refund_of, Number(row.amount_minor));
     if (!took)

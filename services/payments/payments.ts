@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { displayAmount, isOpen, isSettled, nextStates, paymentKey, stateFilter, type PaymentState } from '../../domain/payments/index.js';
+import { displayAmount, isOpen, isSettled, nextStatesOf, paymentKey, stateFilter, type PaymentState } from '../../domain/payments/index.js';
 import { notFound } from '../platform/errors.js';
 import { iso } from '../platform/time.js';
 import type { RequestContext } from '../platform/context.js';
@@ -12,9 +12,9 @@ import { eventsOf, ledgerOf, paymentPage, readPaymentRow, refundsOf, type Paymen
 
 export const PAYMENT_PAGE = { default: 25, max: 100 } as const;
 
-/** A refund is never refunded: a settled refund has no state after it, whatever a payment's row says. */
+/** The contract's row, except for a refund: never refunded, and not cancelled once sent (domain/payments/states.ts). */
 function nextOf(p: Pick<PaymentRow, 'state' | 'is_refund'>): PaymentState[] {
-  return p.is_refund && isSettled(p.state) ? [] : [...nextStates(p.state)];
+  return [...nextStatesOf(p.state, p.is_refund)];
 }
 
 /** The contract's payment summary (Resources > Payment): what the list shows and the detail starts with. */

@@ -17,9 +17,9 @@ import { iso } from '../platform/time.js';
 import {
   insertMismatches,
   mismatchPage,
-  paymentsOfRefs,
+  paymentsNamed,
   settlementsBetween,
-  settlementsOfRefs,
+  settlementsNamed,
   type MismatchRecord,
   type ProviderScope,
 } from './store/reconciliation.js';
@@ -66,17 +66,25 @@ export async function reconcileSlice(em: EntityManager, input: SliceInput): Prom
     configured: input.configured,
     ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
   };
+  // A line names a payment of ours by its receipt (Safaricom's statement) or by the request's id (the simulator's column).
   const refs = [...new Set(input.lines.flatMap((l) => (l.providerRef === null ? [] : [l.providerRef])))];
-  const [inPeriod, ofRefs, known] = await Promise.all([
+  const receipts = [...new Set(input.lines.map((l) => l.receipt))];
+  const [inPeriod, ofRefs, ofReceipts, knownByRef, knownByReceipt] = await Promise.all([
     settlementsBetween(em, scope, input.period.from, input.period.to),
-    settlementsOfRefs(em, scope, refs),
-    paymentsOfRefs(em, scope, refs),
+    settlementsNamed(em, scope, 'provider_ref', refs),
+    settlementsNamed(em, scope, 'provider_receipt', receipts),
+    paymentsNamed(em, scope, 'provider_ref', refs),
+    paymentsNamed(em, scope, 'provider_receipt', receipts),
   ]);
   const ours = new Map<string, OurSettlement>();
-  for (const s of [...inPeriod, ...ofRefs]) ours.set(`${s.paymentId}:${s.kind}`, s);
+  for (const s of [...inPeriod, ...ofRefs, ...ofReceipts]) ours.set(`${s.paymentId}:${s.kind}`, s);
+  const known = [...new Map([...knownByRef, ...knownByReceipt].map((k) => [k.paymentId, k])).values()];
   // One account's run judges only the lines that name its payments: the rest are other accounts' money or nobody's.
-  const mine = new Set(known.map((k) => k.providerRef));
-  const lines = input.accountId === undefined ? input.lines : input.lines.filter((l) => l.providerRef !== null && mine.has(l.providerRef));
+  const mine = new Set(known.flatMap((k) => [k.providerRef, k.receipt].filter((x): x is string => x !== null)));
+  const lines =
+    input.accountId === undefined
+      ? input.lines
+      : input.lines.filter((l) => mine.has(l.receipt) || (l.providerRef !== null && mine.has(l.providerRef)));
   const found = compareSettlements([...ours.values()], lines, known, input.period);
   const recorded = await em.transactional((tx) => recordMismatches(tx, input.provider, input.foundBy, found.mismatches));
   const count = (kind: Mismatch['kind']) => found.mismatches.filter((m) => m.kind === kind).length;

@@ -6,16 +6,18 @@ import { signalWorkflow, startWorkflow } from '../../temporal/starters.js';
 import { refundStarter, refundWorkflowId } from '../../workflows/payments/refund.starter.js';
 import type { PaymentFlowDeps } from './flow.js';
 import type { PaymentSummary } from './payments.js';
-import { paymentForCallback } from './store.js';
+import { markWorkflowStarted, paymentForCallback } from './store.js';
 
 // A refund at the provider (workflows/payments/refund.ts): its workflow is started once the refund's
 // request has committed, and the provider's reversal results are handed to it as signals, as a
 // payment's results are to the payment's workflow (./ingress.ts).
 
 /**
- * Starts the refund's workflow after its request committed. Only a refund in draft starts one (a
- * refund in any other state was moved by someone else and is not sent). A second start for the same
- * refund is refused by the id policy and is not an error. Resolves with whether one was started.
+ * Starts the refund's workflow after its request committed, or from the reconciler when that start
+ * was lost. Only a refund in draft starts one (a refund in any other state was moved by someone else
+ * and is not sent). A second start for the same refund is refused by the id policy and is not an
+ * error. With `orm`, the start is recorded on the refund (workflow_started_at), as a payment's is.
+ * Resolves with whether one was started.
  */
 export async function startRefundAfterCommit(
   deps: PaymentFlowDeps,
@@ -26,6 +28,7 @@ export async function startRefundAfterCommit(
   accountId: number,
 ): Promise<boolean> {
   if (!refund.is_refund || !refund.refund_of || refund.state !== 'draft') return false;
+  let started = true;
   try {
     await startWorkflow(deps, refundStarter, { accountId, refundId: refund.id }, [
       {
@@ -40,11 +43,17 @@ export async function startRefundAfterCommit(
         state: refund.state,
       },
     ]);
-    return true;
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw err;
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    started = false;
   }
+  if (deps.orm) {
+    // As a payment's: the workflow runs either way; a mark that does not land only lets the reconciler find it running.
+    await markWorkflowStarted(deps.orm.em.fork(), refund.id).catch((err: unknown) =>
+      deps.log?.warn({ err, refund: refund.id }, 'refund workflow start not recorded; the reconciler will find it running'),
+    );
+  }
+  return started;
 }
 
 export interface RefundIngressDeps {

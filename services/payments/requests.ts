@@ -21,8 +21,8 @@ import { readPaymentRow } from './store.js';
  * payment has committed (so the workflow never reads a payment that is not there): the payment
  * workflow for a payment, the refund workflow for a refund, the start recorded on a payment. The
  * request is committed and answered whatever happens here: a start that fails is logged, and the
- * payment stays in draft until the worker's reconciler starts it (startOwedPayments, a pass or two
- * later; refunds are not in that pass yet: docs/payments.md, "Not built yet").
+ * payment or refund stays in draft until the worker's reconciler starts it (startOwedPayments, a
+ * pass or two later).
  */
 export async function afterPaymentRequested(
   // Lenient as startOrderHoldAfterCommit is: callers hand over the deps they hold (a Partial<Config> in the chat ingress).
@@ -157,7 +157,9 @@ export async function refundPayment(
 
 /**
  * The operator cancels an open payment (draft, pending, authorised, or failed: the contract's moves
- * into cancelled). Any other is refused (409) and the refusal recorded on the payment's timeline
+ * into cancelled), or a refund still in draft (never sent: its workflow, if it runs, finds its own
+ * move to pending refused and sends nothing). Any other is refused (409), a refund past draft
+ * included (it may be at the provider already), and the refusal recorded on the payment's timeline
  * with the operator as its source, as recordMove records every refused move. Once the move has
  * committed, the payment's workflow is told (a signal), so it stops pushing and polling at once.
  */

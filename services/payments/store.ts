@@ -317,6 +317,21 @@ export async function setProviderRef(
     .execute();
 }
 
+/**
+ * Keeps the provider's receipt of a payment's money when the payment has none yet (the first one
+ * stays). Answers whether it was stored. A refund's receipt is its workflow's to keep (recordMove).
+ */
+export async function keepReceipt(em: EntityManager, paymentId: string, receipt: string): Promise<boolean> {
+  const row = await one<{ id: string }>(
+    em,
+    `update payments set provider_receipt = ?, updated_at = now()
+      where id = ? and provider_receipt is null and not is_refund
+     returning id`,
+    [receipt, paymentId],
+  );
+  return row !== null;
+}
+
 /** What a refund reverses at the provider: the receipt of the payment it refunds (null when that payment's result carried none). */
 export async function receiptToReverse(em: EntityManager, accountId: number, refundId: string): Promise<string | null> {
   const row = await tablesOf(em, 'payments')
@@ -397,15 +412,16 @@ export async function markWorkflowStarted(em: EntityManager, paymentId: string):
 }
 
 /**
- * Payments still owed their workflow: draft or pending, not refunds, requested at least
- * `olderThanSeconds` ago with no start recorded (the start after the commit failed, or the process
- * died before it), oldest first.
+ * Payments still owed their workflow: payments in draft or pending and refunds in draft (a refund
+ * past draft was sent by its workflow), requested at least `olderThanSeconds` ago with no start
+ * recorded (the start after the commit failed, or the process died before it), oldest first.
  */
 export async function paymentsOwingWorkflow(em: EntityManager, olderThanSeconds: number, limit: number): Promise<PaymentRow[]> {
+  // The first two conditions are payments_workflow_owed_index's predicate, so the planner reads it.
   return many<PaymentRow>(
     em,
     `select ${SELECTED} from payments
-      where workflow_started_at is null and state in ('draft', 'pending') and not is_refund
+      where workflow_started_at is null and state in ('draft', 'pending') and (not is_refund or state = 'draft')
         and created_at < now() - make_interval(secs => ?)
       order by created_at limit ?`,
     [olderThanSeconds, limit],

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { admin, api, eventually, newTenant, sim } from '../support/stack.js';
-import { paymentsOf, paymentsOrm } from '../support/payments.js';
+import { paidAtProvider, paymentsOf, paymentsOrm } from '../support/payments.js';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { exec, many, one } from '../../entities/db.js';
@@ -11,12 +11,13 @@ import { createProviderRegistry } from '../../providers/index.js';
 import { createPaymentActivities, type PushInput } from '../../activities/payments/payment.js';
 import { recordMove, startPaymentAfterCommit } from '../../services/payments/index.js';
 import { paymentStateQuery } from '../../workflows/payments/payment.js';
-import { paymentWorkflowId } from '../../temporal/ids.js';
+import { refundStateQuery } from '../../workflows/payments/refund.js';
+import { paymentWorkflowId, refundWorkflowId } from '../../temporal/ids.js';
 
 // What keeps payments right when the world misbehaves (issue 26 points 3, 5, 9; docs/payments.md):
 // an operator's cancel reaches the running workflow; a paid result for another amount is refused on
 // the timeline; a push whose worker died mid-call is not pushed again by the activity's retry; a
-// payment whose workflow start was lost is started by the worker's reconciler; the ledger refuses
+// payment or refund whose workflow start was lost is started by the worker's reconciler; the ledger refuses
 // UPDATE and DELETE in the database; the callback's lookup by reference has its index.
 const orm = await paymentsOrm(4);
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
@@ -265,6 +266,55 @@ test('the reconciler starts the workflow of a payment whose start was lost, and 
     );
   } finally {
     await stop(t.accountId, owed.id);
+  }
+});
+
+test('the reconciler starts the workflow of a refund whose start was lost: sent once, settled; a cancelled one is left alone', async () => {
+  const t = await newTenant();
+  const p = await paidAtProvider(t.accountId, { amountMinor: 20_000 });
+  const owed = await pay.requestRefund(t.accountId, p.id, 5_000, 'start lost', { owed: true });
+  const dropped = await pay.requestRefund(t.accountId, p.id, 3_000, 'cancelled before its start', { owed: true });
+  const cancel = await admin('POST', `/accounts/${t.accountId}/payments/${dropped.id}/cancel`, {});
+  assert.equal(cancel.status, 200, cancel.text);
+  // Requested before the reconciler's grace, as refunds whose request committed and whose start never came.
+  await exec(pay.em(), `update payments set created_at = now() - interval '5 minutes' where id in (?, ?)`, [owed.id, dropped.id]);
+  const h = temporal.workflow.getHandle(refundWorkflowId(t.accountId, owed.id));
+  try {
+    const settled = await eventually(
+      () => api('GET', `/api/v3/payments/${owed.id}`, t.token),
+      (r) => r.body?.data?.state === 'paid',
+      60_000,
+      500,
+      'the reconciler started its workflow, which reversed it',
+    );
+    assert.deepEqual(
+      settled.body.data.timeline.map((e: TimelineRow) => `${e.old_state}→${e.new_state}@${e.source}`),
+      ['null→draft@operator', 'draft→pending@workflow', 'pending→paid@provider'],
+    );
+    assert.equal((await h.query(refundStateQuery)).sends, 1);
+    const reversals = (await sim('GET', '/_sim/payments/reversals')).body.reversals.filter(
+      (v: { occasion: string }) => v.occasion === owed.reference,
+    );
+    assert.equal(reversals.length, 1, 'sent once');
+    const marked = await many<{ id: string; started: boolean }>(
+      pay.em(),
+      'select id, workflow_started_at is not null as started from payments where id in (?, ?)',
+      [owed.id, dropped.id],
+    );
+    assert.deepEqual(
+      Object.fromEntries(marked.map((m) => [m.id, m.started])),
+      { [owed.id]: true, [dropped.id]: false },
+      'the start recorded; the cancelled refund owes none',
+    );
+    await assert.rejects(
+      temporal.workflow.getHandle(refundWorkflowId(t.accountId, dropped.id)).describe(),
+      WorkflowNotFoundError,
+      'no workflow for a refund cancelled in draft',
+    );
+    const parent = (await api('GET', `/api/v3/payments/${p.id}`, t.token)).body.data;
+    assert.deepEqual([parent.state, parent.refunded_minor], ['partly_refunded', 5_000]);
+  } finally {
+    await h.terminate('test done').catch(() => undefined);
   }
 });
 

@@ -14,7 +14,8 @@ import type { ReconciliationProgress } from '../../workflows/payments/reconcilia
 
 // Payment reconciliation on the real stack (issue 26 point 5): payments paid through the simulated
 // M-Pesa, its statement made to disagree (a line left out, another amount, a failed push shown paid,
-// money nobody asked for), reconciliation run on demand through the operator API: one mismatch,
+// money nobody asked for), and read as Safaricom exports it (no request id: matched by receipt),
+// reconciliation run on demand through the operator API: one mismatch,
 // one notice and one payment.mismatch event per disagreement of an account's money, nothing twice on
 // a second run, nothing for the accounts whose money agrees; the hourly schedule the worker made.
 //
@@ -224,6 +225,67 @@ test(
     assert.equal(desc.typedSearchAttributes.get(ResourceType), 'payment_reconciliation');
     const progress = await handle.query<ReconciliationProgress>('progress');
     assert.deepEqual([progress.phase, progress.recorded, progress.matched], ['done', 3, 1]);
+  },
+);
+
+test(
+  'Safaricom’s statement, without the API Request ID column: each line names our payment or refund by its receipt',
+  { timeout: 300_000 },
+  async () => {
+    const d = await newTenant();
+    const [agrees, otherAmount, omitted, refunded] = await Promise.all([
+      pushed(d, 150_000),
+      pushed(d, 100_000),
+      pushed(d, 80_000),
+      pushed(d, 60_000),
+    ]);
+    const refund = await admin('POST', `/accounts/${d.accountId}/payments/${refunded.id}/refunds`, {
+      amount_minor: 20_000,
+      reason: 'damaged',
+    });
+    assert.equal(refund.status, 201, refund.text);
+    await eventually(
+      () => api('GET', `/api/v3/payments/${refund.body.data.id}`, d.token),
+      (r) => r.body?.data?.state === 'paid',
+      60_000,
+      250,
+      'the refund reversed at the provider',
+    );
+    assert.equal((await sim('POST', `/_sim/payments/${otherAmount.checkout}/statement`, { amount: 900 })).status, 200);
+    assert.equal((await sim('POST', `/_sim/payments/${omitted.checkout}/statement`, { omit: true })).status, 200);
+    assert.equal((await sim('POST', '/_sim/payments/config', { statementRequestIds: false })).status, 200);
+    try {
+      const run = await reconcile({ ...period(), account: d.accountId });
+      assert.equal(run.status, 200, run.text);
+      assert.deepEqual(run.body.data.counts, {
+        ours: 5,
+        theirs: 4,
+        matched: 3,
+        missing_at_provider: 1,
+        missing_in_ours: 0,
+        amount_differs: 1,
+        recorded: 2,
+        slices_failed: 0,
+        failures: [],
+      });
+      const notices = await noticesOf(d);
+      assert.deepEqual(
+        notices
+          .map((n) => [n.data.mismatch, n.data.reference, n.data.receipt, n.data.our_amount_minor, n.data.provider_amount_minor])
+          .sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+        [
+          ['amount_differs', otherAmount.reference, otherAmount.receipt, 100_000, 90_000],
+          ['missing_at_provider', omitted.reference, omitted.receipt, 80_000, null],
+        ],
+      );
+      assert.ok(agrees.receipt);
+      // The same disagreement found through the request id column is the same mismatch: not recorded again.
+      assert.equal((await sim('POST', '/_sim/payments/config', { statementRequestIds: true })).status, 200);
+      const withIds = await reconcile({ ...period(), account: d.accountId });
+      assert.deepEqual([withIds.body.data.counts.matched, withIds.body.data.counts.recorded], [3, 0]);
+    } finally {
+      await sim('POST', '/_sim/payments/config', { statementRequestIds: true });
+    }
   },
 );
 

@@ -177,6 +177,40 @@ test('refunds: partial, then the rest; over-refunds, zero and fractions refused;
   );
 });
 
+test('the operator cancels a refund only in draft: one sent to the provider is 409 (Stripe’s rule), recorded on its timeline', async () => {
+  const t = await newTenant();
+  const p = await pay.inState(t.accountId, 'paid', { amountMinor: 10_000, currency: 'KES' });
+  // Sent: its workflow moved it to pending before asking the provider (the test stands in for it).
+  const sent = await pay.refund(t.accountId, p.id, 4_000, 'sent already');
+  assert.equal(sent.state, 'pending');
+  assert.deepEqual(sent.next_states, ['authorised', 'paid', 'failed', 'expired'], 'no cancel offered once sent');
+  const refused = await admin('POST', `${P(t.accountId)}/${sent.id}/cancel`, { reason: 'changed my mind' });
+  assert.equal(refused.status, 409, refused.text);
+  assert.match(refused.body.message, /a refund can be cancelled only in draft, before it is sent to the provider; PAY-\S+ is pending/);
+  assert.match(refused.body.message, /its reversal may already be made at the provider/);
+  const after = (await admin('GET', `${P(t.accountId)}/${sent.id}`)).body.data;
+  assert.equal(after.state, 'pending', 'not moved');
+  const last = after.timeline.at(-1);
+  assert.deepEqual([last.old_state, last.new_state, last.source], ['pending', 'pending', 'operator']);
+  assert.match(last.message, /cancelled only in draft.*\(changed my mind\)$/);
+  assert.deepEqual(
+    [(await admin('GET', `${P(t.accountId)}/${p.id}`)).body.data.refundable_minor],
+    [6_000],
+    'its amount still held for the reversal',
+  );
+  // A failed refund gave its amount back already: not cancelled either.
+  await pay.move(t.accountId, sent.id, 'failed', 'provider', 'reversal refused');
+  assert.equal((await admin('POST', `${P(t.accountId)}/${sent.id}/cancel`, {})).status, 409);
+
+  // In draft it was surely never sent: cancelled, and its amount is refundable again.
+  const draft = await pay.requestRefund(t.accountId, p.id, 3_000, 'not sent yet');
+  assert.deepEqual(draft.next_states, ['pending', 'cancelled', 'expired']);
+  const cancelled = await admin('POST', `${P(t.accountId)}/${draft.reference}/cancel`, { reason: 'kept the goods' });
+  assert.equal(cancelled.status, 200, cancelled.text);
+  assert.deepEqual([cancelled.body.data.state, cancelled.body.data.next_states], ['cancelled', []]);
+  assert.equal((await admin('GET', `${P(t.accountId)}/${p.id}`)).body.data.refundable_minor, 10_000);
+});
+
 test('concurrent operator refunds never give back more than was paid', async () => {
   const t = await newTenant();
   // Paid at the provider, so every refund taken is reversed there and none gives its amount back mid-race.

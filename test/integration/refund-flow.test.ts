@@ -2,10 +2,13 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
 import { admin, api, eventually, newTenant, sim, uniquePhone, API_URL } from '../support/stack.js';
-import { paidAtProvider, paymentsOrm } from '../support/payments.js';
+import { paidAtProvider, paymentsOf, paymentsOrm } from '../support/payments.js';
 import { many, one } from '../../entities/db.js';
+import { loadConfig } from '../../config.js';
+import { startRefundAfterCommit } from '../../services/payments/index.js';
+import { paymentStateQuery } from '../../workflows/payments/payment.js';
 import { refundStateQuery } from '../../workflows/payments/refund.js';
-import { refundWorkflowId } from '../../temporal/ids.js';
+import { paymentWorkflowId, refundWorkflowId } from '../../temporal/ids.js';
 import { signCallback } from '../../providers/mpesa-daraja/signature.js';
 import { PAYMENT_REFUND_RESULT_PATH } from '../../providers/mpesa-daraja/webhook.js';
 import { TEST_SECRETS } from '../../scripts/secrets.js';
@@ -14,7 +17,8 @@ import { TEST_SECRETS } from '../../scripts/secrets.js';
 // M-Pesa, the refund's workflow reverses the payment's receipt there, the simulator posts the signed
 // reversal result to the API, and the refund settles (the parent partly_refunded, then refunded) or
 // fails (its amount refundable again). Replayed results change nothing twice; a payment settled by a
-// status query alone has no receipt and its refund fails saying so.
+// status query alone has no receipt and its refund fails saying so, unless its callback comes after
+// all (the receipt is then kept); a refund cancelled in draft is never sent.
 const orm = await paymentsOrm(2);
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
 const temporal = new Client({ connection });
@@ -23,6 +27,7 @@ after(async () => {
   await connection.close();
 });
 
+const pay = paymentsOf(orm);
 const P = (account: number) => `/accounts/${account}/payments`;
 const read = async (account: number, id: string) => {
   const r = await admin('GET', `${P(account)}/${id}`);
@@ -239,6 +244,82 @@ test('a payment settled by the status query alone has no receipt: its refund fai
   assert.match(failed.last_error, /^receipt_required: /);
   assert.deepEqual(await reversalsFor(failed.reference), [], 'nothing was sent');
   assert.equal((await read(t.accountId, p.id)).refundable_minor, 20_000);
+});
+
+test('a receipt learnt late: a payment the status poll settled keeps the receipt of its callback that comes after; its refund reverses it', async () => {
+  const t = await newTenant();
+  const payer = uniquePhone('2547');
+  const { lateCallbackMs } = (await sim('GET', '/_sim/payments/config')).body;
+  // The poll comes 30 s after the push; the callback 45 s after the payer paid, so the poll settles it first.
+  assert.equal((await sim('POST', '/_sim/payments/config', { lateCallbackMs: 45_000 })).status, 200);
+  try {
+    await sim('POST', '/_sim/faults', { provider: 'payment', kind: 'late_callback', to: payer.slice(1) });
+    const made = await admin('POST', P(t.accountId), { amount_minor: 20_000, currency: 'KES', payer });
+    assert.equal(made.status, 201, made.text);
+    const p = await eventually(
+      () => read(t.accountId, made.body.data.id),
+      (x) => x.state === 'paid',
+      60_000,
+      500,
+      'paid by the poll',
+    );
+    assert.equal(steps(p).at(-1), 'pending→paid@provider_poll');
+    const receiptOf = async () =>
+      (await one<{ provider_receipt: string | null }>(orm.em.fork(), 'select provider_receipt from payments where id = ?', [p.id]))!
+        .provider_receipt;
+    const [atSim] = (await sim('GET', `/_sim/payments?phone=${encodeURIComponent(payer)}`)).body.payments;
+    assert.equal(atSim.callbacksSent, 0, 'the callback has not come yet');
+    assert.equal(await receiptOf(), null, 'the poll gives no receipt');
+
+    const kept = await eventually(receiptOf, (r) => r !== null, 60_000, 500, 'the late callback’s receipt kept');
+    assert.equal(kept, atSim.receipt);
+    // The callback repeated the poll's outcome: the workflow dropped it, nothing moved twice.
+    const wf = await eventually(
+      () => temporal.workflow.getHandle(paymentWorkflowId(t.accountId, p.id)).query(paymentStateQuery),
+      (s) => s.duplicates >= 1,
+      20_000,
+      200,
+      'the callback is a duplicate',
+    );
+    assert.deepEqual([wf.state, wf.polls > 0], ['paid', true]);
+    const replay = await sim('POST', `/_sim/payments/${atSim.checkoutRequestId}/callback`);
+    assert.equal(replay.status, 200, replay.text);
+    const after = await read(t.accountId, p.id);
+    assert.deepEqual([after.timeline.length, after.ledger.length], [p.timeline.length, p.ledger.length], 'nothing moved twice');
+    assert.equal(await receiptOf(), atSim.receipt);
+
+    const r = await refund(t.accountId, p.id, { amount_minor: 5_000, reason: 'receipt learnt late' });
+    assert.equal(r.status, 201, r.text);
+    const done = await settled(t.accountId, r.body.data.id, 'paid', 'the refund settles');
+    const [reversal] = await reversalsFor(done.reference);
+    assert.deepEqual([reversal?.transactionId, reversal?.amount], [atSim.receipt, 50]);
+    assert.equal((await read(t.accountId, p.id)).state, 'partly_refunded');
+    await temporal.workflow.getHandle(paymentWorkflowId(t.accountId, p.id)).terminate('test done');
+  } finally {
+    await sim('POST', '/_sim/payments/config', { lateCallbackMs });
+  }
+});
+
+test('a refund cancelled in draft is never sent: its workflow finds its move to pending refused', async () => {
+  const t = await newTenant();
+  const p = await paidAtProvider(t.accountId, { amountMinor: 30_000 });
+  // Requested, its start not come yet (the commit answered; the workflow is started after it).
+  const draft = await pay.requestRefund(t.accountId, p.id, 10_000, 'cancel me');
+  const cancelled = await admin('POST', `${P(t.accountId)}/${draft.id}/cancel`, { reason: 'kept the goods' });
+  assert.equal(cancelled.status, 200, cancelled.text);
+  assert.equal(cancelled.body.data.state, 'cancelled');
+
+  // Its workflow starts after all, with the refund as it was requested.
+  const deps = { temporal, config: { taskQueue: loadConfig().taskQueue } };
+  assert.equal(await startRefundAfterCommit(deps, draft, t.accountId), true);
+  const result = await temporal.workflow.getHandle(refundWorkflowId(t.accountId, draft.id)).result();
+  assert.deepEqual([result.state, result.sends, result.phase], ['cancelled', 0, 'done']);
+  assert.match(result.refusals[0]!, /cancelled → pending is not a move/);
+  assert.deepEqual(await reversalsFor(draft.reference), [], 'nothing was sent');
+  const r = await read(t.accountId, draft.id);
+  assert.deepEqual(steps(r), ['null→draft@operator', 'draft→cancelled@operator', 'cancelled→cancelled@workflow']);
+  const parent = await read(t.accountId, p.id);
+  assert.deepEqual([parent.state, parent.refundable_minor], ['paid', 30_000]);
 });
 
 test('bad input and other accounts: 4xx, nothing written; unsigned refund results 403; an unknown one 200 and ignored', async () => {

@@ -2,7 +2,8 @@
 // so a test makes them through the services the workflow's activities call, on the run's database.
 // The test drives such a payment itself, so it is marked as owed no workflow (workflow_started_at):
 // otherwise the stack's reconciler would start one for it half a minute later and race the test's
-// own moves. `owed: true` leaves it owed, as a payment whose start was lost.
+// own moves. `owed: true` leaves it owed, as a payment whose start was lost. Refunds made here are
+// marked the same way (a refund in draft is owed its refund workflow).
 import { openOrm } from '../../entities/orm.js';
 import { exec } from '../../entities/db.js';
 import assert from 'node:assert/strict';
@@ -42,6 +43,18 @@ export function paymentsOf(orm: PaymentOrm) {
   };
   const move = (accountId: number, payment: string, to: PaymentState, source = 'provider', message?: string) =>
     recordMove(em(), { accountId, payment, to, source, message });
+  /** A refund requested through the service (draft, no workflow); `owed: true` leaves it owed its workflow, as one whose start was lost. */
+  const requestRefundOf = async (
+    accountId: number,
+    payment: string,
+    amountMinor: number,
+    reason = 'customer asked',
+    o: { owed?: boolean } = {},
+  ) => {
+    const r = await requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+    if (!o.owed) await exec(em(), 'update payments set workflow_started_at = now() where id = ?', [r.id]);
+    return r;
+  };
   /** A payment walked to `state` (partly_refunded and refunded by settled refunds). */
   async function inState(accountId: number, state: PaymentState, over: Partial<RequestPaymentInput> = {}) {
     const p = await request(accountId, over);
@@ -49,6 +62,7 @@ export function paymentsOf(orm: PaymentOrm) {
       for (const to of WALKS.paid) await move(accountId, p.id, to);
       const amount = state === 'refunded' ? p.amount_minor : Math.floor(p.amount_minor / 4);
       const r = await requestRefund(em(), { accountId, payment: p.id, amountMinor: amount, reason: 'test', source: 'test' });
+      await exec(em(), 'update payments set workflow_started_at = now() where id = ?', [r.id]);
       await move(accountId, r.id, 'pending', 'workflow');
       await move(accountId, r.id, 'paid');
       return p;
@@ -58,10 +72,10 @@ export function paymentsOf(orm: PaymentOrm) {
   }
   /** A refund requested (draft) and sent, as its workflow would send it (pending); the test stands in for the provider's result. */
   async function refund(accountId: number, payment: string, amountMinor: number, reason = 'customer asked') {
-    const r = await requestRefund(em(), { accountId, payment, amountMinor, reason, source: 'operator', createdBy: 'operator' });
+    const r = await requestRefundOf(accountId, payment, amountMinor, reason);
     return (await move(accountId, r.id, 'pending', 'workflow', 'reversal sent')).payment;
   }
-  return { em, request, move, inState, refund };
+  return { em, request, move, inState, refund, requestRefund: requestRefundOf };
 }
 
 /**

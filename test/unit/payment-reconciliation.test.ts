@@ -9,8 +9,8 @@ import {
 } from '../../domain/payments/index.js';
 
 // Reconciliation's pure comparison (issue 26 point 5): our provider_clearing settlements against the
-// provider's report lines, matched on the provider's id per kind, judged inside a period with each
-// side looked for beyond it.
+// provider's report lines, matched per kind on the receipt our payment keeps, else on the provider's
+// id of the request, judged inside a period with each side looked for beyond it.
 
 const at = (hhmm: string) => new Date(`2026-11-27T${hhmm}:00Z`);
 const PERIOD: Period = { from: at('10:00'), to: at('11:00') };
@@ -20,6 +20,7 @@ const ours = (ref: string | null, o: Partial<OurSettlement> = {}): OurSettlement
   paymentId: `pay-${ref ?? 'none'}`,
   reference: `PAY-20261127-${ref ?? '0'}`,
   providerRef: ref,
+  receipt: null,
   kind: 'payment',
   amountMinor: 150_000,
   currency: 'KES',
@@ -41,6 +42,7 @@ const known = (ref: string, o: Partial<KnownPayment> = {}): KnownPayment => ({
   paymentId: `pay-${ref}`,
   reference: `PAY-20261127-${ref}`,
   providerRef: ref,
+  receipt: null,
   isRefund: false,
   state: 'paid',
   currency: 'KES',
@@ -158,5 +160,90 @@ test('our settlement with no provider id is judged on its own: missing_at_provid
   assert.deepEqual(
     c.mismatches.map((m) => m.key),
     ['missing_at_provider:payment:payment:pay-none'],
+  );
+});
+
+// Safaricom's own statement names every line by its M-Pesa receipt alone (no request id column).
+const safaricom = (receipt: string, o: Partial<TheirSettlement> = {}) => line(null, { receipt, ...o });
+
+test('a line with no provider id matches our settlement by its receipt: payments and reversals, keyed as ours', () => {
+  const c = compareSettlements(
+    [ours('a', { receipt: 'SKR1AAAAAA' }), ours('b', { kind: 'reversal', amountMinor: 40_000, receipt: 'SKR1BBBBBB' })],
+    [safaricom('SKR1AAAAAA'), safaricom('SKR1BBBBBB', { kind: 'reversal', amountMinor: 40_000 })],
+    [],
+    PERIOD,
+  );
+  assert.deepEqual(c, { ours: 2, theirs: 2, matched: 2, mismatches: [] });
+
+  // A difference found by the receipt is recorded under our settlement's key, the one the request's id gives.
+  const differs = compareSettlements(
+    [ours('a', { receipt: 'SKR1AAAAAA' })],
+    [safaricom('SKR1AAAAAA', { amountMinor: 140_000 })],
+    [],
+    PERIOD,
+  );
+  assert.deepEqual(
+    differs.mismatches.map((m) => [m.kind, m.key, m.paymentId, m.receipt, m.ourAmountMinor, m.providerAmountMinor]),
+    [['amount_differs', 'amount_differs:payment:ref:a', 'pay-a', 'SKR1AAAAAA', 150_000, 140_000]],
+  );
+  const viaRef = compareSettlements(
+    [ours('a', { receipt: 'SKR1AAAAAA' })],
+    [line('a', { receipt: 'SKR1AAAAAA', amountMinor: 140_000 })],
+    [],
+    PERIOD,
+  );
+  assert.equal(viaRef.mismatches[0]!.key, differs.mismatches[0]!.key, 'the same key whichever column named the line');
+});
+
+test('the receipt first, the provider id when our payment keeps no receipt; a receipt of another kind is not a match', () => {
+  // Paid by a status poll alone: no receipt kept, so only the simulator's request id can match it.
+  assert.equal(compareSettlements([ours('a')], [line('a', { receipt: 'SKR1AAAAAA' })], [], PERIOD).matched, 1);
+  const unmatched = compareSettlements([ours('a')], [safaricom('SKR1AAAAAA')], [], PERIOD);
+  assert.deepEqual(
+    unmatched.mismatches.map((m) => [m.kind, m.key]),
+    [
+      ['missing_at_provider', 'missing_at_provider:payment:ref:a'],
+      ['missing_in_ours', 'missing_in_ours:payment:receipt:SKR1AAAAAA'],
+    ],
+  );
+  // Our receipt names the line even when the line's request id names another payment.
+  const both = compareSettlements([ours('a', { receipt: 'SKR1AAAAAA' }), ours('b')], [line('b', { receipt: 'SKR1AAAAAA' })], [], PERIOD);
+  assert.deepEqual(
+    both.mismatches.map((m) => [m.kind, m.paymentId]),
+    [['missing_at_provider', 'pay-b']],
+  );
+  const otherKind = compareSettlements([ours('a', { kind: 'reversal', receipt: 'SKR1AAAAAA' })], [safaricom('SKR1AAAAAA')], [], PERIOD);
+  assert.deepEqual(
+    otherKind.mismatches.map((m) => [m.kind, m.settlement]),
+    [
+      ['missing_at_provider', 'reversal'],
+      ['missing_in_ours', 'payment'],
+    ],
+  );
+});
+
+test('missing_at_provider carries our receipt; missing_in_ours names the payment whose receipt the line has', () => {
+  const gone = compareSettlements([ours('a', { receipt: 'SKR1AAAAAA' })], [], [], PERIOD);
+  assert.equal(gone.mismatches[0]!.receipt, 'SKR1AAAAAA');
+  // A payment expired before its late callback came: the callback kept its receipt, our ledger has no charge.
+  const late = compareSettlements(
+    [],
+    [safaricom('SKR1CCCCCC')],
+    [known('c', { receipt: 'SKR1CCCCCC', state: 'expired', accountId: 9 }), known('d', { receipt: 'SKR1DDDDDD' })],
+    PERIOD,
+  );
+  assert.deepEqual(
+    late.mismatches.map((m) => [m.kind, m.accountId, m.paymentId, m.paymentState, m.key]),
+    [['missing_in_ours', 9, 'pay-c', 'expired', 'missing_in_ours:payment:receipt:SKR1CCCCCC']],
+  );
+  const refundLine = compareSettlements(
+    [],
+    [safaricom('SKR1EEEEEE', { kind: 'reversal' })],
+    [known('e', { receipt: 'SKR1EEEEEE', isRefund: true })],
+    PERIOD,
+  );
+  assert.deepEqual(
+    refundLine.mismatches.map((m) => [m.settlement, m.paymentId]),
+    [['reversal', 'pay-e']],
   );
 });

@@ -14,8 +14,10 @@ import {
   ledgerLegs,
   newReference,
   nextStates,
+  nextStatesOf,
   parseReference,
   paymentKey,
+  refundCancellable,
   refundHolds,
   stateFilter,
   type PaymentState,
@@ -61,6 +63,18 @@ test('open and settled are the contract’s sets', () => {
     PAYMENT_STATES.filter((s) => refundHolds(s)),
     ['draft', 'pending', 'authorised', 'paid'],
   );
+});
+
+test('next_states: a payment’s is the contract’s row; a refund is never refunded, nor cancelled once past draft', () => {
+  for (const s of PAYMENT_STATES) assert.deepEqual(nextStatesOf(s, false), nextStates(s), s);
+  assert.deepEqual(
+    PAYMENT_STATES.filter((s) => refundCancellable(s)),
+    ['draft'],
+  );
+  assert.deepEqual(nextStatesOf('draft', true), ['pending', 'cancelled', 'expired']);
+  assert.deepEqual(nextStatesOf('pending', true), ['authorised', 'paid', 'failed', 'expired']);
+  assert.deepEqual(nextStatesOf('failed', true), ['pending']);
+  for (const s of SETTLED_STATES) assert.deepEqual(nextStatesOf(s, true), [], s);
 });
 
 test('the list’s state filter: open, one state, all, trimmed and lower-cased, unknown leaves it unfiltered', () => {

@@ -5,6 +5,7 @@ import { createSimulator, type RunningSimulator, type Simulator } from '../../si
 import { createMpesaDaraja } from '../../providers/mpesa-daraja/index.js';
 import { parseStatement, UnreadableStatement } from '../../providers/mpesa-daraja/statement.js';
 import type { PaymentProvider, SettlementLine } from '../../providers/types.js';
+import { compareSettlements, type OurSettlement } from '../../domain/payments/index.js';
 import { startReceiver } from '../support/receiver.js';
 
 // The provider's report (issue 26 point 5): the M-Pesa organisation statement as the org portal
@@ -215,6 +216,73 @@ test('controls make the statement disagree: a line left out, another amount, a f
   );
   const listed = (await control('GET', '/payments/statement')).body;
   assert.ok(listed.lines.some((l: { receipt: string }) => l.receipt === extra.body.receipt));
+});
+
+test('Safaricom’s columns only (no API Request ID): every line names its receipt alone, and reconciles with our payments by it', async () => {
+  const a = await settledPush(150_000);
+  const b = await settledPush(20_000);
+  const reversal = await pay.refund({
+    reference: `PAY-R-${phoneSeq}`,
+    originalProviderRef: a.sim.receipt,
+    amountMinor: 50_000,
+    currency: 'KES',
+    reason: 'one item missing',
+  });
+  assert.ok(reversal.ok, JSON.stringify(reversal));
+  let settledReversal: { state: string; receipt: string } | undefined;
+  for (let i = 0; i < 200; i++) {
+    settledReversal = (await control('GET', '/payments/reversals')).body.reversals.at(-1);
+    if (settledReversal?.state === 'settled') break;
+    await sleep(20);
+  }
+  assert.equal((await control('POST', '/payments/config', { statementRequestIds: 'no' })).status, 400);
+  assert.equal((await control('POST', '/payments/config', { statementRequestIds: false })).body.statementRequestIds, false);
+  try {
+    const r = await pay.report(around());
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(
+      r.value.filter((l) => l.providerRef !== null),
+      [],
+      'no line names a request id',
+    );
+    const byReceipt = (receipt: string) => r.value.filter((l) => l.receipt === receipt);
+    assert.deepEqual(
+      byReceipt(a.sim.receipt).map((l) => [l.kind, l.amountMinor]),
+      [['payment', 150_000]],
+    );
+    assert.deepEqual(
+      byReceipt(settledReversal!.receipt).map((l) => [l.kind, l.amountMinor, l.reverses]),
+      [['reversal', 50_000, a.sim.receipt]],
+    );
+
+    // Our side as the ledger gives it: the payments keep the receipts of their paid results, the refund its reversal's.
+    const ours = (providerRef: string, receipt: string, kind: OurSettlement['kind'], amountMinor: number): OurSettlement => ({
+      accountId: 1,
+      paymentId: `pay-${providerRef}`,
+      reference: `PAY-${providerRef}`,
+      providerRef,
+      receipt,
+      kind,
+      amountMinor,
+      currency: 'KES',
+      occurredAt: new Date(),
+    });
+    const c = compareSettlements(
+      [
+        ours(a.providerRef, a.sim.receipt, 'payment', 150_000),
+        ours(b.providerRef, b.sim.receipt, 'payment', 20_000),
+        ours(reversal.value.providerRef, settledReversal!.receipt, 'reversal', 50_000),
+      ],
+      r.value.filter((l) => [a.sim.receipt, b.sim.receipt, settledReversal!.receipt].includes(l.receipt)),
+      [],
+      around(),
+    );
+    assert.deepEqual([c.matched, c.mismatches], [3, []]);
+  } finally {
+    await control('POST', '/payments/config', { statementRequestIds: true });
+  }
+  const withIds = await pay.report(around());
+  assert.equal(withIds.ok && byRef(withIds.value, a.providerRef).length, 1, 'the column is back');
 });
 
 test('the statement’s faults and refusals: unavailable is retryable; bad controls are 400 or 404', async () => {

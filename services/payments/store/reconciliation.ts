@@ -23,22 +23,28 @@ interface SettlementRow {
   payment_id: string;
   reference: string;
   provider_ref: string | null;
+  provider_receipt: string | null;
   kind: 'charge' | 'refund';
   amount_minor: string;
   currency: string;
   occurred_at: string;
 }
 
-// A payment reached the provider when it has the provider's id of its request; one that never did
-// (settled by hand, in tests) has nothing there to be matched with and is left out.
+// A payment reached the provider when it has the provider's id of its request or its receipt; one
+// that never did (settled by hand, in tests) has nothing there to be matched with and is left out.
 const SETTLEMENTS = `
-  select l.account_id, l.payment_id, p.reference, p.provider_ref, l.kind,
+  select l.account_id, l.payment_id, p.reference, p.provider_ref, p.provider_receipt, l.kind,
          sum(l.amount_minor)::text as amount_minor, l.currency, min(l.occurred_at)::text as occurred_at
     from ledger_entries l join payments p on p.id = l.payment_id
    where l.account = 'provider_clearing'
-     and p.provider_ref is not null and (p.provider = ? or (p.provider is null and ?::boolean))
+     and (p.provider_ref is not null or p.provider_receipt is not null)
+     and (p.provider = ? or (p.provider is null and ?::boolean))
      and (?::int is null or l.account_id = ?::int)`;
-const GROUPED = 'group by l.account_id, l.payment_id, p.reference, p.provider_ref, l.kind, l.currency';
+const GROUPED = 'group by l.account_id, l.payment_id, p.reference, p.provider_ref, p.provider_receipt, l.kind, l.currency';
+
+/** What names a payment at the provider: the id of its request, or its receipt of the money (a fixed column, never a request's key). */
+export type ProviderName = 'provider_ref' | 'provider_receipt';
+const NAMED_BY: Record<ProviderName, string> = { provider_ref: 'p.provider_ref', provider_receipt: 'p.provider_receipt' };
 
 const scopeParams = (s: ProviderScope) => [s.provider, s.configured, s.accountId ?? null, s.accountId ?? null];
 
@@ -47,6 +53,7 @@ const settlementOf = (r: SettlementRow): OurSettlement => ({
   paymentId: r.payment_id,
   reference: r.reference,
   providerRef: r.provider_ref,
+  receipt: r.provider_receipt,
   kind: r.kind === 'refund' ? 'reversal' : 'payment',
   amountMinor: Number(r.amount_minor),
   currency: r.currency,
@@ -63,39 +70,51 @@ export async function settlementsBetween(em: EntityManager, scope: ProviderScope
   return rows.map(settlementOf);
 }
 
-/** Our settlements of the payments with these provider ids, whenever they were entered. */
-export async function settlementsOfRefs(em: EntityManager, scope: ProviderScope, refs: readonly string[]): Promise<OurSettlement[]> {
-  if (!refs.length) return [];
-  const rows = await many<SettlementRow>(em, `${SETTLEMENTS} and p.provider_ref = any(?::text[]) ${GROUPED}`, [
+/** Our settlements of the payments these provider ids (or receipts) name, whenever they were entered. */
+export async function settlementsNamed(
+  em: EntityManager,
+  scope: ProviderScope,
+  by: ProviderName,
+  names: readonly string[],
+): Promise<OurSettlement[]> {
+  if (!names.length) return [];
+  const rows = await many<SettlementRow>(em, `${SETTLEMENTS} and ${NAMED_BY[by]} = any(?::text[]) ${GROUPED}`, [
     ...scopeParams(scope),
-    refs,
+    names,
   ]);
   return rows.map(settlementOf);
 }
 
-/** The payments (refunds included) with these provider ids, in any state. */
-export async function paymentsOfRefs(em: EntityManager, scope: ProviderScope, refs: readonly string[]): Promise<KnownPayment[]> {
-  if (!refs.length) return [];
+/** The payments (refunds included) these provider ids (or receipts) name, in any state. */
+export async function paymentsNamed(
+  em: EntityManager,
+  scope: ProviderScope,
+  by: ProviderName,
+  names: readonly string[],
+): Promise<KnownPayment[]> {
+  if (!names.length) return [];
   const rows = await many<{
     id: string;
     account_id: number;
     reference: string;
-    provider_ref: string;
+    provider_ref: string | null;
+    provider_receipt: string | null;
     is_refund: boolean;
     state: string;
     currency: string;
   }>(
     em,
-    `select id, account_id, reference, provider_ref, is_refund, state, currency from payments
-      where provider_ref = any(?::text[]) and (provider = ? or (provider is null and ?::boolean))
-        and (?::int is null or account_id = ?::int)`,
-    [refs, ...scopeParams(scope)],
+    `select p.id, p.account_id, p.reference, p.provider_ref, p.provider_receipt, p.is_refund, p.state, p.currency from payments p
+      where ${NAMED_BY[by]} = any(?::text[]) and (p.provider = ? or (p.provider is null and ?::boolean))
+        and (?::int is null or p.account_id = ?::int)`,
+    [names, ...scopeParams(scope)],
   );
   return rows.map((r) => ({
     accountId: r.account_id,
     paymentId: r.id,
     reference: r.reference,
     providerRef: r.provider_ref,
+    receipt: r.provider_receipt,
     isRefund: r.is_refund,
     state: r.state,
     currency: r.currency,
