@@ -1,0 +1,98 @@
+import crypto from 'node:crypto';
+
+// The authorization server's pages (so far the message of an error the provider cannot send back to
+// the client). Server-rendered HTML with its style inline (no script, nothing loaded from anywhere:
+// they work without the internet), laid out for a phone first. Text from a client is escaped.
+
+export const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const CSS = `
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:#f3f4f6;color:#111827;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:32rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.12);padding:1.25rem;margin:0 0 1rem}
+h1{font-size:1.35rem;line-height:1.3;margin:0 0 .75rem}
+h2{font-size:1rem;margin:1.25rem 0 .5rem}
+p{margin:.5rem 0}
+.muted{color:#4b5563;font-size:.9rem}
+.who{display:grid;grid-template-columns:auto 1fr;gap:.25rem .75rem;margin:.75rem 0;font-size:.95rem}
+.who dt{color:#4b5563}
+.who dd{margin:0;overflow-wrap:anywhere}
+label.field{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input[type=email],input[type=password]{width:100%;font-size:16px;padding:.7rem .75rem;border:1px solid #9ca3af;border-radius:8px;background:#fff}
+input:focus,button:focus{outline:3px solid #93c5fd;outline-offset:1px}
+.error{background:#fef2f2;color:#991b1b;border:1px solid #fecaca;border-radius:8px;padding:.6rem .75rem;margin:.75rem 0}
+.scopes{list-style:none;margin:0;padding:0}
+.scopes li{border-top:1px solid #e5e7eb}
+.scopes li:first-child{border-top:0}
+.scopes label{display:flex;gap:.75rem;align-items:flex-start;padding:.6rem .25rem;cursor:pointer}
+.scopes input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}
+.scopes strong{display:block}
+.scopes span{display:block;color:#4b5563;font-size:.9rem}
+.tag{display:inline-block;font-size:.75rem;font-weight:600;color:#1e40af;background:#dbeafe;border-radius:999px;padding:0 .5rem;margin-left:.35rem;vertical-align:middle}
+.warn{background:#fffbeb;border:1px solid #fde68a;border-radius:8px;padding:.5rem .75rem;font-size:.9rem;color:#78350f}
+.actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1.25rem}
+button{font:inherit;font-weight:600;border-radius:8px;padding:.75rem 1.25rem;min-height:44px;cursor:pointer;border:1px solid transparent;flex:1 1 8rem}
+button.primary{background:#1d4ed8;color:#fff}
+button.secondary{background:#fff;color:#111827;border-color:#9ca3af}
+.accounts button{display:block;width:100%;text-align:left;margin:.5rem 0;background:#fff;border-color:#9ca3af;color:#111827}
+`;
+
+const STYLE_HASH = `'sha256-${crypto.createHash('sha256').update(CSS).digest('base64')}'`;
+
+/**
+ * The headers of every page: no script at all, the one stylesheet by its hash, no framing (a consent
+ * page inside another site's frame could be clicked through), forms only to this origin and to where
+ * the flow goes next (`formTargets`: the client's redirect, which a form's redirect chain reaches).
+ */
+export function pageHeaders(formTargets: readonly string[] = []): Record<string, string> {
+  return {
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      `style-src ${STYLE_HASH}`,
+      `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+  };
+}
+
+/** A CSP source for where a redirect URI points: its origin, or its scheme for an app's own scheme. */
+export function formTargetOf(redirectUri: string | undefined): string[] {
+  if (!redirectUri) return [];
+  try {
+    const url = new URL(redirectUri);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return [url.origin];
+    return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) ? [url.protocol] : [];
+  } catch {
+    return [];
+  }
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+/** A page that only says something: an expired link, a refusal, a success. */
+export function messagePage(title: string, text: string): string {
+  return layout(title, `<div class="card"><h1 id="title">${escapeHtml(title)}</h1><p id="message">${escapeHtml(text)}</p></div>`);
+}
