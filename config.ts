@@ -48,6 +48,8 @@ export interface Config {
   oauthTokenRequestsPerMinute: number;
   /** Dynamic client registrations per client address per minute and API process (OAUTH_REGISTRATIONS_PER_MINUTE). */
   oauthRegistrationsPerMinute: number;
+  /** Failed sign-ins per client address, and per email, per minute and API process, before sign-in answers 429 (SIGN_IN_FAILURES_PER_MINUTE). */
+  signInFailuresPerMinute: number;
   /**
    * Lifetimes of what the authorization server issues, in seconds: access tokens
    * (OAUTH_ACCESS_TOKEN_TTL_SECONDS, 3600) and authorization codes (OAUTH_CODE_TTL_SECONDS, 60). Short
@@ -241,6 +243,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     oauthSecret: env('OAUTH_SECRET', 'dev-oauth-secret'),
     oauthTokenRequestsPerMinute: Number(env('OAUTH_TOKEN_REQUESTS_PER_MINUTE', '30')),
     oauthRegistrationsPerMinute: Number(env('OAUTH_REGISTRATIONS_PER_MINUTE', '10')),
+    signInFailuresPerMinute: Number(env('SIGN_IN_FAILURES_PER_MINUTE', '10')),
     oauthAccessTokenTtlSeconds: optionalCount('OAUTH_ACCESS_TOKEN_TTL_SECONDS') ?? 3600,
     oauthCodeTtlSeconds: optionalCount('OAUTH_CODE_TTL_SECONDS') ?? 60,
     whatsappBusinessId: env('WHATSAPP_BUSINESS_ID', '190000000000001'),

@@ -40,6 +40,7 @@ import { groupMemberOperations } from './groups/members.js';
 import { groupMessageOperations } from './groups/messages.js';
 import { paymentOperations } from './payments/payments.js';
 import { paymentSettingsOperations } from './payments/settings.js';
+import { oauthSettingsOperations } from './oauth/settings.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -85,6 +86,7 @@ export const operatorOperations: readonly Operation[] = [
   ...orderSettingsOperations,
   ...cartSettingsOperations,
   ...paymentSettingsOperations,
+  ...oauthSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

@@ -1,8 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { timestamps } from './columns.js';
+import { createdAt, timestamps } from './columns.js';
 
 // The MCP authorization server (docs/security.md, "OAuth for MCP"): what oidc-provider stores
-// (registered clients, sign-in sessions, interactions, grants, codes, access and refresh tokens).
+// (registered clients, sign-in sessions, interactions, grants, codes, access and refresh tokens) and
+// the passwords and invitation links people sign in with.
 
 /**
  * One stored object of the authorization server, keyed by its kind and the SHA-256 of its id: a code
@@ -44,4 +45,32 @@ export const OAuthRecord = defineEntity({
     { name: 'oauth_records_account_index', properties: ['accountId', 'model'] },
     { name: 'oauth_records_expires_index', properties: ['expiresAt'] },
   ],
+});
+
+/** A person's password (scrypt, services/oauth/passwords.ts): one per user row, set through an invitation or by the operator. */
+export const UserPassword = defineEntity({
+  name: 'UserPassword',
+  tableName: 'user_passwords',
+  properties: {
+    userId: p.integer().primary().autoincrement(false),
+    accountId: p.integer(),
+    /** `scrypt$<N>$<r>$<p>$<salt>$<hash>`, base64url: the cost travels with the hash, so it can be raised later. */
+    passwordHash: p.string().length(255),
+    ...timestamps(),
+  },
+});
+
+/** An invitation link the operator made for a person to set their password: used once, before it expires; only its hash is kept. */
+export const UserInvite = defineEntity({
+  name: 'UserInvite',
+  tableName: 'user_invites',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    accountId: p.integer(),
+    userId: p.integer().index(),
+    tokenHash: p.string().length(64).unique(),
+    expiresAt: p.datetime(),
+    usedAt: p.datetime().nullable(),
+    createdAt: createdAt(),
+  },
 });

@@ -83,6 +83,7 @@ const { stack, dataDir } = await privateRunStack('svc-test', {
   // The same for the authorization server's throttles (test/integration/oauth-limits.test.ts runs its own API).
   OAUTH_TOKEN_REQUESTS_PER_MINUTE: '1000000',
   OAUTH_REGISTRATIONS_PER_MINUTE: '1000000',
+  SIGN_IN_FAILURES_PER_MINUTE: '1000000',
   LOG_LEVEL: 'warn',
   // Every REST answer is held to its operation's output schema (api/http/answer-check.ts).
   CHECK_ANSWERS: 'true',

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 
-// The authorization server's pages (so far the message of an error the provider cannot send back to
-// the client). Server-rendered HTML with its style inline (no script, nothing loaded from anywhere:
-// they work without the internet), laid out for a phone first. Text from a client is escaped.
+// The authorization server's pages: sign-in, choosing an account, an invitation's password form
+// and the messages between them (consent comes next). Server-rendered HTML with its style inline (no
+// script, nothing loaded from anywhere: they work without the internet), laid out for a phone first.
+// Every form carries the CSRF field (api/oauth/csrf.ts). Text from a client or a person is escaped.
 
 export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -90,6 +91,91 @@ ${body}
 </main>
 </body>
 </html>`;
+}
+
+const errorBox = (error: string | undefined) => (error ? `<div class="error" role="alert" id="error">${escapeHtml(error)}</div>` : '');
+const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+
+/** Who is asking: the client's name and the host its answer goes to. */
+export interface ClientView {
+  name: string;
+  redirectHost: string;
+}
+
+const clientLine = (c: ClientView) =>
+  `<dl class="who"><dt>App</dt><dd id="client-name">${escapeHtml(c.name)}</dd><dt>Returns to</dt><dd id="redirect-host">${escapeHtml(c.redirectHost)}</dd></dl>`;
+
+export function signInPage(v: { client: ClientView; action: string; csrf: string; email?: string; error?: string }): string {
+  return layout(
+    'Sign in',
+    `<div class="card">
+<h1>Sign in to connect ${escapeHtml(v.client.name)}</h1>
+${clientLine(v.client)}
+${errorBox(v.error)}
+<form method="post" action="${escapeHtml(v.action)}" id="sign-in">
+${csrfField(v.csrf)}
+<label class="field" for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${escapeHtml(v.email ?? '')}">
+<label class="field" for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
+<div class="actions"><button class="primary" type="submit" id="sign-in-button">Sign in</button></div>
+</form>
+<p class="muted">No password yet? Ask your administrator for an invitation link.</p>
+</div>`,
+  );
+}
+
+export function chooseAccountPage(v: {
+  client: ClientView;
+  action: string;
+  csrf: string;
+  accounts: readonly { subject: string; accountName: string; personName: string }[];
+}): string {
+  const buttons = v.accounts
+    .map(
+      (a) =>
+        `<button type="submit" name="subject" value="${escapeHtml(a.subject)}">${escapeHtml(a.accountName)}<span class="muted"> · ${escapeHtml(a.personName)}</span></button>`,
+    )
+    .join('\n');
+  return layout(
+    'Choose an account',
+    `<div class="card">
+<h1>Which account should ${escapeHtml(v.client.name)} use?</h1>
+<p class="muted">You can sign in to several accounts. Choose the one this app may act for.</p>
+<form method="post" action="${escapeHtml(v.action)}" class="accounts" id="choose-account">
+${csrfField(v.csrf)}
+${buttons}
+</form>
+</div>`,
+  );
+}
+
+export function invitePage(v: {
+  personName: string;
+  email: string;
+  accountName: string;
+  action: string;
+  csrf: string;
+  error?: string;
+}): string {
+  return layout(
+    'Set your password',
+    `<div class="card">
+<h1>Set your password</h1>
+<dl class="who"><dt>Account</dt><dd>${escapeHtml(v.accountName)}</dd><dt>You</dt><dd>${escapeHtml(v.personName)} (${escapeHtml(v.email)})</dd></dl>
+${errorBox(v.error)}
+<form method="post" action="${escapeHtml(v.action)}" id="set-password">
+${csrfField(v.csrf)}
+<input type="hidden" name="email" autocomplete="username" value="${escapeHtml(v.email)}">
+<label class="field" for="password">New password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
+<label class="field" for="confirm">Type it again</label>
+<input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
+<p class="muted">At least 12 characters. A few unrelated words make a good one.</p>
+<div class="actions"><button class="primary" type="submit" id="save-password">Save password</button></div>
+</form>
+</div>`,
+  );
 }
 
 /** A page that only says something: an expired link, a refusal, a success. */

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 
 // The authorization server's throttles, per API process and in memory like the failed-authentication
 // ones (api/http/ratelimit.ts): the same sliding minute, keyed by client address and by what the
-// request names (a client id).
+// request names (a client id, an email).
 
 /** A limit on two keys at once: a request is refused when either key is over, and counted on both. */
 export class PairThrottle {
@@ -39,11 +39,20 @@ export interface OAuthThrottles {
   token: PairThrottle;
   /** Registrations per client address (registration takes no credential). */
   registration: FailureThrottle;
+  /**
+   * Failed sign-ins per client address and per email. While either is over, sign-in is refused
+   * without checking the password (unlike keys: a password is guessable, a key is not), so a
+   * guesser gets that many tries a minute at one email from anywhere.
+   */
+  signIn: PairThrottle;
 }
 
-export function oauthThrottles(config: Pick<Config, 'oauthTokenRequestsPerMinute' | 'oauthRegistrationsPerMinute'>): OAuthThrottles {
+export function oauthThrottles(
+  config: Pick<Config, 'oauthTokenRequestsPerMinute' | 'oauthRegistrationsPerMinute' | 'signInFailuresPerMinute'>,
+): OAuthThrottles {
   return {
     token: new PairThrottle(config.oauthTokenRequestsPerMinute, config.oauthTokenRequestsPerMinute * 10),
     registration: new FailureThrottle(config.oauthRegistrationsPerMinute),
+    signIn: new PairThrottle(config.signInFailuresPerMinute, config.signInFailuresPerMinute),
   };
 }

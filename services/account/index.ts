@@ -7,4 +7,4 @@ export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.
 export { accountStatus, accountCurrency, accountStatusSql, accountCurrencySql, userIdsOf } from './store.js';
 // The people of an account as the MCP authorization server reads them (sign-in, consent, its tokens' subject).
-export { personById, type PersonRow } from './store.js';
+export { personById, peopleWithEmail, type PersonRow } from './store.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, one, onePlanned } from '../../entities/db.js';
+import { exec, many, one, onePlanned } from '../../entities/db.js';
 import { tablesOf, type Row } from '../../entities/database.js';
 import { RELEASE_BEFORE_FLUSH } from '../platform/durable-commit.js';
 import { WINDOW_MS, countInWindowSql, previousWindowSql } from '../platform/rate-windows.js';
@@ -324,6 +324,10 @@ const PERSON_SQL = `select u.id, u.account_id, u.email, u.name, u.active, u.perm
 /** The person a subject names (its account and user must agree); null when there is none. */
 export const personById = (em: EntityManager, accountId: number, userId: number) =>
   one<PersonRow>(em, `${PERSON_SQL} where u.id = ? and u.account_id = ?`, [userId, accountId]);
+
+/** Every user row with this email, in any account (emails are unique per account only), at most `limit`. */
+export const peopleWithEmail = (em: EntityManager, email: string, limit = 20) =>
+  many<PersonRow>(em, `${PERSON_SQL} where lower(u.email) = lower(?) order by u.id limit ?`, [email, limit]);
 
 /** One row of the OAuth bearer's authentication statement: the person, their account and the request's rate count. */
 export type PersonCredentialRow = Pick<

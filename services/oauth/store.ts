@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
 import { exec, one } from '../../entities/db.js';
 
-// The oauth family's statements: the only code that names oauth_records. Ids arrive here hashed
-// (adapter.ts); nothing here sees a token.
+// The oauth family's statements: the only code that names oauth_records, user_passwords and
+// user_invites. Ids arrive here hashed (adapter.ts, passwords.ts); nothing here sees a token.
 
 const db = (em: EntityManager) => tablesOf(em, 'oauth');
 
@@ -113,4 +113,83 @@ export async function dropExpiredRecords(em: EntityManager, batch = 500): Promis
        select ctid from oauth_records where expires_at < now() - interval '1 hour' limit ?)`,
     [batch],
   );
+}
+
+// Passwords
+
+export async function passwordHashesOf(em: EntityManager, userIds: readonly number[]): Promise<Map<number, string>> {
+  if (!userIds.length) return new Map();
+  const rows = await db(em)
+    .selectFrom('user_passwords')
+    .select(['user_id', 'password_hash'])
+    .where('user_id', 'in', [...userIds])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.user_id), r.password_hash]));
+}
+
+export async function savePasswordHash(em: EntityManager, accountId: number, userId: number, hash: string): Promise<void> {
+  await exec(
+    em,
+    `insert into user_passwords (user_id, account_id, password_hash, created_at, updated_at) values (?, ?, ?, now(), now())
+     on conflict (user_id) do update set password_hash = excluded.password_hash, account_id = excluded.account_id, updated_at = now()`,
+    [userId, accountId, hash],
+  );
+}
+
+/** When the user's password was last set; null when it never was. */
+export async function passwordSetAt(em: EntityManager, userId: number): Promise<string | null> {
+  return (
+    (await db(em).selectFrom('user_passwords').select('updated_at').where('user_id', '=', userId).executeTakeFirst())?.updated_at ?? null
+  );
+}
+
+// Invitations
+
+/** A new invitation for the user; the user's earlier unused ones stop working (one live link per person). */
+export async function insertInvite(
+  em: EntityManager,
+  v: { accountId: number; userId: number; tokenHash: string; expiresInSeconds: number },
+) {
+  await db(em)
+    .updateTable('user_invites')
+    .set({ used_at: sql`now()` })
+    .where('user_id', '=', v.userId)
+    .where('used_at', 'is', null)
+    .execute();
+  return db(em)
+    .insertInto('user_invites')
+    .values({
+      account_id: v.accountId,
+      user_id: v.userId,
+      token_hash: v.tokenHash,
+      expires_at: sql`now() + make_interval(secs => ${v.expiresInSeconds})`,
+      created_at: sql`now()`,
+    })
+    .returning(['id', 'account_id', 'user_id', 'expires_at', 'created_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/** A live invitation (unused, not expired) by its hash. */
+export async function liveInvite(em: EntityManager, tokenHash: string) {
+  return (
+    (await db(em)
+      .selectFrom('user_invites')
+      .select(['id', 'account_id', 'user_id', 'expires_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', sql<string>`now()`)
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/** Uses an invitation, only if it is still live: true for exactly one of two racing uses. */
+export async function useInvite(em: EntityManager, id: number): Promise<boolean> {
+  const r = await db(em)
+    .updateTable('user_invites')
+    .set({ used_at: sql`now()` })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<string>`now()`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

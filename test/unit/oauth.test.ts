@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import Koa from 'koa';
 import {
   BASE_SCOPE,
   CAPABILITY_SCOPES,
@@ -10,6 +13,7 @@ import {
   checkRegistration,
   grantFromTicks,
   parseSubject,
+  passwordProblem,
   redirectUriProblem,
   requestedScopeForConsent,
   resourceMetadataUrl,
@@ -17,14 +21,17 @@ import {
   serverOfResource,
   subjectOf,
 } from '../../domain/oauth/index.js';
+import { hashPassword, verifyPassword } from '../../services/oauth/passwords.js';
 import { cookieKeys, signingJwk, signingKeys } from '../../services/oauth/keys.js';
 import { PairThrottle } from '../../api/oauth/throttles.js';
-import { escapeHtml, formTargetOf, pageHeaders } from '../../api/oauth/pages.js';
+import { CSRF_COOKIE, csrfToken, csrfValid } from '../../api/oauth/csrf.js';
+import { escapeHtml, formTargetOf, pageHeaders, signInPage } from '../../api/oauth/pages.js';
 import { MCP_SERVERS } from '../../api/operation.js';
 
 // The pure parts of the MCP authorization server: the contract's scopes and what the consent page
-// does with them, resource indicators and subjects, the registration limits, the keys derived from
-// OAUTH_SECRET, the throttles and the pages' escaping.
+// does with them, resource indicators and subjects, the registration limits, password rules and
+// hashing, the keys derived from OAUTH_SECRET, the throttles, the CSRF tokens and the pages' escaping
+// (the consent page's ticks are checked with the page, in the next step).
 
 test('the contract’s scopes: 25 capabilities, 8 elevations, mcp:use; the six pre-ticked are capabilities, no elevation is', () => {
   assert.equal(CAPABILITY_SCOPES.length, 25);
@@ -117,6 +124,36 @@ test('registration: bounded, no fetch of ours, no secret: refusals name the fiel
     assert.notEqual(redirectUriProblem(bad), null, String(bad));
 });
 
+test('passwords: at least 12 characters, at most 256, not the email, not one repeated character', () => {
+  assert.equal(passwordProblem('correct horse battery', 'a@b.c'), null);
+  assert.match(passwordProblem('short', 'a@b.c')!, /at least 12/);
+  assert.match(passwordProblem('x'.repeat(257), 'a@b.c')!, /at most 256/);
+  assert.match(passwordProblem('person@example.com', 'Person@Example.com')!, /email/);
+  assert.match(passwordProblem('aaaaaaaaaaaaaaaa', 'a@b.c')!, /different/);
+  assert.match(passwordProblem('a long one\u0000with a nul', 'a@b.c')!, /cannot be used/);
+  // Length counts characters, not UTF-16 units: 12 emoji are 12 characters.
+  assert.equal(passwordProblem('🔑🗝️🔐🔒🔓🧷📎🧩🎯🎲🎈🎁', 'a@b.c'), null);
+});
+
+test('scrypt hashes: salted, verified in constant time, normalised Unicode; a tampered or foreign hash never verifies', async () => {
+  const cost = { N: 2 ** 14, r: 8, p: 1 }; // cheap for the test; the service uses SCRYPT_COST
+  const a = await hashPassword('café au lait tous les jours', cost);
+  const b = await hashPassword('café au lait tous les jours', cost);
+  assert.match(a, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+  assert.notEqual(a, b, 'a salt of its own');
+  assert.equal(await verifyPassword('café au lait tous les jours', a), true);
+  assert.equal(await verifyPassword('cafe\u0301 au lait tous les jours', a), true, 'the decomposed é is the same password');
+  assert.equal(await verifyPassword('café au lait tous les jour', a), false);
+  const parts = a.split('$');
+  const flipped = [
+    ...parts.slice(0, 5),
+    Buffer.from(Buffer.from(parts[5], 'base64url').map((x, i) => (i === 0 ? x ^ 1 : x))).toString('base64url'),
+  ].join('$');
+  assert.equal(await verifyPassword('café au lait tous les jours', flipped), false);
+  assert.equal(await verifyPassword('x', 'bcrypt$whatever'), false);
+  assert.equal(await verifyPassword('x', 'scrypt$1073741824$8$1$AAAA$AAAA'), false, 'a cost out of bounds is refused, not spent');
+});
+
 test('keys from OAUTH_SECRET: the same secret gives the same ES256 key everywhere; each rotation value adds one', () => {
   const a = signingJwk('first-secret-of-at-least-32-characters');
   assert.deepEqual(signingJwk('first-secret-of-at-least-32-characters'), a);
@@ -151,12 +188,51 @@ test('a pair throttle refuses when either key is over its minute, counts both, a
   assert.equal(t.blocked('addr', 'client'), null, 'two minutes later, free again');
 });
 
+function context(cookie?: string): Koa.Context {
+  const app = new Koa();
+  const req = new http.IncomingMessage(new net.Socket());
+  req.headers = cookie ? { cookie: `${CSRF_COOKIE}=${cookie}` } : {};
+  const res = new http.ServerResponse(req);
+  return app.createContext(req, res);
+}
+
+test('CSRF: a form token is bound to the browser’s secret and to what the form acts on', () => {
+  const ctx = context();
+  const token = csrfToken(ctx, 'interaction:abc', false);
+  const set = ctx.response.get('Set-Cookie') as unknown as string[];
+  const cookie = /oauth_csrf=([^;]+)/.exec(set.join(';'))![1];
+  assert.match(set.join(';'), /httponly/i);
+  assert.match(set.join(';'), /samesite=lax/i);
+  assert.match(set.join(';'), /path=\/oauth/i);
+  const same = context(cookie);
+  assert.equal(csrfToken(same, 'interaction:abc', false), token, 'the same secret, the same token');
+  assert.equal(csrfValid(same, 'interaction:abc', token), true);
+  assert.equal(csrfValid(same, 'interaction:other', token), false, 'another form');
+  assert.equal(csrfValid(context('B'.repeat(43)), 'interaction:abc', token), false, 'another browser');
+  assert.equal(csrfValid(context(), 'interaction:abc', token), false, 'no cookie');
+  assert.equal(csrfValid(same, 'interaction:abc', undefined), false);
+  assert.equal(csrfValid(same, 'interaction:abc', token.slice(1)), false);
+  const production = context();
+  csrfToken(production, 'invite:x', true);
+  assert.match((production.response.get('Set-Cookie') as unknown as string[]).join(';'), /secure/i, 'Secure in production');
+});
+
 test('the pages escape what a client wrote, and frame nowhere', () => {
   assert.equal(escapeHtml(`<a href="x" onclick='y'>&</a>`), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+  const html = signInPage({
+    client: { name: '<img src=x onerror=alert(1)>', redirectHost: 'evil"host' },
+    action: '/a',
+    csrf: 't',
+    email: '"><b>',
+  });
+  assert.doesNotMatch(html, /<img|<b>/);
   const headers = pageHeaders(formTargetOf('http://127.0.0.1:8123/cb?x'));
   assert.match(headers['Content-Security-Policy'], /form-action 'self' http:\/\/127\.0\.0\.1:8123;/);
   assert.match(headers['Content-Security-Policy'], /frame-ancestors 'none'/);
   assert.match(headers['Content-Security-Policy'], /style-src 'sha256-[A-Za-z0-9+/=]+'/);
   assert.deepEqual(formTargetOf('com.example.app:/cb'), ['com.example.app:']);
   assert.deepEqual(formTargetOf('not a url'), []);
+  // The one stylesheet matches the hash the policy allows.
+  const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
+  assert.ok(headers['Content-Security-Policy'].includes(crypto.createHash('sha256').update(css).digest('base64')));
 });
