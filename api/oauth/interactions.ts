@@ -5,16 +5,16 @@ import { errors } from 'oidc-provider';
 import type { OperationDeps } from '../operation.js';
 import { HttpError } from '../http/errors.js';
 import { bodyText, mediaTypeOf, readRawBody } from '../http/body.js';
-import { parseSubject, subjectOf } from '../../domain/oauth/index.js';
+import { grantFromTicks, parseSubject, resourceUrl, scopeWords, subjectOf, trimBase } from '../../domain/oauth/index.js';
 import { personById, type PersonRow } from '../../services/account/index.js';
 import { peopleSigningIn } from '../../services/oauth/index.js';
-import { INTERACTION_PATH } from './provider.js';
+import { CLIENT_SCOPE_PARAM, INTERACTION_PATH } from './provider.js';
 import { csrfToken, csrfValid } from './csrf.js';
-import { chooseAccountPage, formTargetOf, messagePage, pageHeaders, signInPage, type ClientView } from './pages.js';
+import { chooseAccountPage, consentPage, formTargetOf, messagePage, pageHeaders, signInPage, type ClientView } from './pages.js';
 import type { OAuthThrottles } from './throttles.js';
 
 // The interaction pages the provider sends a browser to (INTERACTION_PATH/<uid>): sign-in when the
-// browser has no session (consent comes next). Each reads its interaction through the provider (its cookie
+// browser has no session, then consent. Each reads its interaction through the provider (its cookie
 // must be the browser's and the interaction not expired), checks the form's CSRF field, and hands
 // the result back to the provider, which continues the authorization (api/oauth/provider.ts).
 
@@ -82,6 +82,7 @@ function seeOther(ctx: Koa.Context, to: string): void {
 
 export function mountInteractions(router: Router, deps: OperationDeps, provider: Provider, throttles: OAuthThrottles): void {
   const { config, orm } = deps;
+  const issuer = trimBase(config.publicBaseUrl);
   const em = () => orm.em.fork();
   const purpose = (details: Details) => `interaction:${details.uid}`;
   const action = (details: Details, step: string) => `${INTERACTION_PATH}/${details.uid}/${step}`;
@@ -128,6 +129,31 @@ export function mountInteractions(router: Router, deps: OperationDeps, provider:
     return person?.active && person.account_status === 'active' ? person : null;
   }
 
+  async function showConsent(ctx: Koa.Context, loaded: Awaited<ReturnType<typeof load>>): Promise<void> {
+    const { details, view, targets } = loaded;
+    const person = await personOf(details.session?.accountId);
+    if (!person)
+      throw new PageRefusal(403, 'You cannot connect this app', 'Your access to this account has ended. Ask your administrator.');
+    const resources = ([] as unknown[]).concat(details.params.resource ?? resourceUrl(issuer, null)).map(String);
+    html(
+      ctx,
+      200,
+      consentPage({
+        client: view,
+        action: action(details, 'consent'),
+        csrf: csrfToken(ctx, purpose(details), config.production),
+        accountName: person.account_name,
+        personName: person.name,
+        personEmail: person.email,
+        resources: resources.map((r) => (r.startsWith(issuer) ? r.slice(issuer.length) : r)),
+        requested: new Set(
+          scopeWords(typeof details.params[CLIENT_SCOPE_PARAM] === 'string' ? (details.params[CLIENT_SCOPE_PARAM] as string) : ''),
+        ),
+      }),
+      targets,
+    );
+  }
+
   /** Ends the sign-in step as `subject`: the provider continues to consent. */
   async function signedIn(ctx: Koa.Context, subject: string): Promise<void> {
     seeOther(
@@ -145,6 +171,7 @@ export function mountInteractions(router: Router, deps: OperationDeps, provider:
         const csrf = csrfToken(ctx, purpose(details), config.production);
         return html(ctx, 200, signInPage({ client: view, action: action(details, 'sign-in'), csrf }), targets);
       }
+      if (details.prompt.name === 'consent') return showConsent(ctx, loaded);
       throw expired();
     }),
   );
@@ -212,6 +239,40 @@ export function mountInteractions(router: Router, deps: OperationDeps, provider:
       if (!Array.isArray(choices) || !choices.includes(subject)) throw staleForm();
       if (!(await personOf(subject))) throw new PageRefusal(403, 'You cannot connect this app', 'Your access to this account has ended.');
       await signedIn(ctx, subject);
+    }),
+  );
+
+  router.post(
+    `${INTERACTION_PATH}/:uid/consent`,
+    page(`POST ${INTERACTION_PATH}/{uid}/consent`, async (ctx) => {
+      const form = await readForm(ctx);
+      const { details } = await load(ctx, 'consent');
+      if (!csrfValid(ctx, purpose(details), form.get('csrf'))) throw staleForm();
+      const subject = details.session?.accountId;
+      if (!(await personOf(subject))) throw new PageRefusal(403, 'You cannot connect this app', 'Your access to this account has ended.');
+      const decision = form.get('decision');
+      if (decision === 'deny') {
+        const to = await provider.interactionResult(ctx.req, ctx.res, {
+          error: 'access_denied',
+          error_description: 'The person did not allow this connection.',
+        });
+        return seeOther(ctx, to);
+      }
+      if (decision !== 'approve') throw new HttpError(400, 'Choose Allow or Deny.');
+      const { granted, rejected } = grantFromTicks(form.getAll('scope'));
+      // A new grant for every consent: what the person ticks now is all it holds.
+      const grant = new provider.Grant({ accountId: subject, clientId: String(details.params.client_id) });
+      for (const resource of ([] as unknown[]).concat(details.params.resource ?? resourceUrl(issuer, null)).map(String)) {
+        grant.addResourceScope(resource, granted);
+        if (rejected.length) grant.rejectResourceScope(resource, rejected);
+      }
+      // OpenID words the client asked for (openid, offline_access) carry nothing of the business.
+      const oidc = scopeWords(typeof details.params.scope === 'string' ? details.params.scope : '').filter(
+        (s) => s === 'openid' || s === 'offline_access',
+      );
+      if (oidc.length) grant.addOIDCScope(oidc);
+      const grantId = await grant.save();
+      seeOther(ctx, await provider.interactionResult(ctx.req, ctx.res, { consent: { grantId } }));
     }),
   );
 }

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
+import { CAPABILITY_SCOPES, ELEVATION_SCOPES, PRE_TICKED_SCOPES, SCOPE_WORDS } from '../../domain/oauth/index.js';
 
-// The authorization server's pages: sign-in, choosing an account, an invitation's password form
-// and the messages between them (consent comes next). Server-rendered HTML with its style inline (no
+// The authorization server's pages: sign-in, choosing an account, consent, an invitation's
+// password form and the messages between them. Server-rendered HTML with its style inline (no
 // script, nothing loaded from anywhere: they work without the internet), laid out for a phone first.
 // Every form carries the CSRF field (api/oauth/csrf.ts). Text from a client or a person is escaped.
 
@@ -147,6 +148,65 @@ ${csrfField(v.csrf)}
 ${buttons}
 </form>
 </div>`,
+  );
+}
+
+export interface ConsentView {
+  client: ClientView;
+  action: string;
+  csrf: string;
+  accountName: string;
+  personName: string;
+  personEmail: string;
+  /** The MCP endpoints the connection is for (paths). */
+  resources: readonly string[];
+  /** Scopes the client named itself: marked, never ticked for it. */
+  requested: ReadonlySet<string>;
+}
+
+function scopeItem(scope: string, checked: boolean, requested: boolean): string {
+  const words = SCOPE_WORDS[scope as keyof typeof SCOPE_WORDS];
+  const id = `scope-${scope.slice(4)}`;
+  return `<li><label for="${id}"><input type="checkbox" name="scope" value="${escapeHtml(scope)}" id="${id}"${checked ? ' checked' : ''}><span><strong>${escapeHtml(words.title)}${requested ? '<em class="tag">asked for</em>' : ''}</strong><span>${escapeHtml(words.line)}</span></span></label></li>`;
+}
+
+/**
+ * The consent page: who asks (the client and where it returns), for which account and person, and
+ * the scopes. Capability scopes are ticked exactly as the contract pre-ticks them; elevation scopes
+ * are never ticked, whoever asked for them. Allow and Deny submit the same form.
+ */
+export function consentPage(v: ConsentView): string {
+  const pre = new Set<string>(PRE_TICKED_SCOPES);
+  const capabilities = CAPABILITY_SCOPES.map((s) => scopeItem(s, pre.has(s), v.requested.has(s))).join('\n');
+  const elevations = ELEVATION_SCOPES.map((s) => scopeItem(s, false, v.requested.has(s))).join('\n');
+  return layout(
+    `Allow ${v.client.name}?`,
+    `<form method="post" action="${escapeHtml(v.action)}" id="consent">
+${csrfField(v.csrf)}
+<div class="card">
+<h1>Allow <span id="heading-client">${escapeHtml(v.client.name)}</span> to use your account?</h1>
+${clientLine(v.client)}
+<dl class="who"><dt>Account</dt><dd id="account-name">${escapeHtml(v.accountName)}</dd><dt>You</dt><dd id="person">${escapeHtml(v.personName)} (${escapeHtml(v.personEmail)})</dd><dt>Connects to</dt><dd id="resources">${v.resources.map(escapeHtml).join(', ')}</dd></dl>
+<p class="muted">It can never do more than you can do yourself in this account.</p>
+</div>
+<div class="card">
+<h2>Which parts of the business</h2>
+<ul class="scopes" id="capabilities">
+${capabilities}
+</ul>
+</div>
+<div class="card">
+<h2>What it may do beyond reading</h2>
+<p class="warn">Each of these lets the app act for you in every part you allowed above.</p>
+<ul class="scopes" id="elevations">
+${elevations}
+</ul>
+<div class="actions">
+<button class="primary" type="submit" name="decision" value="approve" id="approve">Allow</button>
+<button class="secondary" type="submit" name="decision" value="deny" id="deny">Deny</button>
+</div>
+</div>
+</form>`,
   );
 }
 

@@ -25,13 +25,12 @@ import { hashPassword, verifyPassword } from '../../services/oauth/passwords.js'
 import { cookieKeys, signingJwk, signingKeys } from '../../services/oauth/keys.js';
 import { PairThrottle } from '../../api/oauth/throttles.js';
 import { CSRF_COOKIE, csrfToken, csrfValid } from '../../api/oauth/csrf.js';
-import { escapeHtml, formTargetOf, pageHeaders, signInPage } from '../../api/oauth/pages.js';
+import { consentPage, escapeHtml, formTargetOf, pageHeaders } from '../../api/oauth/pages.js';
 import { MCP_SERVERS } from '../../api/operation.js';
 
 // The pure parts of the MCP authorization server: the contract's scopes and what the consent page
 // does with them, resource indicators and subjects, the registration limits, password rules and
-// hashing, the keys derived from OAUTH_SECRET, the throttles, the CSRF tokens and the pages' escaping
-// (the consent page's ticks are checked with the page, in the next step).
+// hashing, the keys derived from OAUTH_SECRET, the throttles, the CSRF tokens and the pages' escaping.
 
 test('the contract’s scopes: 25 capabilities, 8 elevations, mcp:use; the six pre-ticked are capabilities, no elevation is', () => {
   assert.equal(CAPABILITY_SCOPES.length, 25);
@@ -217,15 +216,23 @@ test('CSRF: a form token is bound to the browser’s secret and to what the form
   assert.match((production.response.get('Set-Cookie') as unknown as string[]).join(';'), /secure/i, 'Secure in production');
 });
 
-test('the pages escape what a client wrote, and frame nowhere', () => {
+test('the pages escape what a client or a person wrote, tick exactly the contract’s six, and frame nowhere', () => {
   assert.equal(escapeHtml(`<a href="x" onclick='y'>&</a>`), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
-  const html = signInPage({
+  const html = consentPage({
     client: { name: '<img src=x onerror=alert(1)>', redirectHost: 'evil"host' },
-    action: '/a',
+    action: '/oauth/interaction/u/consent',
     csrf: 't',
-    email: '"><b>',
+    accountName: 'Acme & Sons',
+    personName: 'Amina',
+    personEmail: 'a@b.c',
+    resources: ['/mcp'],
+    requested: new Set(['mcp:send']),
   });
-  assert.doesNotMatch(html, /<img|<b>/);
+  assert.doesNotMatch(html, /<img/);
+  assert.match(html, /Acme &amp; Sons/);
+  const checked = [...html.matchAll(/value="([^"]+)" id="[^"]+" checked/g)].map((m) => m[1]);
+  assert.deepEqual(checked, [...PRE_TICKED_SCOPES]);
+  assert.match(html, /Send<em class="tag">asked for/);
   const headers = pageHeaders(formTargetOf('http://127.0.0.1:8123/cb?x'));
   assert.match(headers['Content-Security-Policy'], /form-action 'self' http:\/\/127\.0\.0\.1:8123;/);
   assert.match(headers['Content-Security-Policy'], /frame-ancestors 'none'/);
