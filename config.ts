@@ -38,6 +38,25 @@ export interface Config {
    * continued by another (it restarts at page one).
    */
   dataCursorSecret: string;
+  /**
+   * OAUTH_SECRET: the MCP authorization server's key material (api/oauth/keys.ts): its cookie keys
+   * and its token signing key are derived from it. Several values separated by spaces rotate it: the
+   * first signs, every one still verifies. The same value in every API process.
+   */
+  oauthSecret: string;
+  /** Token and revocation requests per client address, and per client id, per minute and API process (OAUTH_TOKEN_REQUESTS_PER_MINUTE). */
+  oauthTokenRequestsPerMinute: number;
+  /** Dynamic client registrations per client address per minute and API process (OAUTH_REGISTRATIONS_PER_MINUTE). */
+  oauthRegistrationsPerMinute: number;
+  /** Failed sign-ins per client address, and per email, per minute and API process, before sign-in answers 429 (SIGN_IN_FAILURES_PER_MINUTE). */
+  signInFailuresPerMinute: number;
+  /**
+   * Lifetimes of what the authorization server issues, in seconds: access tokens
+   * (OAUTH_ACCESS_TOKEN_TTL_SECONDS, 3600) and authorization codes (OAUTH_CODE_TTL_SECONDS, 60). Short
+   * ones in tests let expiry be seen; refresh tokens (30 days) and grants (180 days) are fixed.
+   */
+  oauthAccessTokenTtlSeconds: number;
+  oauthCodeTtlSeconds: number;
   /** The Meta business that owns the shops' provider catalogues (POST /{business_id}/owned_product_catalogs). */
   whatsappBusinessId: string;
   /**
@@ -232,6 +251,12 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     whatsappAccessToken: env('WHATSAPP_ACCESS_TOKEN', 'sim-wa-access-token'),
     whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
     dataCursorSecret: env('DATA_CURSOR_SECRET', 'dev-data-cursor-secret'),
+    oauthSecret: env('OAUTH_SECRET', 'dev-oauth-secret'),
+    oauthTokenRequestsPerMinute: Number(env('OAUTH_TOKEN_REQUESTS_PER_MINUTE', '30')),
+    oauthRegistrationsPerMinute: Number(env('OAUTH_REGISTRATIONS_PER_MINUTE', '10')),
+    signInFailuresPerMinute: Number(env('SIGN_IN_FAILURES_PER_MINUTE', '10')),
+    oauthAccessTokenTtlSeconds: optionalCount('OAUTH_ACCESS_TOKEN_TTL_SECONDS') ?? 3600,
+    oauthCodeTtlSeconds: optionalCount('OAUTH_CODE_TTL_SECONDS') ?? 60,
     whatsappBusinessId: env('WHATSAPP_BUSINESS_ID', '190000000000001'),
     paymentProviderUrl: env('PAYMENT_PROVIDER_URL', 'http://127.0.0.1:4010/daraja'),
     paymentConsumerKey: env('PAYMENT_CONSUMER_KEY', 'sim-mpesa-consumer-key'),
@@ -334,6 +359,8 @@ export const PRODUCTION_SECRETS = [
   { variable: 'WHATSAPP_APP_SECRET', key: 'whatsappAppSecret', defaults: ['sim-wa-app-secret'], minLength: 16, roles: ['api'] },
   { variable: 'WHATSAPP_VERIFY_TOKEN', key: 'whatsappVerifyToken', defaults: ['sim-wa-verify-token'], minLength: 16, roles: ['api'] },
   { variable: 'DATA_CURSOR_SECRET', key: 'dataCursorSecret', defaults: ['dev-data-cursor-secret'], minLength: 32, roles: ['api'] },
+  // The MCP authorization server's cookie and signing keys: whoever holds it could forge a sign-in session.
+  { variable: 'OAUTH_SECRET', key: 'oauthSecret', defaults: ['dev-oauth-secret'], minLength: 32, roles: ['api'] },
   // The payment provider: a worker requests payments, queries and reverses them; the API verifies
   // their result callbacks. Daraja's sandbox passkey is public, so it is refused like our defaults.
   // Demanded only of a deployment that names a payment provider (PAYMENT_PROVIDER_URL): one that
@@ -454,7 +481,7 @@ export function refuseDefaultSecrets(config: Config, env: NodeJS.ProcessEnv = pr
   const bad = productionSecretProblems(config, env, role);
   if (bad.length === 0) return;
   process.stderr.write(
-    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults nor the examples of deploy/example.env; OPERATOR_TOKEN and DATA_CURSOR_SECRET at least 32 characters, the others at least 16; DATABASE_URL with a password that is not a well-known default)\n`,
+    `refusing to start with NODE_ENV=production: set ${bad.join(', ')} to real secrets (not the development defaults nor the examples of deploy/example.env; OPERATOR_TOKEN, DATA_CURSOR_SECRET and OAUTH_SECRET at least 32 characters, the others at least 16; DATABASE_URL with a password that is not a well-known default)\n`,
   );
   process.exit(1);
 }

@@ -41,6 +41,7 @@ import { groupMessageOperations } from './groups/messages.js';
 import { paymentOperations } from './payments/payments.js';
 import { paymentSettingsOperations } from './payments/settings.js';
 import { paymentReconciliationOperations } from './payments/reconciliation.js';
+import { oauthSettingsOperations } from './oauth/settings.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -87,6 +88,7 @@ export const operatorOperations: readonly Operation[] = [
   ...cartSettingsOperations,
   ...paymentSettingsOperations,
   ...paymentReconciliationOperations,
+  ...oauthSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

@@ -9,6 +9,7 @@ import type * as contacts from './contacts.js';
 import type * as data from './data.js';
 import type * as groups from './groups.js';
 import type * as messaging from './messaging.js';
+import type * as oauth from './oauth.js';
 import type * as orders from './orders.js';
 import type * as payments from './payments.js';
 import type * as shop from './shop.js';
@@ -49,6 +50,7 @@ export interface FamilyTables {
   data: Tables<typeof data>;
   groups: Tables<typeof groups>;
   messaging: Tables<typeof messaging>;
+  oauth: Tables<typeof oauth>;
   orders: Tables<typeof orders>;
   payments: Tables<typeof payments>;
   shop: Tables<typeof shop>;

@@ -81,6 +81,7 @@ export const TEST_SECRETS: ServiceSecrets = {
   WHATSAPP_APP_SECRET: 'test-wa-app-secret-0123456789',
   WHATSAPP_VERIFY_TOKEN: 'test-wa-verify-token-0123456789',
   DATA_CURSOR_SECRET: 'test-data-cursor-secret-0123456789abcdef',
+  OAUTH_SECRET: 'test-oauth-secret-0123456789abcdef0123456789',
   PAYMENT_CONSUMER_SECRET: 'test-payment-consumer-secret-0123456789',
   PAYMENT_PASSKEY: 'test-payment-passkey-0123456789',
   PAYMENT_SECURITY_CREDENTIAL: 'test-payment-security-credential-0123456789',

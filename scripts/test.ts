@@ -66,8 +66,8 @@ for (const [i, unit] of unitPhases.entries()) {
 }
 if (!withStack.length) process.exit(0);
 
-// The shop page and API reference tests drive a real browser: Debian's chromium, installed here when missing.
-if (withStack.some((f) => /^test\/integration\/(shop-page|api-docs-page)/.test(relative(f)))) {
+// The shop page, API reference and OAuth page tests drive a real browser: Debian's chromium, installed here when missing.
+if (withStack.some((f) => /^test\/integration\/(shop-page|api-docs-page|oauth-pages)/.test(relative(f)))) {
   const chromium = ensureChromium();
   process.stdout.write(chromium ? `browser: ${chromium}\n` : 'browser: chromium could not be installed; the shop page test will fail\n');
 }
@@ -80,6 +80,10 @@ const { stack, dataDir } = await privateRunStack('svc-test', {
   // The suite's files share one client address; the failure throttles are tested on processes of their own.
   AUTH_FAILURES_PER_MINUTE: '1000000',
   OPERATOR_FAILURES_PER_MINUTE: '1000000',
+  // The same for the authorization server's throttles (test/integration/oauth-limits.test.ts runs its own API).
+  OAUTH_TOKEN_REQUESTS_PER_MINUTE: '1000000',
+  OAUTH_REGISTRATIONS_PER_MINUTE: '1000000',
+  SIGN_IN_FAILURES_PER_MINUTE: '1000000',
   LOG_LEVEL: 'warn',
   // Every REST answer is held to its operation's output schema (api/http/answer-check.ts).
   CHECK_ANSWERS: 'true',

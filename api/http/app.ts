@@ -14,6 +14,9 @@ import { allRoutes } from '../operations.js';
 import { shadows } from './precedence.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { mountMcp } from '../mcp/routes.js';
+import { createProvider } from '../oauth/provider.js';
+import { mountOAuth } from '../oauth/routes.js';
+import { accessTokenFinder } from '../oauth/bearer.js';
 import { metricsHandler, observeRequests } from './observability.js';
 
 export interface AppDeps {
@@ -109,7 +112,12 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
   for (const def of routes) {
     router.register(koaPath(def.path), [def.method], (ctx) => runRoute(deps, def, ctx));
   }
-  if (surface !== 'operator') mountMcp(router, deps);
+  if (surface !== 'operator') {
+    // The MCP door and the authorization server that issues its OAuth tokens (api/oauth).
+    const provider = createProvider(deps);
+    mountOAuth(router, deps, provider);
+    mountMcp(router, deps, accessTokenFinder(provider));
+  }
   if (surface !== 'public') router.get('/metrics', metricsHandler(deps.config, surface));
   app.use(router.routes());
   return app;

@@ -8,7 +8,14 @@ import { hasPermission } from '../../domain/account/permissions.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthFailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
-import { admissionSql, contextAccount, contextKey, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
+import {
+  admissionSql,
+  contextAccount,
+  contextKey,
+  findCredential,
+  findPersonCredential,
+  touchKeyLastUsed,
+} from '../../services/account/credentials.js';
 import { admissionsInStatement, earlyReads } from '../../observability/metrics.js';
 import { forgetAuthenticated, rememberAuthenticated, rememberedPrincipal, samePrincipal, speculativePrincipal } from './speculation.js';
 
@@ -19,6 +26,41 @@ export interface Principal {
   account: AccountRow;
   key: KeyRow;
   user: UserRow | null;
+}
+
+/**
+ * What an OAuth access token grants at the MCP door (api/oauth): the connection (its grant and
+ * client), the scopes the person allowed, and the one MCP endpoint it was issued for.
+ */
+export interface OAuthGrant {
+  grantId: string;
+  clientId: string;
+  scopes: readonly string[];
+  /** The resource indicator (and audience) the token is bound to: an MCP endpoint's URL. */
+  resource: string;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}
+
+/** An MCP caller admitted by an OAuth access token: the person who allowed the connection, their account, the grant. */
+export interface OAuthPrincipal {
+  account: AccountRow;
+  user: UserRow;
+  grant: OAuthGrant;
+}
+
+/** Who calls the MCP door: an MCP connection credential (svc_mcp_) or an OAuth access token. */
+export type McpPrincipal = Principal | OAuthPrincipal;
+
+/** An access token as the authorization server found it (api/oauth/bearer.ts), or null when it knows none by that value. */
+export interface AccessTokenView {
+  /** The subject: `<account id>.<user id>` (domain/oauth/resources.ts). */
+  subject: string;
+  clientId: string;
+  grantId: string;
+  scope: string;
+  audience: readonly string[];
+  expiresAt: number;
 }
 
 const unauthenticated = (message = 'Unauthenticated.') => new HttpError(401, message);
@@ -80,7 +122,7 @@ export async function authenticate(
  * Endpoint families added since 7 September 2026 act with the current permissions of the person
  * who issued the key; a key with no issuer (older keys) or a deactivated issuer is refused there.
  */
-export function authorizeIssuer(p: Principal, permission: string | undefined): void {
+export function authorizeIssuer(p: Pick<Principal, 'user'>, permission: string | undefined): void {
   if (!p.user) throw forbidden('This API key has no issuing user; create a new key to use this endpoint.', 'issuer_required');
   if (!p.user.active) throw forbidden('The user who issued this API key is deactivated.', 'issuer_inactive');
   if (permission && !hasPermission(p.user.permissions, permission)) {
@@ -113,6 +155,66 @@ export async function callerOf(
   ctx.state.accountId = principal.account.id;
   answerRate(ctx, rate);
   return { principal, rc: contextOf(ctx, deps, surface, em, authenticated, logFields), authenticated };
+}
+
+/**
+ * The MCP caller of an OAuth access token, in two round trips: the token found by its hash (it must
+ * exist, be unexpired and unrevoked, and be bound to `resource`, the endpoint asked), then its person
+ * with their account, the request counted in the grant's window (one per connection, as a key has
+ * one). Refusals as the svc_mcp_ path words them: 401 for any token that does not admit (throttled
+ * per address and hint like every failed authentication), 403 for a suspended account.
+ */
+export async function oauthCallerOf(
+  ctx: Koa.Context,
+  deps: CallerDeps,
+  findToken: (token: string) => Promise<AccessTokenView | null>,
+  resource: string,
+  logFields: Record<string, unknown> = {},
+): Promise<{ principal: OAuthPrincipal; rc: RequestContext }> {
+  const header = ctx.get('authorization');
+  const refuse = (message = 'Unauthenticated.') =>
+    throttledFailure(throttlesOf(deps.config).account, ctx, header) ?? unauthenticated(message);
+  const token = bearerToken(header);
+  if (!token) throw refuse();
+  const found = await findToken(token);
+  if (!found) throw refuse();
+  if (!found.audience.includes(resource))
+    throw refuse(`This access token was issued for another MCP endpoint; ask the authorization server for one for ${resource}.`);
+  const subject = /^([0-9]+)\.([0-9]+)$/.exec(found.subject);
+  if (!subject) throw refuse();
+  const em = deps.orm.em.fork();
+  const now = Date.now();
+  const windowStart = windowStartOf(now);
+  const row = await findPersonCredential(em, {
+    accountId: Number(subject[1]),
+    userId: Number(subject[2]),
+    bucket: `grant:${found.grantId}`,
+    windowStart,
+  });
+  if (!row) throw refuse();
+  if (row.status !== 'active') throw new HttpError(403, 'This account is suspended.', { reason: 'account_suspended' });
+  if (!row.admitted || row.rate_count === null) throw new Error('authentication row admitted inconsistently');
+  sweepOldWindows(em, windowStart);
+  const principal: OAuthPrincipal = {
+    account: contextAccount(row),
+    user: { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] },
+    grant: {
+      grantId: found.grantId,
+      clientId: found.clientId,
+      scopes: found.scope.split(' ').filter((s) => s !== ''),
+      resource,
+      expiresAt: found.expiresAt,
+    },
+  };
+  ctx.state.accountId = principal.account.id;
+  answerRate(ctx, rateDecision(Number(row.rate_count), deps.config.rateLimitPerMinute, windowStart, now, Number(row.rate_previous)));
+  const rc: RequestContext = {
+    account: principal.account,
+    actor: { kind: 'oauth_client', clientId: found.clientId, issuer: principal.user },
+    em,
+    log: deps.log.child({ requestId: ctx.state.requestId, account: principal.account.id, ...logFields }),
+  };
+  return { principal, rc };
 }
 
 /** The rate headers of an authenticated request, and its refusal over the limit. */

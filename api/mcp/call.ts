@@ -4,7 +4,7 @@ import type { RequestContext } from '../../services/platform/context.js';
 import { refuseUnstorableText, validateBody, validateQuery } from '../../services/platform/validation.js';
 import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
 import { asHttpError, dataErrorBody, v3ErrorBody } from '../http/errors.js';
-import { authorizeIssuer, type Principal } from '../http/auth.js';
+import { authorizeIssuer, type McpPrincipal } from '../http/auth.js';
 import { answerCheck } from '../http/answer-check.js';
 import { toolOf, toolPermissionOf, wrapsResult } from './tools.js';
 
@@ -37,7 +37,8 @@ export interface ToolResult {
 }
 
 export interface ToolCallContext {
-  principal: Principal;
+  /** An MCP credential's key and issuer, or an OAuth token's person and grant (its scopes, client and endpoint). */
+  principal: McpPrincipal;
   rc: RequestContext;
   deps: OperationDeps;
 }

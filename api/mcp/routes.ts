@@ -3,7 +3,8 @@ import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { OperationDeps } from '../operation.js';
 import { HttpError, forbidden } from '../http/errors.js';
-import { callerOf, type Principal } from '../http/auth.js';
+import { MCP_PREFIX, bearerToken, callerOf, oauthCallerOf, type AccessTokenView, type McpPrincipal } from '../http/auth.js';
+import { resourceMetadataUrl, resourceUrl } from '../../domain/oauth/index.js';
 import { MAX_JSON_DEPTH, bodyText, nestsDeeperThan, readRawBody } from '../http/body.js';
 import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
 import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
@@ -14,8 +15,12 @@ import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
  * GET /api-docs/mcp.json. Everything decided before JSON-RPC (unknown server, Origin, credential,
  * suspended account, rate limit, body size, other HTTP methods) answers an HTTP status in the v3
  * error envelope, like every other path of the API; from there on the SDK answers in JSON-RPC.
+ *
+ * Two bearers open it: an MCP connection credential (`svc_mcp_…`, looked up as keys are) and an
+ * OAuth access token from the authorization server on this API (api/oauth), which `findToken`
+ * reads; a token is bound to the one endpoint it was issued for.
  */
-export function mountMcp(router: Router, deps: OperationDeps): void {
+export function mountMcp(router: Router, deps: OperationDeps, findToken: (token: string) => Promise<AccessTokenView | null>): void {
   const door = createMcpDoor({
     maxRequestBodySize: deps.config.bodyLimitBytes,
     onerror: (err) => deps.log.debug({ err: err.message }, 'mcp request refused'),
@@ -41,10 +46,20 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
     ctx.state.envelope = 'v3';
     checkOrigin(ctx);
 
-    // The same check and rate window as REST, on the other surface: only svc_mcp_ credentials pass.
-    const { principal, rc } = await callerOf(ctx, deps, 'mcp', { mcp: endpoint }).catch((err: unknown) => {
+    const server = endpoint === 'all' ? null : endpoint;
+    const base = deps.config.publicBaseUrl;
+    const bearer = bearerToken(ctx.get('authorization'));
+    // An svc_mcp_ credential: the same check and rate window as REST, on the other surface. Any
+    // other bearer is an OAuth access token, or nothing this door knows (a REST key is refused).
+    const caller =
+      bearer !== null && !bearer.startsWith(MCP_PREFIX)
+        ? oauthCallerOf(ctx, deps, findToken, resourceUrl(base, server), { mcp: endpoint })
+        : callerOf(ctx, deps, 'mcp', { mcp: endpoint });
+    const { principal, rc } = await caller.catch((err: unknown) => {
       if (err instanceof HttpError && err.status === 401)
-        throw new HttpError(401, err.message, { headers: { 'WWW-Authenticate': bearerChallenge(ctx, err.message) } });
+        throw new HttpError(401, err.message, {
+          headers: { 'WWW-Authenticate': bearerChallenge(ctx, err.message, resourceMetadataUrl(base, server)) },
+        });
       throw err;
     });
     requireLiveIssuer(principal);
@@ -76,26 +91,32 @@ export function mountMcp(router: Router, deps: OperationDeps): void {
 
 /**
  * The challenge of a refused credential (RFC 6750 section 3, which the MCP authorization spec
- * builds on): the scheme alone when none was sent, `error="invalid_token"` with the reason when
- * one was sent and is wrong, revoked or expired, so a client reports "not authenticated" rather
- * than a transport failure. No `resource_metadata` yet: svc_mcp_ credentials are not OAuth tokens
- * and there is no authorization server to discover (OAuth for MCP is the next issue).
+ * builds on): `error="invalid_token"` with the reason when one was sent and is wrong, revoked or
+ * expired, so a client reports "not authenticated" rather than a transport failure; and always
+ * `resource_metadata` (RFC 9728 section 5.1), the endpoint's protected-resource metadata, where an
+ * OAuth client discovers the authorization server that issues tokens for it.
  */
-function bearerChallenge(ctx: Koa.Context, reason: string): string {
-  const realm = 'realm="mcp"';
-  if (!ctx.get('authorization')) return `Bearer ${realm}`;
-  return `Bearer ${realm}, error="invalid_token", error_description="${reason.replace(/["\\]/g, '')}"`;
+function bearerChallenge(ctx: Koa.Context, reason: string, metadataUrl: string): string {
+  const params = ['realm="mcp"'];
+  if (ctx.get('authorization')) params.push('error="invalid_token"', `error_description="${reason.replace(/["\\]/g, '')}"`);
+  params.push(`resource_metadata="${metadataUrl}"`);
+  return `Bearer ${params.join(', ')}`;
 }
 
 /**
- * An MCP credential acts as the person who issued it (api/mcp/tools.ts toolPermissionOf), so
- * without a live issuer it opens nothing, not even the tools whose REST twin checks only the
- * account: read from the request's own authentication statement, so a deactivation is seen by the
- * very next request.
+ * An MCP credential acts as the person who issued it, an OAuth token as the person who allowed the
+ * connection (api/mcp/tools.ts toolPermissionOf), so without a live person it opens nothing, not
+ * even the tools whose REST twin checks only the account: read from the request's own
+ * authentication statement, so a deactivation is seen by the very next request.
  */
-function requireLiveIssuer(p: Principal): void {
+function requireLiveIssuer(p: McpPrincipal): void {
+  const oauth = 'grant' in p;
   if (!p.user) throw forbidden('This MCP credential has no issuing user; create a new one.', 'issuer_required');
-  if (!p.user.active) throw forbidden('The user who issued this MCP credential is deactivated.', 'issuer_inactive');
+  if (!p.user.active)
+    throw forbidden(
+      oauth ? 'The person who allowed this connection is deactivated.' : 'The user who issued this MCP credential is deactivated.',
+      'issuer_inactive',
+    );
 }
 
 /**

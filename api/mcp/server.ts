@@ -112,12 +112,18 @@ export function createMcpDoor(opts: { maxRequestBodySize: number; onerror: (err:
 
   return {
     async serve(request, session, parsedBody) {
-      const authInfo: AuthInfo = {
-        token: 'svc_mcp',
-        clientId: `mcp_credential:${session.principal.key.id}`,
-        scopes: [],
-        extra: { [SESSION]: session },
-      };
+      const p = session.principal;
+      const authInfo: AuthInfo =
+        'grant' in p
+          ? {
+              token: 'oauth',
+              clientId: p.grant.clientId,
+              scopes: [...p.grant.scopes],
+              expiresAt: p.grant.expiresAt,
+              resource: new URL(p.grant.resource),
+              extra: { [SESSION]: session },
+            }
+          : { token: 'svc_mcp', clientId: `mcp_credential:${p.key.id}`, scopes: [], extra: { [SESSION]: session } };
       const routeLegacy = parsedBody === undefined ? await isLegacyRequest(request.clone()) : await isLegacyRequest(request, parsedBody);
       if (routeLegacy) return legacy(request, session, parsedBody);
       return modern.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });

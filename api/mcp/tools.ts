@@ -94,7 +94,7 @@ export function toolPermissionOf(op: Operation): string | undefined {
  * (authorizeIssuer with toolPermissionOf), asked without throwing, so tools/list hides what
  * tools/call would refuse.
  */
-export function mayUse(principal: Principal, op: Operation): boolean {
+export function mayUse(principal: Pick<Principal, 'user'>, op: Operation): boolean {
   const issuer = principal.user;
   if (!issuer || !issuer.active) return false;
   const permission = toolPermissionOf(op);

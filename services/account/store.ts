@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, one, onePlanned } from '../../entities/db.js';
+import { exec, many, one, onePlanned } from '../../entities/db.js';
 import { tablesOf, type Row } from '../../entities/database.js';
 import { RELEASE_BEFORE_FLUSH } from '../platform/durable-commit.js';
 import { WINDOW_MS, countInWindowSql, previousWindowSql } from '../platform/rate-windows.js';
@@ -306,6 +306,67 @@ export function admissionSql(q: {
      )`,
     params: [q.surface, q.tokenHash, q.fingerprint, q.windowStart, q.windowStart - WINDOW_MS, q.weight, q.limit],
   };
+}
+
+// People (the MCP authorization server: sign-in, consent and the OAuth bearer of the MCP door)
+
+/** A person as sign-in and consent see them: the user row and the account it belongs to. */
+export type PersonRow = Pick<UserRecord, 'id' | 'account_id' | 'email' | 'name' | 'active' | 'permissions'> & {
+  account_name: AccountRecord['name'];
+  account_uid: AccountRecord['uid'];
+  account_status: AccountRecord['status'];
+};
+
+const PERSON_SQL = `select u.id, u.account_id, u.email, u.name, u.active, u.permissions,
+                           a.name as account_name, a.uid as account_uid, a.status as account_status
+                      from users u join accounts a on a.id = u.account_id`;
+
+/** The person a subject names (its account and user must agree); null when there is none. */
+export const personById = (em: EntityManager, accountId: number, userId: number) =>
+  one<PersonRow>(em, `${PERSON_SQL} where u.id = ? and u.account_id = ?`, [userId, accountId]);
+
+/** Every user row with this email, in any account (emails are unique per account only), at most `limit`. */
+export const peopleWithEmail = (em: EntityManager, email: string, limit = 20) =>
+  many<PersonRow>(em, `${PERSON_SQL} where lower(u.email) = lower(?) order by u.id limit ?`, [email, limit]);
+
+/** One row of the OAuth bearer's authentication statement: the person, their account and the request's rate count. */
+export type PersonCredentialRow = Pick<
+  AccountRecord,
+  'id' | 'uid' | 'name' | 'status' | 'wallet_balance' | 'currency' | 'billing_mode' | 'created_at'
+> & {
+  user_id: UserRecord['id'];
+  user_active: UserRecord['active'];
+  user_permissions: UserRecord['permissions'];
+  admitted: boolean;
+  rate_count: Row<'platform', 'rate_limit_windows'>['count'] | null;
+  rate_previous: Row<'platform', 'rate_limit_windows'>['count'];
+};
+
+/**
+ * The person an OAuth access token names, as one round trip: the user with their account and, only
+ * when the account is active, this request counted in the window of `bucket` (the grant: one window
+ * per connection, as a key has one), the previous minute's count read. Null when no such person.
+ */
+export async function findPersonCredential(
+  em: EntityManager,
+  q: { accountId: number; userId: number; bucket: string; windowStart: number },
+): Promise<PersonCredentialRow | null> {
+  return onePlanned<PersonCredentialRow>(
+    em,
+    `with p as (
+       select a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
+              u.id as user_id, u.active as user_active, u.permissions as user_permissions,
+              (a.status = 'active') as admitted, ?::varchar as bucket
+         from users u join accounts a on a.id = u.account_id
+        where u.id = ? and u.account_id = ?
+     ), hit as (
+       ${countInWindowSql('p.bucket', 'from p where p.admitted')}
+     )
+     select p.*, (select count from hit) as rate_count, ${previousWindowSql('?::varchar')} as rate_previous
+       from p
+      where set_config('synchronous_commit', 'off', true) is not null`,
+    [q.bucket, q.userId, q.accountId, q.windowStart, q.bucket, q.windowStart - WINDOW_MS],
+  );
 }
 
 // Notices

@@ -368,10 +368,18 @@ test('credentials: a REST key, a missing, revoked or expired credential are 401;
   assert.equal(rest.status, 401);
   assert.equal(rest.body.status, 'error');
   // RFC 6750 (the MCP authorization spec's bearer rules): a sent credential that is wrong is invalid_token, with the reason.
-  assert.equal(rest.headers.get('www-authenticate'), 'Bearer realm="mcp", error="invalid_token", error_description="Unauthenticated."');
+  // Every 401 also names the endpoint's protected-resource metadata (RFC 9728 section 5.1), where an OAuth client starts.
+  assert.equal(
+    rest.headers.get('www-authenticate'),
+    `Bearer realm="mcp", error="invalid_token", error_description="Unauthenticated.", resource_metadata="${API_URL}/.well-known/oauth-protected-resource/mcp"`,
+  );
   const none = await rpc('/mcp/v1/messaging', null, initialize);
   assert.equal(none.status, 401);
-  assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="mcp"', 'no credential sent: the scheme alone');
+  assert.equal(
+    none.headers.get('www-authenticate'),
+    `Bearer realm="mcp", resource_metadata="${API_URL}/.well-known/oauth-protected-resource/mcp/v1/messaging"`,
+    'no credential sent: no error, only where to start',
+  );
   const wrong = await rpc('/mcp', 'svc_mcp_' + 'x'.repeat(64), initialize);
   assert.equal(wrong.status, 401);
   assert.match(wrong.headers.get('www-authenticate') ?? '', /error="invalid_token"/);

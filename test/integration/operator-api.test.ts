@@ -14,6 +14,7 @@ const STRONG = {
   WHATSAPP_APP_SECRET: 'was-'.padEnd(32, 'w'),
   WHATSAPP_VERIFY_TOKEN: 'wav-'.padEnd(24, 'v'),
   DATA_CURSOR_SECRET: 'dcs-'.padEnd(40, 'c'),
+  OAUTH_SECRET: 'oas-'.padEnd(40, 'o'),
   PAYMENT_CONSUMER_SECRET: 'pcs-'.padEnd(32, 'p'),
   PAYMENT_PASSKEY: 'ppk-'.padEnd(64, 'k'),
   PAYMENT_SECURITY_CREDENTIAL: 'psc-'.padEnd(64, 'e'),

@@ -27,6 +27,7 @@ export async function start(dataDir: string, ports: Record<string, number>) {
       WHATSAPP_APP_SECRET: '',
       WHATSAPP_VERIFY_TOKEN: '',
       DATA_CURSOR_SECRET: '',
+      OAUTH_SECRET: '',
       PAYMENT_CONSUMER_SECRET: '',
       PAYMENT_PASSKEY: '',
       PAYMENT_SECURITY_CREDENTIAL: '',

@@ -31,6 +31,8 @@ export const FAMILIES = [
   'flows',
   'posts',
   'occasions',
+  // The MCP authorization server: its stored objects, people's passwords and invitations.
+  'oauth',
 ] as const;
 const FAMILY_LAYERS = ['api', 'services', 'domain', 'workflows', 'activities'];
 

@@ -53,6 +53,7 @@ const strong = {
   WHATSAPP_APP_SECRET: 'w'.repeat(32),
   WHATSAPP_VERIFY_TOKEN: 'v'.repeat(16),
   DATA_CURSOR_SECRET: 'c'.repeat(32),
+  OAUTH_SECRET: 'h'.repeat(32),
   PAYMENT_CONSUMER_SECRET: 'p'.repeat(16),
   PAYMENT_PASSKEY: 'k'.repeat(64),
   PAYMENT_SECURITY_CREDENTIAL: 'e'.repeat(344),
@@ -194,6 +195,7 @@ test('production mode refuses every example secret of deploy/example.env, each o
     'WHATSAPP_APP_SECRET',
     'WHATSAPP_VERIFY_TOKEN',
     'DATA_CURSOR_SECRET',
+    'OAUTH_SECRET',
     'PAYMENT_CALLBACK_SECRET',
     'DATABASE_URL',
   ]);
@@ -230,6 +232,7 @@ test('other spellings of a placeholder are refused; real-looking secrets pass', 
     WHATSAPP_APP_SECRET: crypto.randomBytes(16).toString('hex'),
     WHATSAPP_VERIFY_TOKEN: 'k9Qz-4vTn-w2Lp-8sRb',
     DATA_CURSOR_SECRET: crypto.randomBytes(32).toString('base64'),
+    OAUTH_SECRET: crypto.randomBytes(32).toString('base64url'),
     PAYMENT_CONSUMER_SECRET: crypto.randomBytes(12).toString('base64url'),
     PAYMENT_PASSKEY: crypto.randomBytes(32).toString('hex'),
     PAYMENT_SECURITY_CREDENTIAL: crypto.randomBytes(256).toString('base64'),
@@ -241,7 +244,7 @@ test('other spellings of a placeholder are refused; real-looking secrets pass', 
   for (const s of PRODUCTION_SECRETS) assert.equal(isPlaceholderSecret(real[s.variable]), false, s.variable);
 });
 
-test('each process checks only the secrets it uses: a worker is given no operator token, app secret, verify token or cursor secret, an API no access token', () => {
+test('each process checks only the secrets it uses: a worker is given no operator token, app secret, verify token, cursor or OAuth secret, an API no access token', () => {
   const worker = {
     NODE_ENV: 'production',
     SMS_GATEWAY_AUTH_TOKEN: strong.SMS_GATEWAY_AUTH_TOKEN,
@@ -258,6 +261,7 @@ test('each process checks only the secrets it uses: a worker is given no operato
     'WHATSAPP_APP_SECRET',
     'WHATSAPP_VERIFY_TOKEN',
     'DATA_CURSOR_SECRET',
+    'OAUTH_SECRET',
     'PAYMENT_CALLBACK_SECRET',
   ]);
   assert.deepEqual(problems({ ...worker, SMS_GATEWAY_AUTH_TOKEN: 'sim-sms-auth-token' }, 'worker'), ['SMS_GATEWAY_AUTH_TOKEN']);

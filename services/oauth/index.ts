@@ -1,0 +1,4 @@
+// The oauth family (the MCP authorization server) as the doors see it.
+export { postgresAdapter } from './adapter.js';
+export { peopleSigningIn, setPassword, hashPassword, verifyPassword, SCRYPT_COST } from './passwords.js';
+export { inviteUser, setUserPassword, invitedPerson, acceptInvite, INVITE_PATH, DEFAULT_INVITE_HOURS } from './invites.js';
