@@ -177,7 +177,9 @@ try {
       amount_minor: 150_000,
       currency: 'KES',
       payer: `+2547${String(10_000_000 + i).slice(-8)}`,
-      subject_type: 'order',
+      // Not an order: a paid order payment also settles its order (where the orders family is wired
+      // to payments), and this measures the payment's own path.
+      subject_type: 'invoice',
       subject_id: `bench-${i}`,
     });
     if (res.status !== 201) {
