@@ -7,8 +7,8 @@
 //
 // One column more is read when present: `API Request ID`, the id our API call got (an STK push's
 // CheckoutRequestID, a reversal's ConversationID). Safaricom's statement has no such column (only
-// the simulator writes it), so against Safaricom every line arrives without providerRef and names
-// no payment of ours until payments keep their M-Pesa receipt (docs/payments.md, "Reconciliation").
+// the simulator writes it), so against Safaricom every line arrives without providerRef and is
+// matched to our payment by its receipt (docs/payments.md, "Reconciliation").
 import { parse } from 'csv-parse/sync';
 import type { SettlementLine } from '../types.js';
 import { darajaTimestamp } from './payload.js';

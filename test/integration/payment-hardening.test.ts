@@ -356,3 +356,23 @@ test('the callback’s lookup by reference alone (?ref=) reads an index of its o
   const text = plan.map((r) => r['QUERY PLAN']).join('\n');
   assert.match(text, /payments_reference_index/, text);
 });
+
+test('the reconciler’s search for owed workflows and reconciliation’s lookup by receipt read their indexes', async () => {
+  const explain = (sql: string, params: unknown[]) =>
+    pay.em().transactional(async (tx) => {
+      await exec(tx, 'set local enable_seqscan = off');
+      const rows = await many<{ 'QUERY PLAN': string }>(tx, `explain ${sql}`, params);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+  // The statements of services/payments/store.ts paymentsOwingWorkflow and store/reconciliation.ts paymentsNamed.
+  const owed = await explain(
+    `select id from payments
+      where workflow_started_at is null and state in ('draft', 'pending') and (not is_refund or state = 'draft')
+        and created_at < now() - make_interval(secs => ?)
+      order by created_at limit ?`,
+    [30, 200],
+  );
+  assert.match(owed, /payments_workflow_owed_index/, owed);
+  const byReceipt = await explain('select p.id from payments p where p.provider_receipt = any(?::text[])', [['SKR1AAAAAA', 'SKR1BBBBBB']]);
+  assert.match(byReceipt, /payments_provider_receipt_index/, byReceipt);
+});
