@@ -21,6 +21,7 @@ import { createChatGroupActivities } from './groups/chat-group.js';
 import { createPaymentActivities } from './payments/payment.js';
 import { orderPaid } from '../services/orders/index.js';
 import { createRefundActivities } from './payments/refund.js';
+import { createOccasionActivities } from './occasions/occasion.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -63,6 +64,7 @@ export function createActivities(deps: ActivityDeps) {
       paidSubjects: { order: orderPaid },
     }),
     ...createRefundActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
+    ...createOccasionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
   });
 }
 

@@ -40,6 +40,7 @@ import { groupMemberOperations } from './groups/members.js';
 import { groupMessageOperations } from './groups/messages.js';
 import { paymentOperations } from './payments/payments.js';
 import { paymentSettingsOperations } from './payments/settings.js';
+import { occasionOperations, occasionSettingsOperations } from './occasions/occasions.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -69,6 +70,7 @@ export const customerOperations: readonly Operation[] = [
   ...groupMessageOperations,
   ...chatGroupOperations,
   ...paymentOperations,
+  ...occasionOperations,
 ];
 
 /**
@@ -85,6 +87,7 @@ export const operatorOperations: readonly Operation[] = [
   ...orderSettingsOperations,
   ...cartSettingsOperations,
   ...paymentSettingsOperations,
+  ...occasionSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

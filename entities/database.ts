@@ -11,6 +11,7 @@ import type * as groups from './groups.js';
 import type * as messaging from './messaging.js';
 import type * as orders from './orders.js';
 import type * as payments from './payments.js';
+import type * as occasions from './occasions.js';
 import type * as shop from './shop.js';
 import type * as webhooks from './webhooks.js';
 
@@ -51,6 +52,7 @@ export interface FamilyTables {
   messaging: Tables<typeof messaging>;
   orders: Tables<typeof orders>;
   payments: Tables<typeof payments>;
+  occasions: Tables<typeof occasions>;
   shop: Tables<typeof shop>;
   webhooks: Tables<typeof webhooks>;
   /** Kept by hand-written SQL in the migrations (an unlogged table the ORM does not describe). */

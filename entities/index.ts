@@ -11,6 +11,7 @@ import * as shop from './shop.js';
 import * as data from './data.js';
 import * as groups from './groups.js';
 import * as payments from './payments.js';
+import * as occasions from './occasions.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -24,6 +25,7 @@ export * from './shop.js';
 export * from './data.js';
 export * from './groups.js';
 export * from './payments.js';
+export * from './occasions.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -40,4 +42,5 @@ export const entities: EntitySchema<any, any>[] = [
   data,
   groups,
   payments,
+  occasions,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

@@ -17,3 +17,4 @@ export { dataIndexWorkflow } from './data/column-index.js';
 export { chatGroupWorkflow, chatGroupChangeWorkflow } from './groups/chat-group.js';
 export { paymentWorkflow } from './payments/payment.js';
 export { refundWorkflow } from './payments/refund.js';
+export { occasionWorkflow } from './occasions/occasion.js';
