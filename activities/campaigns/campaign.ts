@@ -74,7 +74,13 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
   const page =
     source === null
       ? []
-      : await readAudiencePage(em, { accountId: c.account_id, channelId: c.channel_id, afterId: Number(c.cursor), limit: pageSize, ...source });
+      : await readAudiencePage(em, {
+          accountId: c.account_id,
+          channelId: c.channel_id,
+          afterId: Number(c.cursor),
+          limit: pageSize,
+          ...source,
+        });
   const { drafts, skipped } = draftRecipients(c.message, page);
   const written = await insertRecipientMessages(
     em,

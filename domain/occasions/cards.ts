@@ -1,12 +1,4 @@
-import {
-  compareDates,
-  isoDate,
-  monthDay,
-  occasionDateIn,
-  parseOccasionDate,
-  type CalendarDate,
-  type OccasionDate,
-} from './dates.js';
+import { compareDates, isoDate, monthDay, occasionDateIn, parseOccasionDate, type CalendarDate, type OccasionDate } from './dates.js';
 import { holidayDate, type CatalogueOccasion, type HolidayRule, type OccasionKind } from './catalogue.js';
 
 // A card of an occasion is three layers read top down: what the account stored for this occasion
@@ -107,7 +99,8 @@ export function effectiveCard(key: string, base: CatalogueOccasion | null, o: Oc
   const groups = pick<number[] | null>('contact_group_ids', o.contact_group_ids, ws.contact_group_ids, null);
   const fixedDay = base?.rule?.kind === 'fixed' ? monthDay(base.rule) : null;
   const date = kind === 'holiday' ? pick<string | null>('date', o.date, null, fixedDay) : pick<string | null>('date', null, null, null);
-  const dateField = kind === 'contact_date' ? pick('date_field', o.date_field, null, base?.dateField ?? null) : pick('date_field', null, null, null);
+  const dateField =
+    kind === 'contact_date' ? pick('date_field', o.date_field, null, base?.dateField ?? null) : pick('date_field', null, null, null);
   const rule = kind === 'holiday' && sources.date !== 'override' && base?.rule ? ruleInWords(base.rule) : null;
   return {
     key,

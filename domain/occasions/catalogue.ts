@@ -150,9 +150,14 @@ export const BIRTHDAY: CatalogueOccasion = {
 
 /** The catalogue of a country: the birthday, then its holidays (none for a country it does not hold). */
 export function catalogueOf(country: string | null): CatalogueOccasion[] {
-  const holidays = (country ? (HOLIDAYS[country] ?? []) : []).map(
-    (h): CatalogueOccasion => ({ key: h.key, kind: 'holiday', name: h.name, rule: h.rule, dateField: null, message: holidayMessage(h.name) }),
-  );
+  const holidays = (country ? (HOLIDAYS[country] ?? []) : []).map((h): CatalogueOccasion => ({
+    key: h.key,
+    kind: 'holiday',
+    name: h.name,
+    rule: h.rule,
+    dateField: null,
+    message: holidayMessage(h.name),
+  }));
   return [BIRTHDAY, ...holidays];
 }
 

@@ -14,7 +14,9 @@ export class Migration20261128200000 extends Migration {
     this.addSql(
       `create table "occasion_overrides" ("account_id" int not null, "key" varchar(64) not null, "kind" text null, "name" varchar(160) null, "enabled" boolean null, "message" text null, "send_time" varchar(5) null, "sender_id" varchar(64) null, "date" varchar(10) null, "date_field" varchar(64) null, "contact_group_ids" jsonb null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("account_id", "key"));`,
     );
-    this.addSql(`alter table "occasion_overrides" add constraint "occasion_overrides_kind_check" check ("kind" in ('holiday', 'contact_date'));`);
+    this.addSql(
+      `alter table "occasion_overrides" add constraint "occasion_overrides_kind_check" check ("kind" in ('holiday', 'contact_date'));`,
+    );
 
     this.addSql(`create index "contacts_account_id_id_index" on "contacts" ("account_id", "id");`);
     this.addSql(`create index "contacts_account_id_full_phone_number_index" on "contacts" ("account_id", "full_phone_number");`);

@@ -21,7 +21,7 @@ import {
   type OccasionOverrides,
   type WorkspaceDefaults,
 } from '../../domain/occasions/index.js';
-import { DomainError, conflict, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
+import { DomainError, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import { iso } from '../platform/time.js';
 import { groupsAmong } from '../contacts/index.js';
@@ -64,7 +64,8 @@ const workspaceOf = (stored: StoredDefaults): Workspace => ({
   catalogue: catalogueOf(stored.country),
 });
 
-const loadWorkspace = async (em: EntityManager, accountId: number, lock = false) => workspaceOf(await defaultsOfAccount(em, accountId, lock));
+const loadWorkspace = async (em: EntityManager, accountId: number, lock = false) =>
+  workspaceOf(await defaultsOfAccount(em, accountId, lock));
 
 /** A card: the catalogue's occasion (null for a custom one) read through the override. Null when the key names no occasion here. */
 function cardOf(ws: Workspace, key: string, stored: StoredOverride | null): { card: EffectiveCard; base: CatalogueOccasion | null } | null {
@@ -118,7 +119,10 @@ export type OccasionView = Awaited<ReturnType<typeof cardView>>;
 export async function listOccasions(rc: RequestContext, q: { kind?: string; enabled?: boolean }) {
   const ws = await loadWorkspace(rc.em, rc.account.id);
   const stored = new Map((await overridesOf(rc.em, rc.account.id)).map((o) => [o.key, o]));
-  const keys = [...ws.catalogue.map((o) => o.key), ...[...stored.values()].filter((o) => o.kind && !ws.catalogue.some((c) => c.key === o.key)).map((o) => o.key)];
+  const keys = [
+    ...ws.catalogue.map((o) => o.key),
+    ...[...stored.values()].filter((o) => o.kind && !ws.catalogue.some((c) => c.key === o.key)).map((o) => o.key),
+  ];
   const occasions: OccasionView[] = [];
   for (const key of keys) {
     const found = cardOf(ws, key, stored.get(key) ?? null);
@@ -148,7 +152,12 @@ async function checkGroups(rc: RequestContext, ids: number[] | null | undefined,
     return;
   }
   const unique = [...new Set(ids)];
-  const found = await groupsAmong(rc.em, rc.account.id, unique.filter((id) => id <= 2_147_483_647), []);
+  const found = await groupsAmong(
+    rc.em,
+    rc.account.id,
+    unique.filter((id) => id <= 2_147_483_647),
+    [],
+  );
   const missing = unique.filter((id) => !found.some((g) => g.id === id));
   if (missing.length) errors.contact_group_ids = [`Not contact groups of this account: ${missing.join(', ')}.`];
 }
@@ -181,7 +190,8 @@ async function checkOverrides(rc: RequestContext, key: string, base: CatalogueOc
     if (!o.kind) errors.kind = ['A custom occasion needs its kind: holiday (a date) or contact_date (a contact field).'];
     if (!o.name) errors.name = ['A custom occasion needs a name.'];
     if (o.kind === 'holiday' && !o.date) errors.date = ['A custom holiday needs its date: MM-DD or YYYY-MM-DD.'];
-    if (o.kind === 'contact_date' && !o.date_field) errors.date_field = ['A custom contact-date occasion needs the contact field holding the date.'];
+    if (o.kind === 'contact_date' && !o.date_field)
+      errors.date_field = ['A custom contact-date occasion needs the contact field holding the date.'];
   }
   if (blank(o.name)) errors.name = ['The name must not be blank.'];
   if (blank(o.message)) errors.message = ['The message must not be blank.'];
@@ -193,7 +203,8 @@ async function checkOverrides(rc: RequestContext, key: string, base: CatalogueOc
       if (!parsed.ok) errors.date = [parsed.problem];
     }
   }
-  if (o.date_field !== null && kind === 'holiday') errors.date_field = ['A holiday has no contact field: its date is the same for everyone.'];
+  if (o.date_field !== null && kind === 'holiday')
+    errors.date_field = ['A holiday has no contact field: its date is the same for everyone.'];
   await checkGroups(rc, o.contact_group_ids, errors);
   await checkSender(rc, o.sender_id, errors);
   if (!new RegExp(OCCASION_KEY_PATTERN).test(key) || RESERVED_KEYS.has(key))
@@ -232,7 +243,7 @@ export async function saveOccasion(rc: RequestContext, deps: OccasionDeps, key: 
     if (base && next.kind === base.kind) next.kind = null;
     await checkOverrides(rc, key, base, next);
     const stored = Object.values(next).every((v) => v === null)
-      ? ((await deleteOverride(em, rc.account.id, key)), null)
+      ? (await deleteOverride(em, rc.account.id, key), null)
       : await saveOverride(em, rc.account.id, key, next);
     const found = cardOf(ws, key, stored)!;
     await syncOccasionSchedule(deps, rc.account.id, found.card, found.base, ws.timeZone);
@@ -359,7 +370,8 @@ export async function updateOccasionDefaults(rc: RequestContext, deps: OccasionD
     for (const f of Object.keys(next) as (keyof WorkspaceDefaults)[])
       if (body[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = body[f];
     const errors: FieldErrors = {};
-    if (next.time_zone !== null && !isTimeZone(next.time_zone)) errors.time_zone = ['Not an IANA time zone (for example Africa/Dar_es_Salaam).'];
+    if (next.time_zone !== null && !isTimeZone(next.time_zone))
+      errors.time_zone = ['Not an IANA time zone (for example Africa/Dar_es_Salaam).'];
     if (blank(next.message)) errors.message = ['The message must not be blank.'];
     await checkGroups(rc, next.contact_group_ids, errors);
     await checkSender(rc, next.sender_id, errors);

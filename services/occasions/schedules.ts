@@ -1,12 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type CalendarSpec, type Client } from '@temporalio/client';
 import { MONTHS } from '@temporalio/client';
-import {
-  holidayDaysFrom,
-  localDate,
-  parseSendTime,
-  type CatalogueOccasion,
-  type EffectiveCard,
-} from '../../domain/occasions/index.js';
+import { holidayDaysFrom, localDate, parseSendTime, type CatalogueOccasion, type EffectiveCard } from '../../domain/occasions/index.js';
 import { scheduleAction, type TaskQueues } from '../../temporal/starters.js';
 import { occasionScheduleId } from '../../temporal/ids.js';
 import { scheduledOccasionStarter } from '../../workflows/occasions/occasion.starter.js';
@@ -78,7 +72,12 @@ export async function syncOccasionSchedule(
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await deps.temporal.schedule
       .getHandle(scheduleId)
-      .update((prev) => ({ ...prev, ...options, policies: { ...prev.policies, ...options.policies }, state: { ...prev.state, paused: false } }));
+      .update((prev) => ({
+        ...prev,
+        ...options,
+        policies: { ...prev.policies, ...options.policies },
+        state: { ...prev.state, paused: false },
+      }));
   }
   return scheduleId;
 }

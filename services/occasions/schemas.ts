@@ -11,8 +11,11 @@ const overrideProperties = {
     description: 'true schedules the greeting (a Temporal Schedule); false removes its schedule. Off by default',
   },
   message: {
-    type: ['string', 'null'], minLength: 1, maxLength: 4096,
-    description: 'The SMS text: {{name}}, {{phone}}, {{phone_number}}, {{country_code}}, {{cf:<key>}} per contact; {{occasion}} is the card’s name',
+    type: ['string', 'null'],
+    minLength: 1,
+    maxLength: 4096,
+    description:
+      'The SMS text: {{name}}, {{phone}}, {{phone_number}}, {{country_code}}, {{cf:<key>}} per contact; {{occasion}} is the card’s name',
   },
   send_time: { type: ['string', 'null'], pattern: SEND_TIME_PATTERN, description: 'HH:MM in the workspace’s time zone' },
   sender_id: { type: ['string', 'null'], maxLength: 64, description: 'A sender id of the account; null: the account’s default SMS route' },
@@ -24,7 +27,9 @@ const overrideProperties = {
       'A day that does not exist (02-30, 2027-02-29) is 422',
   },
   date_field: {
-    type: ['string', 'null'], minLength: 1, maxLength: 64,
+    type: ['string', 'null'],
+    minLength: 1,
+    maxLength: 64,
     description: 'A contact-date occasion: the contact custom field holding each contact’s date (YYYY-MM-DD, MM-DD or --MM-DD)',
   },
   contact_group_ids: {
@@ -40,7 +45,10 @@ export const occasionBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    kind: { enum: OCCASION_KINDS, description: 'A custom occasion only (a key the catalogue does not hold): holiday (a date) or contact_date' },
+    kind: {
+      enum: OCCASION_KINDS,
+      description: 'A custom occasion only (a key the catalogue does not hold): holiday (a date) or contact_date',
+    },
     ...overrideProperties,
   },
 } as const;
@@ -60,15 +68,20 @@ export const defaultsBody = {
   additionalProperties: false,
   properties: {
     country: {
-      type: ['string', 'null'], enum: [...HOLIDAY_COUNTRIES, null],
+      type: ['string', 'null'],
+      enum: [...HOLIDAY_COUNTRIES, null],
       description: `Whose public holidays the catalogue offers (ISO 3166-1 alpha-2): ${HOLIDAY_COUNTRIES.join(', ')}`,
     },
     time_zone: {
-      type: ['string', 'null'], minLength: 1, maxLength: 64,
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: 64,
       description: 'IANA time zone of every greeting’s day and send time; default: the country’s capital, else UTC',
     },
     message: {
-      type: ['string', 'null'], minLength: 1, maxLength: 4096,
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: 4096,
       description: 'Every card’s text unless it has its own; {{occasion}} is the card’s name',
     },
     send_time: overrideProperties.send_time,
@@ -118,7 +131,10 @@ export const occasionSchema = {
     send_time: { type: 'string' },
     time_zone: { type: 'string', description: 'The workspace’s time zone (occasions/defaults)' },
     sender_id: nullableString,
-    date: { ...nullableString, description: 'A holiday’s day (MM-DD or YYYY-MM-DD); null for a moving holiday (see rule) or a contact date' },
+    date: {
+      ...nullableString,
+      description: 'A holiday’s day (MM-DD or YYYY-MM-DD); null for a moving holiday (see rule) or a contact date',
+    },
     rule: { ...nullableString, description: 'A moving holiday’s rule, in words' },
     date_field: { ...nullableString, description: 'A contact-date occasion’s contact field' },
     contact_group_ids: groupIds,
