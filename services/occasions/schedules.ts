@@ -15,7 +15,7 @@ export interface ScheduleDeps {
   config: TaskQueues<'taskQueue'>;
 }
 
-/** A holiday's schedule lists its days this many years ahead; each run of it lists them again from its day. */
+/** A holiday's schedule lists this many of its days to come; each run of it lists them again from its day. */
 export const HOLIDAY_YEARS_AHEAD = 5;
 /** A run missed while Temporal was down is still taken this long after its time (the run's own lateness bound is the same). */
 const CATCHUP_WINDOW = '6 hours' as const;
@@ -33,7 +33,8 @@ export function occasionSpec(
 ): { calendars: CalendarSpec[]; timezone: string } | null {
   const { hour, minute } = parseSendTime(card.send_time);
   if (card.kind === 'contact_date') return { calendars: [{ hour, minute, comment: 'every day' }], timezone: timeZone };
-  const days = holidayDaysFrom(card, base, localDate(now, timeZone), HOLIDAY_YEARS_AHEAD);
+  // The next HOLIDAY_YEARS_AHEAD days, this year's included when it is still to come.
+  const days = holidayDaysFrom(card, base, localDate(now, timeZone), HOLIDAY_YEARS_AHEAD + 1).slice(0, HOLIDAY_YEARS_AHEAD);
   if (days.length === 0) return null;
   return {
     calendars: days.map((d) => ({ year: d.year, month: MONTHS[d.month - 1], dayOfMonth: d.day, hour, minute })),
@@ -70,14 +71,12 @@ export async function syncOccasionSchedule(
     await deps.temporal.schedule.create({ scheduleId, ...options, state: { paused: false } });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await deps.temporal.schedule
-      .getHandle(scheduleId)
-      .update((prev) => ({
-        ...prev,
-        ...options,
-        policies: { ...prev.policies, ...options.policies },
-        state: { ...prev.state, paused: false },
-      }));
+    await deps.temporal.schedule.getHandle(scheduleId).update((prev) => ({
+      ...prev,
+      ...options,
+      policies: { ...prev.policies, ...options.policies },
+      state: { ...prev.state, paused: false },
+    }));
   }
   return scheduleId;
 }
