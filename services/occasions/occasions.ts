@@ -74,6 +74,13 @@ function cardOf(ws: Workspace, key: string, stored: StoredOverride | null): { ca
   return { card: effectiveCard(key, base, stored ?? {}, ws.stored), base };
 }
 
+const KEY = new RegExp(OCCASION_KEY_PATTERN);
+/** A key that cannot be an occasion's names none: 404 before any statement (a NUL or a 10 kB path never reaches SQL). */
+const existingKey = (key: string) => {
+  if (!KEY.test(key)) throw notFound('Occasion');
+  return key;
+};
+
 /** The business key of an occasion's campaign of one day: once per account, ever. */
 export const occasionBusinessKey = (key: string, day: CalendarDate) => `occasion:${key}:${isoDate(day)}`;
 
@@ -136,6 +143,7 @@ export async function listOccasions(rc: RequestContext, q: { kind?: string; enab
 
 /** GET /occasions/{key}. */
 export async function getOccasion(rc: RequestContext, key: string) {
+  existingKey(key);
   const ws = await loadWorkspace(rc.em, rc.account.id);
   const stored = await overrideOfKey(rc.em, rc.account.id, key);
   const found = cardOf(ws, key, stored);
@@ -181,7 +189,7 @@ async function checkSender(rc: RequestContext, senderId: string | null | undefin
  * The overrides to store, checked whole: every problem is named (422 keyed by field) and nothing is
  * written. A date that names no day of the calendar is refused, never moved.
  */
-async function checkOverrides(rc: RequestContext, key: string, base: CatalogueOccasion | null, o: Required<OccasionOverrides>) {
+async function checkOverrides(rc: RequestContext, base: CatalogueOccasion | null, o: Required<OccasionOverrides>) {
   const errors: FieldErrors = {};
   const kind = base?.kind ?? o.kind;
   if (base && o.kind !== null && o.kind !== base.kind)
@@ -207,8 +215,6 @@ async function checkOverrides(rc: RequestContext, key: string, base: CatalogueOc
     errors.date_field = ['A holiday has no contact field: its date is the same for everyone.'];
   await checkGroups(rc, o.contact_group_ids, errors);
   await checkSender(rc, o.sender_id, errors);
-  if (!new RegExp(OCCASION_KEY_PATTERN).test(key) || RESERVED_KEYS.has(key))
-    errors.key = ['An occasion key is lower-case letters, digits and dashes, starting with a letter (at most 64), and not "defaults".'];
   if (Object.keys(errors).length) throw validationFailed(errors);
 }
 
@@ -231,6 +237,11 @@ const NO_OVERRIDES: Required<OccasionOverrides> = {
  * catalogue does not hold makes a custom occasion; a PATCH there is 404.
  */
 export async function saveOccasion(rc: RequestContext, deps: OccasionDeps, key: string, body: OccasionBody, replace: boolean) {
+  if (!replace) existingKey(key);
+  else if (!KEY.test(key) || RESERVED_KEYS.has(key))
+    throw validationFailed({
+      key: ['An occasion key is lower-case letters, digits and dashes, starting with a letter (at most 64), and not "defaults".'],
+    });
   return rc.em.transactional(async (em) => {
     const ws = await loadWorkspace(em, rc.account.id);
     const current = await lockOverride(em, rc.account.id, key);
@@ -241,7 +252,7 @@ export async function saveOccasion(rc: RequestContext, deps: OccasionDeps, key: 
     for (const f of ['kind', ...CARD_FIELDS] as const) if (body[f] !== undefined) (next as Record<string, unknown>)[f] = body[f];
     // A catalogue card's kind is the catalogue's: not stored.
     if (base && next.kind === base.kind) next.kind = null;
-    await checkOverrides(rc, key, base, next);
+    await checkOverrides(rc, base, next);
     const stored = Object.values(next).every((v) => v === null)
       ? (await deleteOverride(em, rc.account.id, key), null)
       : await saveOverride(em, rc.account.id, key, next);
@@ -256,6 +267,7 @@ export async function saveOccasion(rc: RequestContext, deps: OccasionDeps, key: 
  * back to its defaults (switched off, so its schedule is removed); a custom occasion is gone.
  */
 export async function resetOccasion(rc: RequestContext, deps: OccasionDeps, key: string) {
+  existingKey(key);
   return rc.em.transactional(async (em) => {
     const ws = await loadWorkspace(em, rc.account.id);
     const current = await lockOverride(em, rc.account.id, key);
@@ -291,6 +303,7 @@ function greet(rc: RequestContext, deps: OccasionDeps, card: EffectiveCard, day:
  * `already_sent` (a campaign still a draft is started again instead: its start may have been lost).
  */
 export async function sendOccasionNow(rc: RequestContext, deps: OccasionDeps, key: string, now = new Date()) {
+  existingKey(key);
   const ws = await loadWorkspace(rc.em, rc.account.id);
   const found = cardOf(ws, key, await overrideOfKey(rc.em, rc.account.id, key));
   if (!found) throw notFound('Occasion');

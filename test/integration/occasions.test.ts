@@ -212,6 +212,22 @@ test('bad input: a date that does not exist, malformed fields, foreign groups an
     assert.equal(res.status, 422, `${JSON.stringify(body)} → ${res.text.slice(0, 200)}`);
     assert.ok(res.body.errors?.[field], res.text);
   }
+  // A key that cannot name an occasion is no occasion, never a database error.
+  for (const key of [encodeURIComponent('a\u0000b'), 'k'.repeat(300), encodeURIComponent('ü'), 'UNION-DAY']) {
+    for (const [method, path, body] of [
+      ['GET', `${O}/${key}`, undefined],
+      ['PATCH', `${O}/${key}`, { enabled: true }],
+      ['DELETE', `${O}/${key}`, undefined],
+      ['POST', `${O}/${key}/send`, {}],
+    ] as const) {
+      const res = await api(method, path, t.token, body);
+      // A NUL is refused by the door itself (400), before any operation.
+      assert.equal(res.status, key.includes('%00') ? 400 : 404, `${method} ${path.slice(0, 60)}: ${res.text.slice(0, 200)}`);
+    }
+    const res = await put(t, key, { kind: 'holiday', name: 'X', date: '05-05' });
+    assert.equal(res.status, key.includes('%00') ? 400 : 422, res.text.slice(0, 200));
+    if (res.status === 422) assert.ok(res.body.errors?.key, res.text.slice(0, 200));
+  }
   const card = (await get(t, 'jamhuri-day')).body.data;
   assert.deepEqual(card.overrides, {}, 'nothing half-written');
   assert.equal(card.enabled, false);
