@@ -22,6 +22,7 @@ import { createPaymentActivities } from './payments/payment.js';
 import { orderPaid } from '../services/orders/index.js';
 import { createRefundActivities } from './payments/refund.js';
 import { createReconciliationActivities } from './payments/reconciliation.js';
+import { createOccasionActivities } from './occasions/occasion.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -65,6 +66,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createRefundActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
     ...createReconciliationActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
+    ...createOccasionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
   });
 }
 

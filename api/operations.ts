@@ -42,6 +42,7 @@ import { paymentOperations } from './payments/payments.js';
 import { paymentSettingsOperations } from './payments/settings.js';
 import { paymentReconciliationOperations } from './payments/reconciliation.js';
 import { oauthSettingsOperations } from './oauth/settings.js';
+import { occasionOperations, occasionSettingsOperations } from './occasions/occasions.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -71,6 +72,7 @@ export const customerOperations: readonly Operation[] = [
   ...groupMessageOperations,
   ...chatGroupOperations,
   ...paymentOperations,
+  ...occasionOperations,
 ];
 
 /**
@@ -89,6 +91,7 @@ export const operatorOperations: readonly Operation[] = [
   ...paymentSettingsOperations,
   ...paymentReconciliationOperations,
   ...oauthSettingsOperations,
+  ...occasionSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

@@ -41,6 +41,10 @@ export const Contact = defineEntity({
     { properties: ['group', 'id'] },
     // Imports match existing contacts of the group by number.
     { properties: ['group', 'fullPhoneNumber'] },
+    // An audience of the whole account (occasion greetings) is read in keyset pages by id, and a
+    // number held by contacts of several groups is greeted once, by its first contact.
+    { properties: ['accountId', 'id'] },
+    { properties: ['accountId', 'fullPhoneNumber'] },
   ],
 });
 

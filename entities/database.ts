@@ -12,6 +12,7 @@ import type * as messaging from './messaging.js';
 import type * as oauth from './oauth.js';
 import type * as orders from './orders.js';
 import type * as payments from './payments.js';
+import type * as occasions from './occasions.js';
 import type * as shop from './shop.js';
 import type * as webhooks from './webhooks.js';
 
@@ -53,6 +54,7 @@ export interface FamilyTables {
   oauth: Tables<typeof oauth>;
   orders: Tables<typeof orders>;
   payments: Tables<typeof payments>;
+  occasions: Tables<typeof occasions>;
   shop: Tables<typeof shop>;
   webhooks: Tables<typeof webhooks>;
   /** Kept by hand-written SQL in the migrations (an unlogged table the ORM does not describe). */

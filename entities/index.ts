@@ -12,6 +12,7 @@ import * as data from './data.js';
 import * as groups from './groups.js';
 import * as payments from './payments.js';
 import * as oauth from './oauth.js';
+import * as occasions from './occasions.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -26,6 +27,7 @@ export * from './data.js';
 export * from './groups.js';
 export * from './payments.js';
 export * from './oauth.js';
+export * from './occasions.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -43,4 +45,5 @@ export const entities: EntitySchema<any, any>[] = [
   groups,
   payments,
   oauth,
+  occasions,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

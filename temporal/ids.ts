@@ -16,5 +16,7 @@ export { orderHoldWorkflowId } from '../workflows/orders/order-hold.starter.js';
 export { paymentWorkflowId } from '../workflows/payments/payment.starter.js';
 export { refundWorkflowId } from '../workflows/payments/refund.starter.js';
 export { paymentReconciliationWorkflowId } from '../workflows/payments/reconciliation.starter.js';
+/** The Temporal Schedule of one occasion of one account, and the id its runs start with. */
+export { occasionWorkflowId as occasionScheduleId } from '../workflows/occasions/occasion.starter.js';
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;

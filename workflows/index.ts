@@ -18,3 +18,4 @@ export { chatGroupWorkflow, chatGroupChangeWorkflow } from './groups/chat-group.
 export { paymentWorkflow } from './payments/payment.js';
 export { refundWorkflow } from './payments/refund.js';
 export { paymentReconciliationWorkflow } from './payments/reconciliation.js';
+export { occasionWorkflow } from './occasions/occasion.js';

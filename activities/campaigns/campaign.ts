@@ -1,6 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { readAudiencePage, draftRecipients, insertRecipientMessages, debitSegments } from '../../services/campaigns/campaign-audience.js';
+import {
+  readAudiencePage,
+  draftRecipients,
+  insertRecipientMessages,
+  debitSegments,
+  type AudienceSource,
+  type CampaignAudience,
+} from '../../services/campaigns/campaign-audience.js';
 import { advanceCampaign, lockCampaign as lockCampaignRow, pauseRunning, setCampaignStatus } from '../../services/campaigns/store.js';
 import { smsChannelActive } from '../../services/messaging/index.js';
 import { accountStatus } from '../../services/account/index.js';
@@ -56,15 +63,23 @@ async function campaignPage(em: EntityManager, campaignId: number, pageSize: num
     await setCampaignStatus(em, c.id, 'cancelled');
     return { ...base, state: 'cancelled' };
   }
+  // A group's campaign reads the group (none once the group is deleted); one made for another
+  // family (an occasion's greeting) reads its own audience.
+  const source: AudienceSource | null =
+    c.contact_group_id !== null
+      ? { groupId: c.contact_group_id }
+      : c.audience !== null
+        ? { audience: c.audience as CampaignAudience }
+        : null;
   const page =
-    c.contact_group_id === null
+    source === null
       ? []
       : await readAudiencePage(em, {
           accountId: c.account_id,
-          groupId: c.contact_group_id,
           channelId: c.channel_id,
           afterId: Number(c.cursor),
           limit: pageSize,
+          ...source,
         });
   const { drafts, skipped } = draftRecipients(c.message, page);
   const written = await insertRecipientMessages(

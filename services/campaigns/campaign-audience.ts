@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { personalize } from '../../domain/campaigns/personalize.js';
 import { estimateSegments } from '../../domain/messaging/index.js';
 import { parseRecipient } from '../platform/phones.js';
-import { audiencePage, type AudienceRow } from '../contacts/index.js';
+import { accountAudiencePage, audiencePage, type AudienceRow } from '../contacts/index.js';
 import { blockedNumbers, queueCampaignPage, type BulkSource, type RecipientDraft } from '../messaging/index.js';
 
 // The parts of a bulk SMS that any process can reuse (campaigns today, occasion greetings next):
@@ -15,15 +15,39 @@ import { blockedNumbers, queueCampaignPage, type BulkSource, type RecipientDraft
 export type AudienceContact = AudienceRow & { blocked: boolean };
 
 /**
- * One keyset page of a group's audience (contacts with id > afterId, by id). `blocked` is true for
- * numbers on the account's blacklist for every route (channel_id null) or for `channelId`.
- * is_subscribed is deliberately not applied (the contract: a stored flag only).
+ * Whom a campaign without a group reads (stored on the campaign, `audience`): the account's
+ * contacts that opted in, of the groups named (all when null), each number once; for a contact date,
+ * those whose `field` holds one of `month_days` (an occasion's day; docs/occasions.md).
+ */
+export type CampaignAudience =
+  | { kind: 'contact_date'; field: string; month_days: string[]; contact_group_ids: number[] | null }
+  | { kind: 'subscribed'; contact_group_ids: number[] | null };
+
+/** Who a campaign page reads: one group (POST /sms/campaign), or an audience of the account. */
+export type AudienceSource = { groupId: number } | { audience: CampaignAudience };
+
+/**
+ * One keyset page of a campaign's audience (contacts with id > afterId, by id). `blocked` is true
+ * for numbers on the account's blacklist for every route (channel_id null) or for `channelId`.
+ * For a group, is_subscribed is deliberately not applied (the contract: a stored flag only).
  */
 export async function readAudiencePage(
   em: EntityManager,
-  q: { accountId: number; groupId: number; channelId: number | null; afterId: number; limit: number },
+  q: { accountId: number; channelId: number | null; afterId: number; limit: number } & AudienceSource,
 ): Promise<AudienceContact[]> {
-  const page = await audiencePage(em, q);
+  const page =
+    'groupId' in q
+      ? await audiencePage(em, q)
+      : await accountAudiencePage(em, {
+          accountId: q.accountId,
+          afterId: q.afterId,
+          limit: q.limit,
+          audience: {
+            groupIds: q.audience.contact_group_ids,
+            dateField: q.audience.kind === 'contact_date' ? q.audience.field : null,
+            monthDays: q.audience.kind === 'contact_date' ? q.audience.month_days : null,
+          },
+        });
   const blocked = await blockedNumbers(
     em,
     q.accountId,

@@ -1,6 +1,16 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type { Client } from '@temporalio/client';
-import { accountCampaign, campaignStatus, insertCampaign, resumePaused, type CampaignRef, type CampaignRow } from './store.js';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import {
+  accountCampaign,
+  campaignOfKey,
+  campaignStatus,
+  insertCampaign,
+  latestCampaignOfKeyPrefix,
+  resumePaused,
+  type CampaignRef,
+  type CampaignRow,
+} from './store.js';
+import type { CampaignAudience } from './campaign-audience.js';
 import { DomainError, conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Config } from '../../config.js';
@@ -69,6 +79,7 @@ export function campaignView(r: CampaignWithGroup) {
     in_flight_count: (r.counts?.queued ?? 0) + (r.counts?.awaitingReceipt ?? 0),
     contact_group:
       r.contact_group_id === null || r.group === null ? null : { id: r.contact_group_id, uid: r.group.uid, name: r.group.name },
+    audience: (r.audience ?? null) as CampaignAudience | null,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };
@@ -104,6 +115,18 @@ export const campaignSchema = {
       description: 'Not final yet: queued_count + awaiting_receipt_count. queued_count + sent_count + failed_count = total_recipients',
     },
     contact_group: { type: ['object', 'null'], properties: { id: { type: 'integer' }, uid: { type: 'string' }, name: { type: 'string' } } },
+    audience: {
+      type: ['object', 'null'],
+      description:
+        'Whom a campaign without a contact group reads (an occasion greeting): the contacts that opted in, of contact_group_ids ' +
+        '(all groups when null), each number once; kind contact_date keeps those whose custom field `field` holds one of month_days',
+      properties: {
+        kind: { enum: ['contact_date', 'subscribed'] },
+        field: { type: 'string' },
+        month_days: { type: 'array', items: { type: 'string' } },
+        contact_group_ids: { type: ['array', 'null'], items: { type: 'integer' } },
+      },
+    },
     created_at: { type: ['string', 'null'] },
     updated_at: { type: ['string', 'null'] },
   },
@@ -235,4 +258,66 @@ export async function getCampaign(rc: RequestContext, ref: string) {
   const group = row.contact_group_id === null ? undefined : await groupById(rc.em, row.contact_group_id);
   const counts = await campaignCounts(rc.em, row.id);
   return campaignView({ ...row, group: group ? { uid: group.uid, name: group.name } : null, counts });
+}
+
+/** A campaign another family asks for: one business key is one campaign of the account, ever. */
+export interface KeyedCampaignInput {
+  /** e.g. `occasion:birthday:2026-03-01`: a second request with it finds the first campaign. */
+  businessKey: string;
+  name: string;
+  message: string;
+  senderId: string | null;
+  audience: CampaignAudience;
+}
+
+/**
+ * The campaign of a business key, made on the first request (an occasion's greeting of one day):
+ * the same route rules as POST /sms/campaign (a sender_id that is not usable is 422; an account
+ * without any SMS route gets it cancelled), run by the same workflow with the same blacklist,
+ * wallet and once-per-recipient rules. `created` is false when the key had its campaign already.
+ *
+ * The row commits first and the workflow starts after it (its id is the campaign's own, never
+ * reused): a start that failed is made by the next request for the key, which finds the campaign
+ * still a draft and starts it (a start already made is refused by its id and changes nothing).
+ */
+export async function createKeyedCampaign(rc: RequestContext, deps: CampaignServiceDeps, input: KeyedCampaignInput) {
+  let route: ResolvedRoute | null;
+  try {
+    route = await resolveSmsRoute(rc, input.senderId ?? undefined);
+  } catch (err) {
+    if (err instanceof DomainError && (input.senderId === null || input.senderId.trim() === '')) route = null;
+    else throw err;
+  }
+  const inserted = await rc.em.transactional((em) =>
+    insertCampaign(em, {
+      uid: newUid('cmp'),
+      accountId: rc.account.id,
+      groupId: null,
+      name: input.name.slice(0, 160),
+      message: input.message,
+      sender: route?.sender ?? null,
+      channelId: route?.channelId ?? null,
+      channelCode: route?.channelCode ?? null,
+      status: route === null ? 'cancelled' : 'draft',
+      scheduledAt: null,
+      audience: input.audience,
+      businessKey: input.businessKey,
+    }),
+  );
+  const row = inserted ?? (await campaignOfKey(rc.em, rc.account.id, input.businessKey));
+  if (!row) throw conflict('The campaign of this key was removed while it was being made; try again.');
+  if (row.status === 'draft') {
+    try {
+      await startCampaignWorkflow(deps, rc.account.id, row, null);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+  return { campaign: await getCampaign(rc, row.uid), created: inserted !== null };
+}
+
+/** The account's latest campaign whose business key starts with `prefix` (an occasion's last greeting), or null. */
+export async function latestKeyedCampaign(rc: RequestContext, prefix: string) {
+  const row = await latestCampaignOfKeyPrefix(rc.em, rc.account.id, prefix);
+  return row ? { uid: row.uid, business_key: row.business_key, status: row.status, created_at: iso(row.created_at) } : null;
 }

@@ -23,12 +23,14 @@ export type CampaignRow = Pick<
   | 'status'
   | 'scheduled_at'
   | 'total_recipients'
+  | 'audience'
+  | 'business_key'
   | 'created_at'
   | 'updated_at'
 >;
 
 const COLUMNS =
-  'id, uid, account_id, contact_group_id, name, message, sender, channel_id, channel_code, status, scheduled_at, total_recipients, created_at, updated_at';
+  'id, uid, account_id, contact_group_id, name, message, sender, channel_id, channel_code, status, scheduled_at, total_recipients, audience, business_key, created_at, updated_at';
 
 /** How a request names a campaign: its numeric id or its uid. */
 export type CampaignRef = { id: number } | { uid: string };
@@ -38,7 +40,7 @@ const key = (accountId: number, ref: CampaignRef) => [accountId, 'id' in ref ? r
 export interface NewCampaign {
   uid: string;
   accountId: number;
-  groupId: number;
+  groupId: number | null;
   name: string;
   message: string;
   sender: string | null;
@@ -46,17 +48,50 @@ export interface NewCampaign {
   channelCode: string | null;
   status: CampaignStatus;
   scheduledAt: Date | null;
+  /** Whom a campaign without a group reads. */
+  audience?: Record<string, unknown> | null;
+  /** Once per key and account: a second insert of the key writes nothing (insertCampaign answers null). */
+  businessKey?: string | null;
 }
 
-export async function insertCampaign(em: EntityManager, c: NewCampaign): Promise<CampaignRow> {
-  return (await one<CampaignRow>(
+export async function insertCampaign(em: EntityManager, c: NewCampaign & { businessKey?: null }): Promise<CampaignRow>;
+export async function insertCampaign(em: EntityManager, c: NewCampaign): Promise<CampaignRow | null>;
+/** The new campaign; null when its business key is the account's already (nothing written). */
+export async function insertCampaign(em: EntityManager, c: NewCampaign): Promise<CampaignRow | null> {
+  return one<CampaignRow>(
     em,
     `insert into campaigns (uid, account_id, contact_group_id, name, message, sender, channel_id, channel_code, status, scheduled_at,
-                                total_recipients, cursor, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, now(), now()) returning ${COLUMNS}`,
-    [c.uid, c.accountId, c.groupId, c.name, c.message, c.sender, c.channelId, c.channelCode, c.status, c.scheduledAt],
-  ))!;
+                                audience, business_key, total_recipients, cursor, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 0, 0, now(), now())
+         on conflict (account_id, business_key) do nothing returning ${COLUMNS}`,
+    [
+      c.uid,
+      c.accountId,
+      c.groupId,
+      c.name,
+      c.message,
+      c.sender,
+      c.channelId,
+      c.channelCode,
+      c.status,
+      c.scheduledAt,
+      c.audience == null ? null : JSON.stringify(c.audience),
+      c.businessKey ?? null,
+    ],
+  );
 }
+
+/** The account's campaign of a business key. */
+export const campaignOfKey = (em: EntityManager, accountId: number, businessKey: string) =>
+  one<CampaignRow>(em, `select ${COLUMNS} from campaigns where account_id = ? and business_key = ?`, [accountId, businessKey]);
+
+/** The account's latest campaign whose business key starts with `prefix` (matched literally). */
+export const latestCampaignOfKeyPrefix = (em: EntityManager, accountId: number, prefix: string) =>
+  one<CampaignRow>(
+    em,
+    `select ${COLUMNS} from campaigns where account_id = ? and business_key like ? escape '\\' order by id desc limit 1`,
+    [accountId, `${prefix.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
+  );
 
 export const accountCampaign = (em: EntityManager, accountId: number, ref: CampaignRef) =>
   one<CampaignRow>(em, `select ${COLUMNS} from campaigns where ${where(ref)}`, key(accountId, ref));
@@ -87,10 +122,11 @@ export const lockCampaign = (em: EntityManager, id: number) =>
       | 'status'
       | 'cursor'
       | 'total_recipients'
+      | 'audience'
     >
   >(
     em,
-    `select id, account_id, contact_group_id, message, sender, channel_id, channel_code, status, cursor, total_recipients
+    `select id, account_id, contact_group_id, message, sender, channel_id, channel_code, status, cursor, total_recipients, audience
        from campaigns where id = ? for update`,
     [id],
   );

@@ -158,3 +158,57 @@ export async function audiencePage(
   );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
+
+/**
+ * Whom an account-wide audience holds (occasion greetings): the contacts that opted in, of the
+ * groups named (every group when null), and for a contact date, those whose `dateField` holds one of
+ * the month-days (a stored `YYYY-MM-DD`, `MM-DD` or `--MM-DD`; domain/occasions contactMonthDay).
+ */
+export interface AccountAudience {
+  groupIds: number[] | null;
+  dateField: string | null;
+  monthDays: string[] | null;
+}
+
+/** The audience's condition on the contacts row aliased `x`, with its parameters. */
+function audienceCondition(x: 'c' | 'd', a: AccountAudience): { sql: string; params: unknown[] } {
+  const parts = [`${x}.is_subscribed`];
+  const params: unknown[] = [];
+  if (a.groupIds !== null) {
+    parts.push(`${x}.group_id = any(?::int[])`);
+    params.push(a.groupIds);
+  }
+  if (a.dateField !== null) {
+    // The field's name is a parameter, never SQL text; a value that is no date matches nothing.
+    parts.push(`(case when btrim(${x}.custom_field_values ->> ?::text) ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ]|$)'
+                      then substr(btrim(${x}.custom_field_values ->> ?::text), 6, 5)
+                      when btrim(${x}.custom_field_values ->> ?::text) ~ '^(--)?[0-9]{2}-[0-9]{2}$'
+                      then right(btrim(${x}.custom_field_values ->> ?::text), 5) end) = any(?::text[])`);
+    params.push(a.dateField, a.dateField, a.dateField, a.dateField, a.monthDays ?? []);
+  }
+  return { sql: parts.join(' and '), params };
+}
+
+/**
+ * One keyset page (id > afterId, by id) of an account-wide audience. A number held by several
+ * contacts of the audience (the same person in two groups) is read once, with its first contact, so
+ * it is greeted once.
+ */
+export async function accountAudiencePage(
+  em: EntityManager,
+  q: { accountId: number; audience: AccountAudience; afterId: number; limit: number },
+): Promise<AudienceRow[]> {
+  const c = audienceCondition('c', q.audience);
+  const d = audienceCondition('d', q.audience);
+  const rows = await many<Omit<AudienceRow, 'id'> & Pick<ContactRecord, 'id'>>(
+    em,
+    `select c.id, c.name, c.country_code, c.phone_number, c.full_phone_number, c.custom_field_values
+       from contacts c
+      where c.account_id = ? and c.id > ? and ${c.sql}
+        and not exists (select 1 from contacts d
+                         where d.account_id = c.account_id and d.full_phone_number = c.full_phone_number and d.id < c.id and ${d.sql})
+      order by c.id limit ?`,
+    [q.accountId, q.afterId, ...c.params, ...d.params, q.limit],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
