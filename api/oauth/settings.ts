@@ -2,7 +2,8 @@ import { defineOperation } from '../operation.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../domain/oauth/index.js';
 import { numericId } from '../../services/platform/ids.js';
 import { accountRef } from '../../services/account/index.js';
-import { DEFAULT_INVITE_HOURS, inviteUser, setUserPassword } from '../../services/oauth/index.js';
+// Not the family's index: that loads oidc-provider (its adapter), which every admin CLI command would then load too.
+import { DEFAULT_INVITE_HOURS, inviteUser, setUserPassword } from '../../services/oauth/invites.js';
 
 // The operator's side of people's sign-in (the MCP authorization server's consent needs a person
 // who signs in): an invitation link for a user to set their password, or a password the operator

@@ -40,9 +40,19 @@ test('the sign-in page: the app’s name, no script, nothing framed; a right pas
   assert.equal(page.headers.get('x-frame-options'), 'DENY');
   assert.equal(page.headers.get('cache-control'), 'no-store');
   assert.doesNotMatch(page.text, /<script/);
-  const signed = await signIn(who);
+  const browser = new Browser();
+  const { action, csrf } = await signInPage(browser);
+  const signed = await browser.go(action, { form: { csrf, email: who.email, password: who.password } });
   assert.equal(signed.status, 303, signed.text.slice(0, 300));
   assert.match(signed.location ?? '', /^http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\/[A-Za-z0-9_-]+$|^\/oauth\/authorize\/[A-Za-z0-9_-]+$/);
+  // The provider opens the sign-in session as it resumes: its cookie HttpOnly and SameSite=Lax
+  // (Secure is added in production and over https; not on this plain-http test stack).
+  const resumed = await browser.go(signed.location!);
+  const session = resumed.headers.getSetCookie().find((c) => c.startsWith('oauth_session='));
+  assert.ok(session, `no session cookie: ${resumed.headers.getSetCookie().join(' | ')}`);
+  assert.match(session, /; httponly/i);
+  assert.match(session, /; samesite=lax/i);
+  assert.match(session, /; path=\//i);
 });
 
 test('one generic message for a wrong password, an unknown email, a person without a password and a deactivated person', async () => {
