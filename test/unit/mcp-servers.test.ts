@@ -85,6 +85,8 @@ const FAMILY_SERVERS: Record<string, readonly McpServerKey[]> = {
   Operations: ['operations', 'automations'],
   Shop: ['shop'],
   Messages: ['messaging', 'inbox'],
+  // Occasion greetings are bulk SMS under the campaigns permissions: on messaging, beside the campaign (SMS) tools.
+  Occasions: ['messaging'],
 };
 
 /** REST-only operations: the five compatibility contact paths, covered by the contact-group tools. */
