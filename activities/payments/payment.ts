@@ -3,7 +3,14 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from '../../logger.js';
 import type { PaymentProvider, PaymentStatus } from '../../providers/index.js';
 import type { PaymentState } from '../../domain/payments/index.js';
-import { markPushStarted, recordMove, unmarkPush, setProviderRef, type MoveInput, type PaidSubjects } from '../../services/payments/index.js';
+import {
+  markPushStarted,
+  recordMove,
+  unmarkPush,
+  setProviderRef,
+  type MoveInput,
+  type PaidSubjects,
+} from '../../services/payments/index.js';
 
 // The payment workflow's activities (workflows/payments/payment.ts). Each is safe to repeat: a move
 // is recordMove, which refuses a second identical move (the state has moved on) and records the
