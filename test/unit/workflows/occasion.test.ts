@@ -45,7 +45,7 @@ function occasionDouble(o: { failures?: number; permanent?: boolean } = {}) {
 }
 
 /** Starts `count` runs at once (as a schedule's action and a manual trigger of the same minute would), and answers their results. */
-async function runTogether(activities: OccasionActivities, taskQueue: string, count = 1) {
+async function startTogether(taskQueue: string, count: number): Promise<OccasionRunState[]> {
   const handles = await Promise.all(
     Array.from({ length: count }, () =>
       env.client.workflow.start<typeof occasionWorkflow>('occasionWorkflow', {
@@ -55,10 +55,20 @@ async function runTogether(activities: OccasionActivities, taskQueue: string, co
       }),
     ),
   );
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
-  return worker.runUntil(Promise.all(handles.map((h) => h.result())));
+  // One result at a time: each result() call unlocks the test server's clock while it waits and
+  // locks it again after, and two waits at once leave it locked, so a later env.sleep never returns.
+  const results: OccasionRunState[] = [];
+  for (const h of handles) results.push(await h.result());
+  return results;
 }
-const runDay = async (activities: OccasionActivities, taskQueue: string) => (await runTogether(activities, taskQueue))[0];
+
+/** Runs `fn` with a worker polling `taskQueue` (created before the runs start, so none waits for a worker while the clock skips). */
+async function withWorker<T>(activities: OccasionActivities, taskQueue: string, fn: () => Promise<T>): Promise<T> {
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+  return worker.runUntil(fn());
+}
+const runDay = async (activities: OccasionActivities, taskQueue: string) =>
+  (await withWorker(activities, taskQueue, () => startTogether(taskQueue, 1)))[0];
 
 test(
   'each day’s run asks for that day’s greeting; a second run of a day finds it sent, the next day sends again',
@@ -66,9 +76,12 @@ test(
   async () => {
     const acts = occasionDouble();
     const taskQueue = freshTaskQueue('occasion');
-    const [first, again] = await runTogether(acts.activities, taskQueue, 2);
-    await env.sleep('1 day');
-    const nextDay = await runDay(acts.activities, taskQueue);
+    const [first, again, nextDay] = await withWorker(acts.activities, taskQueue, async () => {
+      const [one, two] = await startTogether(taskQueue, 2);
+      await env.sleep(24 * HOUR);
+      const [three] = await startTogether(taskQueue, 1);
+      return [one, two, three];
+    });
 
     assert.deepEqual([first.status, again.status].sort(), ['already_sent', 'sent']);
     assert.equal((again as { campaign_uid: string }).campaign_uid, (first as { campaign_uid: string }).campaign_uid);
