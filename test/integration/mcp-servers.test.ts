@@ -50,6 +50,8 @@ interface Refs {
   chatGroup: string;
   payment: string;
   subjectId: string;
+  /** A's own (custom) occasion's key. */
+  occasion: string;
   /** A's WhatsApp number's provider phone-number id: the sender_id of chat sends and groups. */
   waSender: string;
   smsSender: string;
@@ -83,6 +85,7 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'groups/{group}': 'dataGroup',
   'groups/{id}': 'chatGroup',
   'payments/{payment}': 'payment',
+  'occasions/{key}': 'occasion',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -224,6 +227,10 @@ async function seed(t: Tenant): Promise<Refs> {
   });
   assert.equal(payment.status, 201, payment.text);
 
+  // A custom occasion (its key is A's own; every account has the catalogue's, such as the birthday).
+  const occasion = `a-${MARK}`;
+  await created('PUT', `/api/v3/occasions/${occasion}`, key, { kind: 'holiday', name: `${MARK} occasion`, date: '12-31' });
+
   return {
     sms,
     whatsapp,
@@ -246,6 +253,7 @@ async function seed(t: Tenant): Promise<Refs> {
     chatGroup: String(chatGroup.id),
     payment: payment.body.data.id,
     subjectId,
+    occasion,
     waSender: phoneNumberId,
     smsSender,
     conversation: `whatsapp:${phoneNumberId}:${customer}`,
@@ -397,6 +405,16 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   send_chat_group_message: () => ({ message: 'from B' }),
   pin_chat_group_message: (r) => ({ message_uid: r.whatsapp, pin: true }),
   update_chat_group: () => ({ subject: 'from B' }),
+  update_occasion: () => ({ message: 'from B' }),
+};
+
+/**
+ * Tools whose path names a key the caller chooses (a PUT that makes the resource when the key is
+ * new): B's call with A's key makes B's own, holding nothing of A's, and A's is untouched. They run
+ * after the other tools of their server, whose calls with the key must still find nothing.
+ */
+const CREATES_ITS_OWN: Record<string, (r: Refs) => Record<string, unknown>> = {
+  set_occasion: () => ({ kind: 'holiday', name: 'from B', date: '01-02' }),
 };
 
 type Expect = 'not_found' | 'refused' | 'none_of_a';
@@ -429,6 +447,7 @@ const BODY_REFERENCES: Record<string, { args: (r: Refs) => Record<string, unknow
   list_carts: { args: (r) => ({ conversation_id: r.conversation }), expect: 'none_of_a' },
   list_payments: { args: (r) => ({ subject_id: r.subjectId }), expect: 'none_of_a' },
   list_chat_groups: { args: (r) => ({ sender_id: r.waSender }), expect: 'none_of_a' },
+  update_occasion_defaults: { args: (r) => ({ contact_group_ids: [r.contactGroup] }), expect: 'refused' },
   create_chat_group: { args: (r) => ({ subject: 'from B', sender_id: r.waSender }), expect: 'refused' },
 };
 
@@ -450,6 +469,8 @@ const NO_RESOURCE_ID = [
   'list_notices',
   'list_data_tables',
   'list_data_groups',
+  'list_occasions',
+  'get_occasion_defaults',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */
@@ -469,7 +490,7 @@ async function fingerprint(t: Tenant, r: Refs) {
   };
   const C = `/api/v3/catalogues/${r.catalogue}`;
   // (Not A's message count: its campaign may still be sending.)
-  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment] = await Promise.all([
+  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion] = await Promise.all([
     get(`/api/v3/contact-groups/${r.contactGroup}`),
     get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
     get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
@@ -482,6 +503,7 @@ async function fingerprint(t: Tenant, r: Refs) {
     get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
     get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
     get(`/api/v3/payments/${r.payment}`),
+    get(`/api/v3/occasions/${r.occasion}`),
   ]);
   return {
     group: group.name,
@@ -496,6 +518,7 @@ async function fingerprint(t: Tenant, r: Refs) {
     records: records.count,
     chat: [chat.subject, chat.description, chat.invite_link],
     payment: [payment.amount_minor, payment.subject_id],
+    occasion: [occasion.name, occasion.date, occasion.message],
   };
 }
 
@@ -517,10 +540,14 @@ test(
       const token = await credential(b);
       await withClient(token, server, checked % 2 ? 'auto' : 'legacy', async (c) => {
         await c.listTools();
-        for (const op of operationsOf(server)) {
+        const ops = operationsOf(server);
+        for (const op of [...ops.filter((o) => !(o.name in CREATES_ITS_OWN)), ...ops.filter((o) => o.name in CREATES_ITS_OWN)]) {
           const what = `${server} ${op.name}`;
           let r: CallResult;
-          if (op.params.length) {
+          if (op.name in CREATES_ITS_OWN) {
+            r = await call(c, op.name, { ...CREATES_ITS_OWN[op.name]!(refs), ...pathArgs(op, refs) });
+            assert.notEqual(r.isError, true, `${what}: ${textOf(r).slice(0, 300)}`);
+          } else if (op.params.length) {
             r = await call(c, op.name, { ...(WRITE_BODIES[op.name]?.(refs) ?? {}), ...pathArgs(op, refs) });
             notFound(r, what);
           } else if (op.name in BODY_REFERENCES) {
@@ -534,9 +561,11 @@ test(
             assert.notEqual(r.isError, true, `${what}: ${textOf(r).slice(0, 300)}`);
           } else continue;
           checked++;
-          // Nothing of A's in any answer: its names carry MARK, and its ids are never echoed back as data.
-          assert.ok(!textOf(r).includes(MARK), `${what} answered A's data: ${textOf(r).slice(0, 300)}`);
-          if (!r.isError) assert.ok(!JSON.stringify(r.structuredContent).includes(MARK), what);
+          // Nothing of A's in any answer: its names carry MARK, and its ids are never echoed back as data
+          // (but for the key B chose for its own).
+          const own = (text: string) => (op.name in CREATES_ITS_OWN ? text.replaceAll(refs.occasion, '') : text);
+          assert.ok(!own(textOf(r)).includes(MARK), `${what} answered A's data: ${textOf(r).slice(0, 300)}`);
+          if (!r.isError) assert.ok(!own(JSON.stringify(r.structuredContent)).includes(MARK), what);
         }
       });
     }
