@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, DefaultLogger, makeTelemetryFilterString, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { Runtime, DefaultLogger, Worker, makeTelemetryFilterString, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import type { QueryDefinition } from '@temporalio/common';
 
 // Workflow unit tests: the real workflow code on Temporal's time-skipping test server (durable
 // timers skip ahead while a test awaits a result), with test doubles for the activities. The
@@ -31,3 +32,33 @@ export async function timeSkippingEnv(workflowFile: string): Promise<{ env: Test
 let queues = 0;
 /** A task queue of its own for each test, so a test's worker sees only its workflows. */
 export const freshTaskQueue = (prefix: string) => `${prefix}-${process.pid}-${++queues}`;
+
+/**
+ * Runs `fn` with a worker of `bundle` polling a fresh task queue (its name is `fn`'s argument):
+ * the worker exists before the test starts its runs, and stops when `fn` settles.
+ */
+export async function withQueueWorker<T>(
+  env: TestWorkflowEnvironment,
+  bundle: WorkflowBundle,
+  prefix: string,
+  activities: object,
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = freshTaskQueue(prefix);
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+  return worker.runUntil(fn(taskQueue));
+}
+
+/** Asks a run's query until its answer passes `ok` (the test server skips time while the run waits on its timers). */
+export async function untilQueried<S>(
+  h: { query: (q: QueryDefinition<S>) => Promise<S> },
+  query: QueryDefinition<S>,
+  ok: (s: S) => boolean,
+): Promise<S> {
+  for (let i = 0; i < 200; i++) {
+    const s = await h.query(query);
+    if (ok(s)) return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the workflow never got there');
+}

@@ -1,4 +1,5 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { resultInbox, type ResultsSeen } from './results.js';
 import type { PaymentActivities, PaymentMoveInput, PaymentMoved, PushOutcome } from '../../activities/payments/payment.js';
 
 // One payment's life (issue 26 point 3): ask the provider to push the prompt, move draft → pending,
@@ -46,7 +47,7 @@ export interface PaymentCancelledSignal {
   source: string;
 }
 
-export interface PaymentWorkflowState {
+export interface PaymentWorkflowState extends ResultsSeen {
   paymentId: string;
   reference: string;
   /** The payment's state as the last recorded move left it. */
@@ -56,9 +57,6 @@ export interface PaymentWorkflowState {
   phase: 'pushing' | 'waiting' | 'settled' | 'done';
   pushes: number;
   polls: number;
-  /** Result events seen (ids), so a replayed or late callback changes nothing twice. */
-  seen: string[];
-  duplicates: number;
   /** Moves recordMove refused (recorded on the timeline there). */
   refusals: string[];
   receipt: string | null;
@@ -112,16 +110,8 @@ export async function paymentWorkflow(input: PaymentInput): Promise<PaymentWorkf
     refusals: [],
     receipt: null,
   };
-  const inbox: PaymentResultSignal[] = [];
   setHandler(paymentStateQuery, () => s);
-  setHandler(paymentResultSignal, (r) => {
-    if (s.seen.includes(r.eventId)) {
-      s.duplicates++;
-      return;
-    }
-    s.seen.push(r.eventId);
-    inbox.push(r);
-  });
+  const inbox = resultInbox(s, paymentResultSignal);
   // Cancelled is terminal: once told, no later answer of a move made before it (read in the same
   // activation) can make the payment look open again.
   let cancelled = false;

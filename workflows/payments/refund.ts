@@ -1,4 +1,5 @@
 import { ActivityFailure, condition, defineQuery, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { resultInbox, type ResultsSeen } from './results.js';
 import type { PaymentActivities, PaymentMoveInput, PaymentMoved } from '../../activities/payments/payment.js';
 import type { RefundActivities, ReversalOutcome } from '../../activities/payments/refund.js';
 
@@ -47,7 +48,7 @@ export interface RefundResultSignal {
   amountMinor: number | null;
 }
 
-export interface RefundWorkflowState {
+export interface RefundWorkflowState extends ResultsSeen {
   refundId: string;
   reference: string;
   /** The refund's state as the last recorded move left it. */
@@ -59,9 +60,6 @@ export interface RefundWorkflowState {
   sends: number;
   /** The last request's answer: acknowledged, refused, unavailable, or unknown (lost: the reversal may have been made). */
   sent: ReversalOutcome['kind'] | null;
-  /** Result events seen (ids), so a replayed callback changes nothing twice. */
-  seen: string[];
-  duplicates: number;
   /** Moves recordMove refused (recorded on the timeline there). */
   refusals: string[];
   /** The reversal's own receipt at the provider, once it is refunded. */
@@ -112,16 +110,8 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundWorkflow
     refusals: [],
     receipt: null,
   };
-  const inbox: RefundResultSignal[] = [];
   setHandler(refundStateQuery, () => s);
-  setHandler(refundResultSignal, (r) => {
-    if (s.seen.includes(r.eventId)) {
-      s.duplicates++;
-      return;
-    }
-    s.seen.push(r.eventId);
-    inbox.push(r);
-  });
+  const inbox = resultInbox(s, refundResultSignal);
   const isOpen = () => OPEN.includes(s.state);
 
   const move = async (to: PaymentState, source: string, message: string | null, extra: Partial<PaymentMoveInput> = {}) => {

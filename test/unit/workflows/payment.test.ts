@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import type { PaymentActivities, PaymentMoveInput, PaymentMoved, PushOutcome } from '../../../activities/payments/payment.js';
 import type { PaymentStatus } from '../../../providers/index.js';
 import { canMove, type PaymentState } from '../../../domain/payments/index.js';
@@ -16,7 +16,7 @@ import {
   type PaymentResultSignal,
   type PaymentWorkflowState,
 } from '../../../workflows/payments/payment.js';
-import { timeSkippingEnv, freshTaskQueue } from '../../support/workflow-env.js';
+import { timeSkippingEnv, untilQueried, withQueueWorker } from '../../support/workflow-env.js';
 
 // The payment workflow on the time-skipping server, with a payment double that keeps recordMove's
 // rule (the contract's state table; a refused move is recorded, never applied) and a provider
@@ -89,11 +89,7 @@ function paymentDouble(o: { push?: (n: number) => PushOutcome; status?: (n: numb
   return d;
 }
 
-async function run<T>(d: Double, fn: (taskQueue: string) => Promise<T>) {
-  const taskQueue = freshTaskQueue('payment');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: d.activities });
-  return worker.runUntil(fn(taskQueue));
-}
+const run = <T>(d: Double, fn: (taskQueue: string) => Promise<T>) => withQueueWorker(env, bundle, 'payment', d.activities, fn);
 
 const start = async (taskQueue: string, o: { expiresInMs?: number | null; payer?: string | null } = {}) =>
   env.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', {
@@ -125,18 +121,9 @@ const result = (outcome: PaymentResultSignal['outcome'], providerRef = 'ws_CO_1'
   amountMinor: 150000,
 });
 
-/** Waits (in skipped time) until the workflow shows `phase`. */
-async function until(
-  h: { query: (q: typeof paymentStateQuery) => Promise<PaymentWorkflowState> },
-  ok: (s: PaymentWorkflowState) => boolean,
-) {
-  for (let i = 0; i < 200; i++) {
-    const s = await h.query(paymentStateQuery);
-    if (ok(s)) return s;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('the workflow never got there');
-}
+/** Waits (in skipped time) until the workflow's state passes `ok`. */
+const until = (h: Parameters<typeof untilQueried<PaymentWorkflowState>>[0], ok: (s: PaymentWorkflowState) => boolean) =>
+  untilQueried(h, paymentStateQuery, ok);
 
 test('a callback settles it: draft → pending on the push, pending → paid on the result', { timeout: 60_000 }, async () => {
   const d = paymentDouble();

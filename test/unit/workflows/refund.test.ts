@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import type { PaymentMoveInput, PaymentMoved } from '../../../activities/payments/payment.js';
 import type { ReverseInput, ReversalOutcome } from '../../../activities/payments/refund.js';
 import { canMove, type PaymentState } from '../../../domain/payments/index.js';
@@ -16,7 +16,7 @@ import {
   type RefundResultSignal,
   type RefundWorkflowState,
 } from '../../../workflows/payments/refund.js';
-import { timeSkippingEnv, freshTaskQueue } from '../../support/workflow-env.js';
+import { timeSkippingEnv, untilQueried, withQueueWorker } from '../../support/workflow-env.js';
 
 // The refund workflow on the time-skipping server, with a refund double that keeps recordMove's rule
 // (the contract's state table; a refused move is recorded, never applied) and a provider double whose
@@ -86,11 +86,7 @@ function refundDouble(o: { receipt?: string | null; reverse?: (n: number) => Rev
   return d;
 }
 
-async function run<T>(d: Double, fn: (taskQueue: string) => Promise<T>) {
-  const taskQueue = freshTaskQueue('refund');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: d.activities });
-  return worker.runUntil(fn(taskQueue));
-}
+const run = <T>(d: Double, fn: (taskQueue: string) => Promise<T>) => withQueueWorker(env, bundle, 'refund', d.activities, fn);
 
 const start = (taskQueue: string) =>
   env.client.workflow.start<typeof refundWorkflow>('refundWorkflow', {
@@ -122,14 +118,8 @@ const result = (outcome: RefundResultSignal['outcome'], providerRef = 'AG_202611
 });
 
 /** Waits (in skipped time) until the workflow's state passes `ok`. */
-async function until(h: { query: (q: typeof refundStateQuery) => Promise<RefundWorkflowState> }, ok: (s: RefundWorkflowState) => boolean) {
-  for (let i = 0; i < 200; i++) {
-    const s = await h.query(refundStateQuery);
-    if (ok(s)) return s;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('the workflow never got there');
-}
+const until = (h: Parameters<typeof untilQueried<RefundWorkflowState>>[0], ok: (s: RefundWorkflowState) => boolean) =>
+  untilQueried(h, refundStateQuery, ok);
 
 test(
   'the reversal is sent with the parent’s receipt; its result settles the refund: draft → pending → paid',
