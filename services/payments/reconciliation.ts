@@ -17,6 +17,7 @@ import { iso } from '../platform/time.js';
 import {
   insertMismatches,
   mismatchPage,
+  MISMATCH_FIELDS,
   paymentsNamed,
   settlementsBetween,
   settlementsNamed,
@@ -170,25 +171,7 @@ export async function recordMismatches(
 
 export const mismatchSchema = {
   type: 'object',
-  required: [
-    'id',
-    'provider',
-    'kind',
-    'settlement',
-    'account_id',
-    'payment_id',
-    'reference',
-    'provider_ref',
-    'receipt',
-    'our_amount_minor',
-    'provider_amount_minor',
-    'currency',
-    'provider_currency',
-    'payer',
-    'occurred_at',
-    'found_by',
-    'found_at',
-  ],
+  required: MISMATCH_FIELDS,
   properties: {
     id: { type: 'integer' },
     provider: { type: 'string', description: 'the provider adapter (mpesa-daraja)' },

@@ -121,12 +121,12 @@ export async function paymentsNamed(
   }));
 }
 
-export const MISMATCH_COLUMNS = [
+/** What a mismatch shows the operator (the list's required fields). */
+export const MISMATCH_FIELDS = [
   'id',
   'provider',
   'kind',
   'settlement',
-  'key',
   'account_id',
   'payment_id',
   'reference',
@@ -141,6 +141,8 @@ export const MISMATCH_COLUMNS = [
   'found_by',
   'found_at',
 ] as const;
+/** What the store reads and returns of a mismatch: the fields shown, and its dedupe key. */
+export const MISMATCH_COLUMNS = [...MISMATCH_FIELDS, 'key'] as const;
 export type MismatchRecord = Pick<MismatchRow, (typeof MISMATCH_COLUMNS)[number]>;
 
 /**
