@@ -62,3 +62,15 @@ export async function untilQueried<S>(
   }
   throw new Error('the workflow never got there');
 }
+
+/**
+ * The pauses between calls, in seconds: never shorter than expected (the server's timers do not fire
+ * early), and longer by at most `slackMs` of real work and latency (the server skips only idle time,
+ * and a loaded machine is slow to run what a timer woke).
+ */
+export function assertGaps(calls: Array<{ at: number }>, expectedSeconds: number[], slackMs = 1500): void {
+  const gaps = calls.slice(1).map((c, i) => c.at - calls[i]!.at);
+  const shown = `gaps ${gaps.map((g) => (g / 1000).toFixed(2)).join(', ')} s, expected ${expectedSeconds.join(', ')} s`;
+  assert.equal(gaps.length, expectedSeconds.length, shown);
+  gaps.forEach((g, i) => assert.ok(g >= expectedSeconds[i]! * 1000 && g < expectedSeconds[i]! * 1000 + slackMs, shown));
+}

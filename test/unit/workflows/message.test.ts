@@ -15,7 +15,7 @@ import {
   type MessageWorkflowInput,
   type MessageWorkflowState,
 } from '../../../workflows/messaging/message.js';
-import { timeSkippingEnv, freshTaskQueue } from '../../support/workflow-env.js';
+import { timeSkippingEnv, freshTaskQueue, assertGaps } from '../../support/workflow-env.js';
 
 // The per-message workflow on the time-skipping server: a scheduled send, the receipt wait and the
 // delivery polls are durable timers that skip ahead. Its two kinds of activity run where they run
@@ -82,17 +82,6 @@ function messageDoubles(o: { dispatch: DispatchStep[]; polls?: MessageStatus[]; 
   };
   const named = (name: keyof MessageActivities) => calls.filter((c) => c.name === name);
   return { provider, db, calls, named };
-}
-
-/**
- * The pauses between calls, in seconds: never shorter than expected (the server's timers do not fire
- * early), and longer by at most `slackMs` of real work and latency (the server skips only idle time).
- */
-function assertGaps(calls: Array<{ at: number }>, expectedSeconds: number[], slackMs = 1500) {
-  const gaps = calls.slice(1).map((c, i) => c.at - calls[i].at);
-  const shown = `gaps ${gaps.map((g) => (g / 1000).toFixed(2)).join(', ')} s, expected ${expectedSeconds.join(', ')} s`;
-  assert.equal(gaps.length, expectedSeconds.length, shown);
-  gaps.forEach((g, i) => assert.ok(g >= expectedSeconds[i] * 1000 && g < expectedSeconds[i] * 1000 + slackMs, shown));
 }
 
 const sent = (id = 'SM1'): Outcome => ({ status: 'sent', gatewayMessageId: id });

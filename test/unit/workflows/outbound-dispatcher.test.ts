@@ -12,7 +12,7 @@ import {
   type DispatcherInput,
   type DispatcherState,
 } from '../../../workflows/messaging/outbound-dispatcher.js';
-import { timeSkippingEnv, freshTaskQueue } from '../../support/workflow-env.js';
+import { timeSkippingEnv, freshTaskQueue, assertGaps } from '../../support/workflow-env.js';
 
 // The batch dispatcher on the time-skipping server, with typed doubles of its activities. It runs
 // for good, so each test scripts the streaming activity's answers and, when the script runs out,
@@ -92,17 +92,6 @@ function dispatchDoubles(o: { streams: Array<Step<StreamAnswer>>; batches?: Arra
     },
   };
   return { activities, calls, named };
-}
-
-/**
- * The pauses between calls, in seconds: never shorter than expected (the server's timers do not fire
- * early), and longer by at most `slackMs` of real work and latency (the server skips only idle time).
- */
-function assertGaps(calls: Array<{ at: number }>, expectedSeconds: number[], slackMs = 1500) {
-  const gaps = calls.slice(1).map((c, i) => c.at - calls[i].at);
-  const shown = `gaps ${gaps.map((g) => (g / 1000).toFixed(2)).join(', ')} s, expected ${expectedSeconds.join(', ')} s`;
-  assert.equal(gaps.length, expectedSeconds.length, shown);
-  gaps.forEach((g, i) => assert.ok(g >= expectedSeconds[i] * 1000 && g < expectedSeconds[i] * 1000 + slackMs, shown));
 }
 
 const streamed = (sent: number, retry: number[] = [], lastError: string | null = null): StreamAnswer => ({ sent, retry, lastError });
