@@ -31,6 +31,8 @@ export const OAuthRecord = defineEntity({
     expiresAt: p.datetime().nullable(),
     /** A code or refresh token used once; a second use revokes its grant (reuse detection). */
     consumedAt: p.datetime().nullable(),
+    /** A grant's: when one of its access tokens last opened an MCP endpoint (written at most once a minute); what an operator lists. */
+    lastUsedAt: p.datetime().nullable(),
     ...timestamps(),
   },
   indexes: [

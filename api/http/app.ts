@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
     // The MCP door and the authorization server that issues its OAuth tokens (api/oauth).
     const provider = createProvider(deps);
     mountOAuth(router, deps, provider);
-    mountMcp(router, deps, accessTokenFinder(provider));
+    mountMcp(router, deps, accessTokenFinder(provider, deps.orm));
   }
   if (surface !== 'public') router.get('/metrics', metricsHandler(deps.config, surface));
   app.use(router.routes());

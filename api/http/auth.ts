@@ -61,6 +61,8 @@ export interface AccessTokenView {
   scope: string;
   audience: readonly string[];
   expiresAt: number;
+  /** Told when the token admitted a request (the grant's last use is recorded). */
+  admitted?: () => void;
 }
 
 const unauthenticated = (message = 'Unauthenticated.') => new HttpError(401, message);
@@ -195,6 +197,7 @@ export async function oauthCallerOf(
   if (row.status !== 'active') throw new HttpError(403, 'This account is suspended.', { reason: 'account_suspended' });
   if (!row.admitted || row.rate_count === null) throw new Error('authentication row admitted inconsistently');
   sweepOldWindows(em, windowStart);
+  if (row.user_active) found.admitted?.();
   const principal: OAuthPrincipal = {
     account: contextAccount(row),
     user: { id: row.user_id, active: row.user_active, permissions: row.user_permissions ?? [] },

@@ -3,10 +3,11 @@ import { splitToolArguments } from '../operation.js';
 import type { RequestContext } from '../../services/platform/context.js';
 import { refuseUnstorableText, validateBody, validateQuery } from '../../services/platform/validation.js';
 import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
-import { asHttpError, dataErrorBody, v3ErrorBody } from '../http/errors.js';
+import { asHttpError, dataErrorBody, forbidden, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type McpPrincipal } from '../http/auth.js';
 import { answerCheck } from '../http/answer-check.js';
-import { toolOf, toolPermissionOf, wrapsResult } from './tools.js';
+import { scopeShortfall, toolOf, toolPermissionOf, wrapsResult } from './tools.js';
+import { scopesNeeded } from '../../domain/oauth/index.js';
 
 /**
  * CHECK_ANSWERS (the test suite) holds a tool's answer to its operation's full output schema, as
@@ -41,6 +42,11 @@ export interface ToolCallContext {
   principal: McpPrincipal;
   rc: RequestContext;
   deps: OperationDeps;
+  /**
+   * Set by a call the token's scopes do not cover: the scopes the tool needs, which the MCP door
+   * answers as the step-up challenge (HTTP 403, `WWW-Authenticate: Bearer error="insufficient_scope"`).
+   */
+  stepUp?: string[];
 }
 
 /**
@@ -53,6 +59,7 @@ export interface ToolCallContext {
 export async function callTool(op: Operation, args: Record<string, unknown>, call: ToolCallContext): Promise<ToolResult> {
   try {
     authorizeIssuer(call.principal, toolPermissionOf(op));
+    requireScopes(op, call);
     const input = toInput(op, args);
     const data = await op.handler({ rc: call.rc, deps: call.deps }, input);
     // The same test as the advertised outputSchema (tools.ts structuredSchemaOf), so they agree.
@@ -68,6 +75,23 @@ export async function callTool(op: Operation, args: Record<string, unknown>, cal
     }
     return errorResult(op.envelope === 'data' ? dataErrorBody(refusal) : v3ErrorBody(refusal));
   }
+}
+
+/**
+ * The token's scopes, checked after the person's permission: a person who may not do it gets the
+ * permission refusal (no scope would help, so no step-up is asked), a person who may gets the
+ * scopes the tool lacks named, and the door adds the challenge a client re-authorizes from.
+ */
+function requireScopes(op: Operation, call: ToolCallContext): void {
+  const missing = scopeShortfall(call.principal, op);
+  if (!missing.length) return;
+  call.stepUp = scopesNeeded(op.mcp!);
+  const names = missing.join(' and ');
+  throw forbidden(
+    `This tool needs the ${names} scope${missing.length > 1 ? 's' : ''}, which this connection was not granted. ` +
+      `Connect again and allow ${names} on the consent page.`,
+    'insufficient_scope',
+  );
 }
 
 function errorResult(body: { message: string; status?: string; errors?: FieldErrors }): ToolResult {

@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import type { OperationDeps } from '../operation.js';
 import { HttpError, forbidden } from '../http/errors.js';
 import { MCP_PREFIX, bearerToken, callerOf, oauthCallerOf, type AccessTokenView, type McpPrincipal } from '../http/auth.js';
-import { resourceMetadataUrl, resourceUrl } from '../../domain/oauth/index.js';
+import { BASE_SCOPE, resourceMetadataUrl, resourceUrl } from '../../domain/oauth/index.js';
 import { MAX_JSON_DEPTH, bodyText, nestsDeeperThan, readRawBody } from '../http/body.js';
 import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
 import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
@@ -55,14 +55,25 @@ export function mountMcp(router: Router, deps: OperationDeps, findToken: (token:
       bearer !== null && !bearer.startsWith(MCP_PREFIX)
         ? oauthCallerOf(ctx, deps, findToken, resourceUrl(base, server), { mcp: endpoint })
         : callerOf(ctx, deps, 'mcp', { mcp: endpoint });
+    const metadataUrl = resourceMetadataUrl(base, server);
+    const challenged = (err: unknown) =>
+      err instanceof HttpError && err.status === 401
+        ? new HttpError(401, err.message, { headers: { 'WWW-Authenticate': bearerChallenge(ctx, err.message, metadataUrl) } })
+        : err;
     const { principal, rc } = await caller.catch((err: unknown) => {
-      if (err instanceof HttpError && err.status === 401)
-        throw new HttpError(401, err.message, {
-          headers: { 'WWW-Authenticate': bearerChallenge(ctx, err.message, resourceMetadataUrl(base, server)) },
-        });
-      throw err;
+      throw challenged(err);
     });
-    requireLiveIssuer(principal);
+    try {
+      requireLiveIssuer(principal);
+    } catch (err) {
+      throw challenged(err);
+    }
+    // Every token carries mcp:use (domain/oauth/scopes.ts grantFromTicks); one without it opens nothing.
+    if ('grant' in principal && !principal.grant.scopes.includes(BASE_SCOPE))
+      throw new HttpError(403, `This connection was not granted ${BASE_SCOPE}; connect again.`, {
+        reason: 'insufficient_scope',
+        headers: { 'WWW-Authenticate': scopeChallenge([BASE_SCOPE], metadataUrl) },
+      });
     const session: McpSession = { endpoint, principal, rc, deps };
 
     const raw = await readRawBody(ctx, deps.config.bodyLimitBytes);
@@ -86,6 +97,13 @@ export function mountMcp(router: Router, deps: OperationDeps, findToken: (token:
     });
     const response = await door.serve(request, session, parsedBody);
     await respond(ctx, response);
+    // A tool the token's scopes do not cover: its tool error stays the body (a client that reads
+    // it sees the missing scope named), and the answer becomes the MCP authorization spec's
+    // step-up (403 insufficient_scope), which a client answers by authorizing again for them.
+    if (session.stepUp) {
+      ctx.status = 403;
+      ctx.set('WWW-Authenticate', scopeChallenge(session.stepUp, metadataUrl));
+    }
   }
 }
 
@@ -104,19 +122,34 @@ function bearerChallenge(ctx: Koa.Context, reason: string, metadataUrl: string):
 }
 
 /**
+ * The step-up challenge (RFC 6750 section 3.1, MCP authorization "Runtime Insufficient Scope
+ * Errors"): `scope` is every scope the refused operation needs, mcp:use and the capability with the
+ * missing one, so a 2025-era client that re-authorizes with exactly these keeps the capability,
+ * and a 2026-era client (which adds what it held before) asks for nothing the operation does not need.
+ */
+function scopeChallenge(scopes: readonly string[], metadataUrl: string): string {
+  return [
+    'Bearer realm="mcp"',
+    'error="insufficient_scope"',
+    `scope="${scopes.join(' ')}"`,
+    `resource_metadata="${metadataUrl}"`,
+    'error_description="This connection was not granted a scope this request needs."',
+  ].join(', ');
+}
+
+/**
  * An MCP credential acts as the person who issued it, an OAuth token as the person who allowed the
  * connection (api/mcp/tools.ts toolPermissionOf), so without a live person it opens nothing, not
  * even the tools whose REST twin checks only the account: read from the request's own
  * authentication statement, so a deactivation is seen by the very next request.
  */
 function requireLiveIssuer(p: McpPrincipal): void {
-  const oauth = 'grant' in p;
   if (!p.user) throw forbidden('This MCP credential has no issuing user; create a new one.', 'issuer_required');
-  if (!p.user.active)
-    throw forbidden(
-      oauth ? 'The person who allowed this connection is deactivated.' : 'The user who issued this MCP credential is deactivated.',
-      'issuer_inactive',
-    );
+  if (p.user.active) return;
+  // An OAuth token is the person's own sign-in: theirs ended, it is no longer a token (401, with the
+  // metadata to sign in again); an svc_mcp_ credential is refused where its issuer is needed, as keys are (403).
+  if ('grant' in p) throw new HttpError(401, 'The person who allowed this connection is deactivated.');
+  throw forbidden('The user who issued this MCP credential is deactivated.', 'issuer_inactive');
 }
 
 /**

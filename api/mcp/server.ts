@@ -10,7 +10,7 @@ import {
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import { callTool, type ToolCallContext } from './call.js';
-import { emptyServerNote, mayUse, operationsOf, toolOf, type McpEndpoint } from './tools.js';
+import { emptyServerNote, mayUse, operationsOf, scopesHeld, toolOf, type McpEndpoint } from './tools.js';
 
 /**
  * The MCP protocol layer, from the official TypeScript SDK (v2, `@modelcontextprotocol/server`):
@@ -123,7 +123,7 @@ export function createMcpDoor(opts: { maxRequestBodySize: number; onerror: (err:
               resource: new URL(p.grant.resource),
               extra: { [SESSION]: session },
             }
-          : { token: 'svc_mcp', clientId: `mcp_credential:${p.key.id}`, scopes: [], extra: { [SESSION]: session } };
+          : { token: 'svc_mcp', clientId: `mcp_credential:${p.key.id}`, scopes: [...scopesHeld(p)], extra: { [SESSION]: session } };
       const routeLegacy = parsedBody === undefined ? await isLegacyRequest(request.clone()) : await isLegacyRequest(request, parsedBody);
       if (routeLegacy) return legacy(request, session, parsedBody);
       return modern.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });

@@ -1,7 +1,16 @@
 import { MCP_SERVERS, toolInputSchema, type JsonSchema, type McpServerKey, type Operation, type ToolAnnotations } from '../operation.js';
 import { customerOperations } from '../operations.js';
 import { hasPermission } from '../../domain/account/permissions.js';
-import type { Principal } from '../http/auth.js';
+import type { McpPrincipal } from '../http/auth.js';
+import {
+  BASE_SCOPE,
+  CAPABILITY_SCOPES,
+  ELEVATION_SCOPES,
+  PRE_TICKED_SCOPES,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  SVC_MCP_SCOPES,
+  missingScopes,
+} from '../../domain/oauth/index.js';
 import { portableOutputSchema, portableSchema, shortDescription } from './portable.js';
 
 /**
@@ -90,13 +99,32 @@ export function toolPermissionOf(op: Operation): string | undefined {
 }
 
 /**
- * Whether the credential may use the operation now: the rule tools/call applies per request
- * (authorizeIssuer with toolPermissionOf), asked without throwing, so tools/list hides what
- * tools/call would refuse.
+ * The scopes a caller holds: an OAuth token's, as the person ticked them on the consent page (with
+ * mcp:use); every MCP scope for an svc_mcp_ credential (SVC_MCP_SCOPES). Either way what they open
+ * is bounded by the person's permissions now (toolPermissionOf), so the effective grant is the
+ * scopes held intersected with what the person may do at this request.
  */
-export function mayUse(principal: Pick<Principal, 'user'>, op: Operation): boolean {
+export function scopesHeld(principal: McpPrincipal): readonly string[] {
+  return 'grant' in principal ? principal.grant.scopes : SVC_MCP_SCOPES;
+}
+
+/** The scopes the tool needs that the caller does not hold (empty: the scopes allow it). */
+export function scopeShortfall(principal: McpPrincipal, op: Operation): string[] {
+  return missingScopes(scopesHeld(principal), op.mcp!);
+}
+
+/**
+ * Whether tools/list shows the tool: its person may use it now (authorizeIssuer with
+ * toolPermissionOf, the rule tools/call applies per request, asked without throwing) and its
+ * capability scope was granted. A tool whose elevation scope was not granted is still listed
+ * (docs/security.md, "Scopes that hold"): calling it is answered with the step-up challenge that
+ * names the elevation, which is how a client learns to ask for it, and elevations are never
+ * pre-ticked, so hiding them would leave a fresh connection no way to learn a write exists.
+ */
+export function mayUse(principal: McpPrincipal, op: Operation): boolean {
   const issuer = principal.user;
   if (!issuer || !issuer.active) return false;
+  if (!scopesHeld(principal).includes(op.mcp!.scope)) return false;
   const permission = toolPermissionOf(op);
   return !permission || hasPermission(issuer.permissions, permission);
 }
@@ -156,16 +184,62 @@ export function toolOf(op: Operation): McpTool {
   return tool;
 }
 
+/**
+ * How a client authenticates, in the manifest: OAuth (the authorization server on this API, its
+ * paths as api/oauth/provider.ts routes them; test/integration/oauth-scopes.test.ts holds them to
+ * its RFC 8414 metadata) and svc_mcp_ credentials, and what the scopes open (docs/security.md,
+ * "Scopes that hold").
+ */
+const AUTHENTICATION = {
+  scheme: 'bearer',
+  header: 'Authorization: Bearer <token>',
+  credentials: [
+    {
+      kind: 'oauth',
+      description:
+        'An OAuth 2.1 access token from the authorization server on this API: authorization code with PKCE (S256), public clients, ' +
+        'dynamic client registration (RFC 7591) or a client ID metadata document; refresh tokens rotate. The token is bound to the one ' +
+        'endpoint named as its resource (RFC 8707, the endpoint URL) and acts as the person who consented, in their account.',
+      authorization_server_metadata: '/.well-known/oauth-authorization-server',
+      protected_resource_metadata: `${PROTECTED_RESOURCE_WELL_KNOWN}<endpoint path>`,
+      authorization_endpoint: '/oauth/authorize',
+      token_endpoint: '/oauth/token',
+      registration_endpoint: '/oauth/register',
+      revocation_endpoint: '/oauth/revoke',
+      scopes: `What the person ticked on the consent page, and ${BASE_SCOPE}.`,
+    },
+    {
+      kind: 'svc_mcp',
+      description:
+        'svc_mcp_<credential>: an MCP connection credential an operator issues for a person (Settings, API credentials). ' +
+        'It opens every endpoint and implies every scope; it acts with its person’s current permissions.',
+      scopes: 'Every MCP scope (implied).',
+    },
+  ],
+  scopes: { base: BASE_SCOPE, capability: CAPABILITY_SCOPES, elevation: ELEVATION_SCOPES, pre_ticked: PRE_TICKED_SCOPES },
+  rules: [
+    `The effective grant is the scopes held intersected with what the person may do at each request (their current permissions), plus ${BASE_SCOPE}.`,
+    'tools/list shows a tool when its capability scope (tools[].scope) is held and its person holds its permission (tools[].permission); ' +
+      'a tool that needs an elevation scope (tools[].elevation) is listed whether or not the elevation is held.',
+    'tools/call of a tool whose capability or elevation scope is not held answers HTTP 403 with WWW-Authenticate: Bearer ' +
+      'error="insufficient_scope", scope="<the scopes the tool needs>", resource_metadata="<the endpoint’s metadata>" (step-up: ' +
+      'authorize again for them); the body is the tool error (isError, reason insufficient_scope) naming the missing scope.',
+    'A missing, unknown, expired or revoked token, one issued for another endpoint, or one whose person is deactivated: 401 with ' +
+      'WWW-Authenticate resource_metadata. An svc_mcp_ credential whose person is deactivated: 403 issuer_inactive.',
+  ],
+} as const;
+
 /** The generated manifest served at GET /api-docs/mcp.json: every server, its path and tools, and each tool's contract. */
 export function buildManifest(protocolVersions: readonly string[]) {
   return {
     name: 'svc-messaging',
     description:
       'MCP servers of the Business Messaging API. Stateless Streamable HTTP (POST only, JSON responses, no sessions); ' +
-      'send Authorization: Bearer svc_mcp_<credential>. /mcp serves every tool the credential may use; /mcp/v1/<key> serves one server.',
+      'send Authorization: Bearer <OAuth access token or svc_mcp_ credential>. /mcp serves every tool the credential may use; ' +
+      '/mcp/v1/<key> serves one server.',
     protocolVersions,
     transport: { type: 'streamable-http', stateless: true, methods: ['POST'] },
-    authentication: { scheme: 'bearer', credential: 'svc_mcp_ MCP connection credential (Settings, API credentials)' },
+    authentication: AUTHENTICATION,
     endpoints: [
       { key: null, path: '/mcp', tools: operationsOf('all').map((op) => op.name) },
       ...MCP_SERVERS.map((key) => {

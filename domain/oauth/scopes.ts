@@ -128,3 +128,25 @@ export function grantFromTicks(ticked: readonly string[]): { granted: McpScope[]
   const rejected = MCP_SCOPES.filter((s) => s !== BASE_SCOPE && !chosen.has(s));
   return { granted, rejected };
 }
+
+/**
+ * What an svc_mcp_ credential implies: every MCP scope. An operator issues it for a person, and it
+ * acts with that person's current permissions (api/mcp/tools.ts toolPermissionOf), which bound it
+ * as the consenting person's bound an OAuth grant; there is no consent page to narrow it.
+ */
+export const SVC_MCP_SCOPES: readonly McpScope[] = MCP_SCOPES;
+
+/** The scopes a tool needs: mcp:use, its capability scope, and its elevation scope when it has one. */
+export function scopesNeeded(tool: { scope: string; elevation?: string }): string[] {
+  return [BASE_SCOPE, tool.scope, ...(tool.elevation ? [tool.elevation] : [])];
+}
+
+/**
+ * The scopes a tool needs that a grant does not hold, in the order of `scopesNeeded` (empty: the
+ * grant covers it). Elevation scopes cross every capability granted, so an elevation alone opens
+ * nothing: the capability must be held too.
+ */
+export function missingScopes(granted: readonly string[], tool: { scope: string; elevation?: string }): string[] {
+  const held = new Set(granted);
+  return scopesNeeded(tool).filter((s) => !held.has(s));
+}

@@ -2,6 +2,8 @@
 export * from './profile.js';
 export { createAccount, createApiKey, createUser, accountForContext } from './accounts.js';
 export { requireAccount, accountRef, actingForAccount } from './settings.js';
+// The svc_mcp_ credentials among an account's MCP connections (services/oauth/connections.ts).
+export { listKeys, revokeKey } from './settings.js';
 export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.

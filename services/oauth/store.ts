@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
-import { exec, one } from '../../entities/db.js';
+import { exec, many, one } from '../../entities/db.js';
 
 // The oauth family's statements: the only code that names oauth_records, user_passwords and
 // user_invites. Ids arrive here hashed (adapter.ts, passwords.ts); nothing here sees a token.
@@ -103,6 +103,69 @@ export async function destroyGrantRecords(em: EntityManager, grantId: string, mo
   let q = db(em).deleteFrom('oauth_records').where('grant_id', '=', grantId);
   if (model !== undefined) q = q.where('model', '=', model);
   return Number((await q.executeTakeFirst()).numDeletedRows);
+}
+
+// Connections (an operator's list of an account's OAuth grants)
+
+/**
+ * A grant's last use: written when one of its access tokens opens an MCP endpoint, at most once a
+ * minute, off the request's path (nobody waits for it, and a failure only leaves it older).
+ */
+export function touchGrantLastUsed(em: EntityManager, grantId: string): void {
+  void exec(
+    em,
+    `update oauth_records set last_used_at = now()
+      where model = 'Grant' and grant_id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [grantId],
+  ).catch(() => {});
+}
+
+/** An account's grant as the operator's list shows it. */
+export interface GrantRow {
+  grant_id: string;
+  client_id: string | null;
+  /** The registered client's name; null for a client that registered none, or one known by its metadata document. */
+  client_name: string | null;
+  user_id: number | null;
+  payload: Record<string, unknown>;
+  created_at: string;
+  last_used_at: string | null;
+  /** The latest expiry of its live access and refresh tokens: how long the connection can go on without the person. */
+  expires_at: string;
+}
+
+/**
+ * An account's live OAuth connections (one grant, `grantId` given, or all, newest first): grants
+ * with an access or refresh token that is neither expired nor used. A grant with none left can
+ * open nothing (a new consent makes a new grant), so it is no connection.
+ */
+export async function grantsOfAccount(em: EntityManager, accountId: number, grantId?: string): Promise<GrantRow[]> {
+  return many<GrantRow>(
+    em,
+    `select g.grant_id, g.client_id, c.payload->>'client_name' as client_name, g.user_id, g.payload,
+            g.created_at, g.last_used_at, t.expires_at
+       from oauth_records g
+       join lateral (
+         select max(x.expires_at) as expires_at from oauth_records x
+          where x.grant_id = g.grant_id and x.model in ('AccessToken', 'RefreshToken')
+            and x.consumed_at is null and x.expires_at > now()
+       ) t on t.expires_at is not null
+       left join oauth_records c on c.model = 'Client' and c.id_hash = encode(sha256(convert_to(g.client_id, 'UTF8')), 'hex')
+      where g.model = 'Grant' and g.account_id = ? and (g.expires_at is null or g.expires_at > now())
+        and (?::varchar is null or g.grant_id = ?::varchar)
+      order by g.created_at desc, g.grant_id`,
+    [accountId, grantId ?? null, grantId ?? null],
+  );
+}
+
+/** Everything issued under an account's grant, the grant included; 0 when the account has no such grant. */
+export async function destroyAccountGrant(em: EntityManager, accountId: number, grantId: string): Promise<number> {
+  return exec(
+    em,
+    `delete from oauth_records
+      where grant_id = ? and exists (select from oauth_records g where g.model = 'Grant' and g.grant_id = ? and g.account_id = ?)`,
+    [grantId, grantId, accountId],
+  );
 }
 
 /** Drops objects expired more than an hour ago, a bounded batch at a time (the lookups already ignore them). */

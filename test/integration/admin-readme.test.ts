@@ -126,6 +126,7 @@ test('every operator example of the README runs as written (ids as a fresh npm s
     await make(args);
   }
   assert.deepEqual(placeholders, [
+    'mcp-connections:revoke --account 2 --connection oauth_…',
     'webhooks:redeliver --account 2 --event evt_… --endpoint 1',
     'shops:show --account 2 --shop …',
     'products:list --account 2 --shop … --search coffee',

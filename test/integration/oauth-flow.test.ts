@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { API_URL, admin, api } from '../support/stack.js';
-import { withMcpServer } from '../support/mcp.js';
+import { toolNames, withMcpServer } from '../support/mcp.js';
 import { personWithPassword, type SignedPerson } from '../support/people.js';
 import {
   REDIRECT,
@@ -12,6 +12,7 @@ import {
   authorizeThroughPages,
   authorizeUrl,
   clientId,
+  connect,
   csrfOf,
   mcpInitialize,
   pkce,
@@ -30,47 +31,6 @@ import { CAPABILITY_SCOPES, ELEVATION_SCOPES, PRE_TICKED_SCOPES } from '../../do
 
 const CONTACTS = resourceOf('contacts');
 
-interface Connected {
-  client: string;
-  verifier: string;
-  tokens: {
-    access_token: string;
-    refresh_token: string;
-    scope: string;
-    expires_in: number;
-    token_type: string;
-  };
-}
-
-/** A client connected for `who` to `resource`, through the pages. */
-async function connect(who: SignedPerson, resource = CONTACTS, opts: { scopes?: string[]; scope?: string } = {}): Promise<Connected> {
-  const client = await clientId();
-  const { verifier, challenge } = pkce();
-  const back = await authorizeThroughPages(
-    new Browser(),
-    authorizeUrl({
-      client_id: client,
-      code_challenge: challenge,
-      resource,
-      scope: opts.scope,
-    }),
-    who,
-    { scopes: opts.scopes },
-  );
-  const code = back.get('code');
-  assert.ok(code, `no code: ${back.toString()}`);
-  const r = await token({
-    grant_type: 'authorization_code',
-    code,
-    code_verifier: verifier,
-    redirect_uri: REDIRECT,
-    client_id: client,
-    resource,
-  });
-  assert.equal(r.status, 200, r.text);
-  return { client, verifier, tokens: r.body };
-}
-
 /** A code for `who` (the exchange left to the test). */
 async function codeFor(who: SignedPerson, resource = CONTACTS) {
   const client = await clientId();
@@ -78,8 +38,6 @@ async function codeFor(who: SignedPerson, resource = CONTACTS) {
   const back = await authorizeThroughPages(new Browser(), authorizeUrl({ client_id: client, code_challenge: challenge, resource }), who);
   return { client, verifier, code: back.get('code')! };
 }
-
-const toolList = (t: string, server = 'contacts') => withMcpServer(server, t, async (c) => (await c.listTools()).tools.map((x) => x.name));
 
 test('the whole flow: register, sign in, consent, code with PKCE, /mcp/v1/contacts, refresh rotates, a reused refresh token revokes, revoke', async () => {
   const who = await personWithPassword();
@@ -120,8 +78,10 @@ test('the whole flow: register, sign in, consent, code with PKCE, /mcp/v1/contac
 
   // The token opens the endpoint it was issued for, as its person, in their account.
   assert.equal((await mcpInitialize('/mcp/v1/contacts', first.access_token)).status, 200);
-  assert.ok((await toolList(first.access_token)).includes('list_contact_groups'));
-  const made = await withMcpServer('contacts', first.access_token, (c) =>
+  assert.ok((await toolNames('contacts', first.access_token)).includes('list_contact_groups'));
+  // A write needs mcp:write, never pre-ticked (oauth-scopes.test.ts): a connection the person allowed it on writes.
+  const writer = await connect(who, CONTACTS, { scopes: [...PRE_TICKED_SCOPES, 'mcp:write'] });
+  const made = await withMcpServer('contacts', writer.tokens.access_token, (c) =>
     c.callTool({
       name: 'create_contact_group',
       arguments: { name: 'From the assistant' },
@@ -430,15 +390,21 @@ test('a token acts in its own account only: another account’s records are not 
   assert.doesNotMatch(JSON.stringify(listed.structuredContent), /B only/);
 });
 
-test('a deactivated person’s token stops at once and cannot be refreshed', async () => {
+test('a deactivated person’s token stops at once (401 with the metadata to sign in again) and cannot be refreshed', async () => {
   const who = await personWithPassword();
   const connected = await connect(who);
+  assert.equal((await mcpInitialize('/mcp/v1/contacts', connected.tokens.access_token)).status, 200);
   await admin('PATCH', `/accounts/${who.accountId}/users/${who.userId}`, {
     active: false,
   });
   const refused = await mcpInitialize('/mcp/v1/contacts', connected.tokens.access_token);
-  assert.equal(refused.status, 403);
-  assert.equal(refused.body.reason, 'issuer_inactive');
+  assert.equal(refused.status, 401);
+  assert.match(refused.body.message, /deactivated/);
+  assert.equal(
+    refused.headers.get('www-authenticate'),
+    `Bearer realm="mcp", error="invalid_token", error_description="The person who allowed this connection is deactivated.", ` +
+      `resource_metadata="${API_URL}/.well-known/oauth-protected-resource/mcp/v1/contacts"`,
+  );
   const refresh = await token({
     grant_type: 'refresh_token',
     refresh_token: connected.tokens.refresh_token,
@@ -541,7 +507,7 @@ test('one email in two accounts: the app acts in the account the person chose', 
     form: {
       csrf: csrfOf(consent.text),
       decision: 'approve',
-      scope: 'mcp:contacts',
+      scope: ['mcp:contacts', 'mcp:write'],
     },
   });
   const code = new URL((await browser.follow(decided.location!)).location!).searchParams.get('code')!;
@@ -553,12 +519,13 @@ test('one email in two accounts: the app acts in the account the person chose', 
     client_id: client,
     resource: CONTACTS,
   });
-  await withMcpServer('contacts', issued.body.access_token, (c) =>
+  const made = await withMcpServer('contacts', issued.body.access_token, (c) =>
     c.callTool({
       name: 'create_contact_group',
       arguments: { name: 'In the second' },
     }),
   );
+  assert.notEqual(made.isError, true, JSON.stringify(made));
   assert.match(JSON.stringify((await api('GET', '/api/v3/contact-groups', b.token)).body), /In the second/);
   assert.doesNotMatch(JSON.stringify((await api('GET', '/api/v3/contact-groups', a.token)).body), /In the second/);
 });

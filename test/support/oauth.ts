@@ -146,16 +146,68 @@ export async function revoke(form: Record<string, string>, base = API_URL) {
   });
 }
 
-/** One raw JSON-RPC initialize at an MCP endpoint with a bearer. */
-export function mcpInitialize(endpoint: string, bearer: string | null, base = API_URL) {
+export interface Connected {
+  client: string;
+  verifier: string;
+  tokens: {
+    access_token: string;
+    refresh_token: string;
+    scope: string;
+    expires_in: number;
+    token_type: string;
+  };
+}
+
+/**
+ * A client registered and connected for `who` to `resource` through the pages, its code exchanged:
+ * the tokens an assistant holds. `scopes` are the ticks (undefined: the page's own); `scope` what
+ * the client asks for; `client` the registration's extra metadata (its name).
+ */
+export async function connect(
+  who: Person,
+  resource = resourceOf('contacts'),
+  opts: { scopes?: string[]; scope?: string; client?: Record<string, unknown> } = {},
+): Promise<Connected> {
+  const client = await clientId(opts.client);
+  const { verifier, challenge } = pkce();
+  const back = await authorizeThroughPages(
+    new Browser(),
+    authorizeUrl({ client_id: client, code_challenge: challenge, resource, scope: opts.scope }),
+    who,
+    {
+      scopes: opts.scopes,
+    },
+  );
+  const code = back.get('code');
+  if (!code) throw new Error(`no code: ${back.toString()}`);
+  const r = await token({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    client_id: client,
+    resource,
+  });
+  if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`);
+  return { client, verifier, tokens: r.body };
+}
+
+/** One raw JSON-RPC request at an MCP endpoint with a bearer (2025-era, no session: the endpoint is stateless). */
+export function mcpRpc(endpoint: string, bearer: string | null, method: string, params: Record<string, unknown>, base = API_URL) {
   return http('POST', `${base}${endpoint}`, {
     token: bearer,
-    raw: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    }),
+    raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
   });
+}
+
+/** One raw JSON-RPC initialize at an MCP endpoint with a bearer. */
+export function mcpInitialize(endpoint: string, bearer: string | null, base = API_URL) {
+  return mcpRpc(
+    endpoint,
+    bearer,
+    'initialize',
+    { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    base,
+  );
 }

@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_TOOL_DESCRIPTION, buildManifest, operationsOf, structuredSchemaOf, toolOf, toolOperations } from '../../api/mcp/tools.js';
+import {
+  MAX_TOOL_DESCRIPTION,
+  buildManifest,
+  mayUse,
+  operationsOf,
+  scopeShortfall,
+  structuredSchemaOf,
+  toolOf,
+  toolOperations,
+} from '../../api/mcp/tools.js';
+import type { McpPrincipal } from '../../api/http/auth.js';
+import { CAPABILITY_SCOPES, ELEVATION_SCOPES, missingScopes, scopesNeeded } from '../../domain/oauth/index.js';
 import { INLINE_FLAGS, MAX_FIELD_DESCRIPTION, portableOutputSchema, portableSchema } from '../../api/mcp/portable.js';
 import { MCP_SERVERS, defineOperation, toolInputSchema } from '../../api/operation.js';
 import { makeAjv } from '../../services/platform/validation.js';
@@ -250,4 +261,40 @@ test('the manifest carries each tool as tools/list shows it and its full output 
     assert.equal(entry.fullOutputSchema, op.output.schema, op.name);
     assert.deepEqual(entry.outputSchema, toolOf(op).outputSchema, op.name);
   }
+});
+
+test('scopes: every tool names a capability of the contract; every tool that is not a read needs an elevation, no read does', () => {
+  for (const op of toolOperations) {
+    const { scope, elevation, annotations } = op.mcp!;
+    assert.ok((CAPABILITY_SCOPES as readonly string[]).includes(scope), `${op.name}: ${scope}`);
+    if (annotations?.readOnlyHint === true) assert.equal(elevation, undefined, `${op.name} reads and needs no elevation`);
+    else assert.ok(elevation && (ELEVATION_SCOPES as readonly string[]).includes(elevation), `${op.name} changes something: ${elevation}`);
+  }
+  assert.deepEqual(scopesNeeded({ scope: 'mcp:contacts', elevation: 'mcp:write' }), ['mcp:use', 'mcp:contacts', 'mcp:write']);
+  assert.deepEqual(missingScopes(['mcp:use', 'mcp:write'], { scope: 'mcp:contacts', elevation: 'mcp:write' }), ['mcp:contacts']);
+  assert.deepEqual(missingScopes(['mcp:use', 'mcp:contacts'], { scope: 'mcp:contacts' }), []);
+});
+
+test('a token lists the tools of its capabilities its person may use, elevation-needing ones included; an svc_mcp_ credential lacks no scope', () => {
+  const op = (name: string) => toolOperations.find((o) => o.name === name)!;
+  const person = (permissions: string[]) => ({ id: 1, active: true, permissions });
+  const oauth = (scopes: string[], permissions = ['*']) =>
+    ({
+      account: {},
+      user: person(permissions),
+      grant: { grantId: 'g', clientId: 'c', scopes, resource: 'r', expiresAt: 0 },
+    }) as unknown as McpPrincipal;
+  const token = oauth(['mcp:use', 'mcp:contacts']);
+  assert.equal(mayUse(token, op('list_contact_groups')), true);
+  assert.equal(mayUse(token, op('create_contact_group')), true, 'listed without mcp:write');
+  assert.deepEqual(scopeShortfall(token, op('create_contact_group')), ['mcp:write']);
+  assert.equal(mayUse(token, op('get_profile')), false, 'mcp:overview not ticked');
+  assert.equal(
+    mayUse(oauth(['mcp:use', 'mcp:contacts'], ['contacts.view']), op('create_contact_group')),
+    false,
+    'contacts.create not held',
+  );
+  assert.equal(mayUse({ ...token, user: { ...person(['*']), active: false } } as McpPrincipal, op('list_contact_groups')), false);
+  const credential = { account: {}, key: { id: 1 }, user: person(['*']) } as unknown as McpPrincipal;
+  for (const o of toolOperations) assert.deepEqual(scopeShortfall(credential, o), [], o.name);
 });
