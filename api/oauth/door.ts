@@ -158,12 +158,14 @@ export function mountProvider(router: Router, provider: Provider, throttles: OAu
  */
 async function refreshTargetRefusal(provider: Provider, raw: Buffer, clientId: string | null): Promise<string | null> {
   const form = new URLSearchParams(raw.toString('utf8'));
-  const resource = form.get('resource');
+  const resources = form.getAll('resource');
   const value = form.get('refresh_token');
-  if (form.get('grant_type') !== 'refresh_token' || !resource || !value || form.getAll('resource').length > 1) return null;
+  if (form.get('grant_type') !== 'refresh_token' || resources.length === 0 || !value) return null;
   const refreshToken = await provider.RefreshToken.find(value, { ignoreExpiration: true });
-  if (!refreshToken || refreshToken.clientId !== clientId || refreshToken.resourceIndicators.has(resource)) return null;
-  return 'The refresh token was not issued for this resource.';
+  if (!refreshToken || refreshToken.clientId !== clientId) return null;
+  // A token is for one MCP endpoint; the provider would resolve several to its default, /mcp.
+  if (resources.length > 1) return 'Name one resource: an access token is issued for one MCP endpoint.';
+  return refreshToken.resourceIndicators.has(resources[0]) ? null : 'The refresh token was not issued for this resource.';
 }
 
 /** The client a token or revocation request names (in the form, or as HTTP Basic's user); null when it names none. */

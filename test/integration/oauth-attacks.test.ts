@@ -31,6 +31,18 @@ test('a refresh token from another client, for a wider scope or another endpoint
     ['an endpoint elsewhere', { resource: 'https://elsewhere.example/mcp' }, 'invalid_target'],
   ];
   for (const [what, over, error] of attempts) refused(await refresh(client, tokens.refresh_token, over), error, what);
+  const twice = new URLSearchParams({
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+    client_id: client,
+    resource: CONTACTS,
+  });
+  twice.append('resource', resourceOf(null));
+  refused(
+    await http('POST', '/oauth/token', { raw: twice.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+    'invalid_target',
+    'two resources',
+  );
   refused(await refresh(client, tokens.access_token), 'invalid_grant', 'an access token as a refresh token');
   // None of them spent the refresh token or ended the connection.
   assert.equal((await mcpInitialize('/mcp/v1/contacts', tokens.access_token)).status, 200);
