@@ -100,6 +100,10 @@ export function mountProvider(router: Router, provider: Provider, throttles: OAu
           },
         );
       throttles.token.count(ctx.ip, clientId);
+      if (name === 'token') {
+        const target = await refreshTargetRefusal(provider, raw, clientId);
+        if (target) return oauthError(ctx, 400, 'invalid_target', target);
+      }
       await toProvider(ctx);
     });
   }
@@ -144,6 +148,24 @@ export function mountProvider(router: Router, provider: Provider, throttles: OAu
     (ctx.req as typeof ctx.req & { body?: Buffer }).body = Buffer.from(JSON.stringify(checked.metadata));
     await toProvider(ctx);
   });
+}
+
+/**
+ * A refresh request naming a resource its refresh token was not issued for: the provider checks
+ * that only after it has rotated the token, so the client would lose the new one it is never sent
+ * and its next refresh would count as a reuse and end the connection. Refused here first, nothing
+ * spent. Null when the request is not that (the provider answers everything else).
+ */
+async function refreshTargetRefusal(provider: Provider, raw: Buffer, clientId: string | null): Promise<string | null> {
+  const form = new URLSearchParams(raw.toString('utf8'));
+  const resources = form.getAll('resource');
+  const value = form.get('refresh_token');
+  if (form.get('grant_type') !== 'refresh_token' || resources.length === 0 || !value) return null;
+  const refreshToken = await provider.RefreshToken.find(value, { ignoreExpiration: true });
+  if (!refreshToken || refreshToken.clientId !== clientId) return null;
+  // A token is for one MCP endpoint; the provider would resolve several to its default, /mcp.
+  if (resources.length > 1) return 'Name one resource: an access token is issued for one MCP endpoint.';
+  return refreshToken.resourceIndicators.has(resources[0]) ? null : 'The refresh token was not issued for this resource.';
 }
 
 /** The client a token or revocation request names (in the form, or as HTTP Basic's user); null when it names none. */

@@ -2,6 +2,8 @@
 // registration takes no credential, so its size and shape are bounded here, and the fields that
 // would make the server fetch a URL or hold a shared secret are refused or replaced.
 
+import { isMcpScope, scopeWords } from './scopes.js';
+
 export const REGISTRATION_LIMITS = {
   /** The whole request body. */
   bodyBytes: 8 * 1024,
@@ -40,6 +42,8 @@ const REFUSED_FIELDS = [
   'post_logout_redirect_uris',
 ] as const;
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
+/** OpenID words a client may also name in its scope (they grant nothing of the business). */
+const OPENID_WORDS = new Set(['openid', 'offline_access']);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -101,6 +105,8 @@ export function checkRegistration(body: unknown): { metadata: Record<string, unk
   }
   if ('scope' in input && (!isString(input.scope) || input.scope.length > REGISTRATION_LIMITS.scope))
     return refuse(`scope must be a string of at most ${REGISTRATION_LIMITS.scope} characters.`);
+  const unknownScope = isString(input.scope) ? scopeWords(input.scope).find((w) => !isMcpScope(w) && !OPENID_WORDS.has(w)) : undefined;
+  if (unknownScope !== undefined) return refuse(`scope names ${unknownScope.slice(0, 100)}, which this server does not offer.`);
   if ('contacts' in input) {
     const c = input.contacts;
     if (
@@ -128,6 +134,11 @@ export function checkRegistration(body: unknown): { metadata: Record<string, unk
   const metadata: Record<string, unknown> = { ...input, token_endpoint_auth_method: 'none' };
   delete metadata.client_secret;
   delete metadata.client_secret_expires_at;
+  // A registered scope bounds nothing here: the person's ticks on the consent page are the grant.
+  // MCP clients register the protected-resource metadata's scopes_supported (the SDK does), which
+  // the provider would refuse as scopes it does not know (it knows only its OpenID words), so the
+  // field is checked above and not registered (RFC 7591 section 2 lets the server ignore it).
+  delete metadata.scope;
   // Refresh tokens unless the client asked for codes alone.
   if (!('grant_types' in input)) metadata.grant_types = ['authorization_code', 'refresh_token'];
   return { metadata };

@@ -1,13 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { API_URL, admin, api, eventually, http, newTenant, uniquePhone, type Tenant } from '../support/stack.js';
 import { MCP_SERVERS } from '../../api/operation.js';
+import { inspector } from '../support/inspector.js';
 
 // The MCP door against the real stack: the SDK's own client (both protocol eras), raw JSON-RPC
 // for the transport's error codes, and the MCP Inspector CLI as a third-party client.
@@ -525,40 +521,6 @@ test('GET /api-docs/mcp.json: every server key with its path and tools, each too
   }
   assert.deepEqual(m.endpoints.find((e: any) => e.key === null).tools.sort(), [...byName.keys()].sort());
 });
-
-// The MCP Inspector CLI (`npx @modelcontextprotocol/inspector --cli …`), run with this process's Node
-// (it needs Node ≥ 22.19) and with its catalog and client config kept in a temporary directory.
-const inspectorBin = (() => {
-  const dir = path.resolve(import.meta.dirname, '../../node_modules/@modelcontextprotocol/inspector');
-  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-  return path.join(dir, pkg.bin.inspector);
-})();
-/** Runs the CLI with JSON output and answers the `result` of its one JSON object (or the whole object). */
-async function inspector(args: string[], whole = false): Promise<any> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-inspector-'));
-  try {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [inspectorBin, '--cli', ...args, '--format', 'json', '--stored-auth-only'],
-      {
-        env: {
-          ...process.env,
-          HOME: home,
-          MCP_CATALOG_PATH: path.join(home, 'mcp.json'),
-          MCP_CLIENT_CONFIG_PATH: path.join(home, 'client.json'),
-        },
-        timeout: 60_000,
-        // Every tool with its schemas, pretty-printed: past execFile's 1 MB default since the catalogue family.
-        maxBuffer: 32 * 1024 * 1024,
-      },
-    );
-    const out = JSON.parse(stdout);
-    assert.ok('result' in out, stdout);
-    return whole ? out : out.result;
-  } finally {
-    fs.rmSync(home, { recursive: true, force: true });
-  }
-}
 
 test('the MCP Inspector CLI lists the tools (no schema portability error) and calls one, in both eras', async () => {
   const t = await newTenant();

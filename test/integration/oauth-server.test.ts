@@ -112,7 +112,21 @@ test('registration refuses oversized, malformed and dangerous metadata with an O
       400,
       'invalid_redirect_uri',
     ],
+    [
+      'a thousand redirects',
+      JSON.stringify({ redirect_uris: Array.from({ length: 1000 }, (_, i) => `https://a.example/${i}`) }),
+      413,
+      'invalid_client_metadata',
+    ],
     ['http off loopback', JSON.stringify({ redirect_uris: ['http://evil.example/cb'] }), 400, 'invalid_redirect_uri'],
+    [
+      'http off loopback, among good ones',
+      JSON.stringify({ redirect_uris: [REDIRECT, 'http://192.0.2.1/cb'] }),
+      400,
+      'invalid_redirect_uri',
+    ],
+    ['data', JSON.stringify({ redirect_uris: ['data:text/html,<script>alert(1)</script>'] }), 400, 'invalid_redirect_uri'],
+    ['a scope not offered', JSON.stringify({ redirect_uris: [REDIRECT], scope: 'mcp:contacts admin' }), 400, 'invalid_client_metadata'],
     ['fragment', JSON.stringify({ redirect_uris: ['https://a.example/cb#x'] }), 400, 'invalid_redirect_uri'],
     ['javascript', JSON.stringify({ redirect_uris: ['javascript:alert(1)'] }), 400, 'invalid_redirect_uri'],
     [

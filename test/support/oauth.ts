@@ -1,4 +1,11 @@
 import crypto from 'node:crypto';
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { API_URL, http } from './stack.js';
 
 // An OAuth client of the authorization server on the API, as an MCP client drives it: registration,
@@ -109,15 +116,26 @@ export async function authorizeThroughPages(
   browser: Browser,
   url: string,
   person: Person,
-  opts: { scopes?: string[]; decision?: 'approve' | 'deny' } = {},
+  opts: { scopes?: string[]; decision?: 'approve' | 'deny'; redirect?: string } = {},
 ): Promise<URLSearchParams> {
-  let page = await browser.follow(url);
+  return new URL(await authorizedRedirect(browser, url, person, opts)).searchParams;
+}
+
+/** As authorizeThroughPages, answering the whole URL the browser is sent back to (`redirect`: the client's redirect URI). */
+export async function authorizedRedirect(
+  browser: Browser,
+  url: string,
+  person: Person,
+  opts: { scopes?: string[]; decision?: 'approve' | 'deny'; redirect?: string } = {},
+): Promise<string> {
+  const redirect = opts.redirect ?? REDIRECT;
+  let page = await browser.follow(url, redirect);
   if (/id="sign-in"/.test(page.text)) {
     const posted = await browser.go(actionOf(page.text, 'sign-in'), {
       form: { csrf: csrfOf(page.text), email: person.email, password: person.password },
     });
     if (!posted.location) throw new Error(`sign-in did not go on: ${posted.status} ${posted.text.slice(0, 500)}`);
-    page = await browser.follow(posted.location);
+    page = await browser.follow(posted.location, redirect);
   }
   if (!/id="consent"/.test(page.text)) throw new Error(`no consent page: ${page.status} ${page.location} ${page.text.slice(0, 500)}`);
   const ticked = opts.scopes ?? [...page.text.matchAll(/name="scope" value="([^"]+)" id="[^"]+" checked/g)].map((m) => m[1]);
@@ -125,11 +143,11 @@ export async function authorizeThroughPages(
     form: { csrf: csrfOf(page.text), decision: opts.decision ?? 'approve', scope: ticked },
   });
   if (!decided.location) throw new Error(`consent did not go on: ${decided.status} ${decided.text.slice(0, 500)}`);
-  const back = await browser.follow(decided.location);
+  const back = await browser.follow(decided.location, redirect);
   const location = back.location ?? '';
-  if (!location.startsWith(REDIRECT))
+  if (!location.startsWith(redirect))
     throw new Error(`did not return to the client: ${back.status} ${location} ${back.text.slice(0, 300)}`);
-  return new URL(location).searchParams;
+  return location;
 }
 
 export async function token(form: Record<string, string>, base = API_URL) {
@@ -144,52 +162,6 @@ export async function revoke(form: Record<string, string>, base = API_URL) {
     raw: new URLSearchParams(form).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
-}
-
-export interface Connected {
-  client: string;
-  verifier: string;
-  tokens: {
-    access_token: string;
-    refresh_token: string;
-    scope: string;
-    expires_in: number;
-    token_type: string;
-  };
-}
-
-/**
- * A client registered and connected for `who` to `resource` through the pages, its code exchanged:
- * the tokens an assistant holds. `scopes` are the ticks (undefined: the page's own); `scope` what
- * the client asks for; `client` the registration's extra metadata (its name).
- */
-export async function connect(
-  who: Person,
-  resource = resourceOf('contacts'),
-  opts: { scopes?: string[]; scope?: string; client?: Record<string, unknown> } = {},
-): Promise<Connected> {
-  const client = await clientId(opts.client);
-  const { verifier, challenge } = pkce();
-  const back = await authorizeThroughPages(
-    new Browser(),
-    authorizeUrl({ client_id: client, code_challenge: challenge, resource, scope: opts.scope }),
-    who,
-    {
-      scopes: opts.scopes,
-    },
-  );
-  const code = back.get('code');
-  if (!code) throw new Error(`no code: ${back.toString()}`);
-  const r = await token({
-    grant_type: 'authorization_code',
-    code,
-    code_verifier: verifier,
-    redirect_uri: REDIRECT,
-    client_id: client,
-    resource,
-  });
-  if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`);
-  return { client, verifier, tokens: r.body };
 }
 
 /** One raw JSON-RPC request at an MCP endpoint with a bearer (2025-era, no session: the endpoint is stateless). */
@@ -210,4 +182,152 @@ export function mcpInitialize(endpoint: string, bearer: string | null, base = AP
     { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     base,
   );
+}
+
+// Shared steps of the tests that drive the flow by hand (oauth-flow, oauth-attacks, oauth-clients).
+
+/** A client and a code for `who` at `resource`, the exchange left to the caller. */
+export interface Code {
+  client: string;
+  verifier: string;
+  code: string;
+}
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+  expires_in: number;
+  token_type: string;
+}
+
+export interface Connected {
+  client: string;
+  verifier: string;
+  tokens: Tokens;
+}
+
+/** A registered client and a code for `who` through the pages (`scopes`: the ticks; undefined: the page's own). */
+export async function codeFor(
+  who: Person,
+  resource: string,
+  opts: { scopes?: string[]; scope?: string; client?: string; base?: string } = {},
+): Promise<Code> {
+  const base = opts.base ?? API_URL;
+  const client = opts.client ?? (await clientId({}, base));
+  const { verifier, challenge } = pkce();
+  const back = await authorizeThroughPages(
+    new Browser(base),
+    authorizeUrl({ client_id: client, code_challenge: challenge, resource, scope: opts.scope }, base),
+    who,
+    { scopes: opts.scopes },
+  );
+  const code = back.get('code');
+  if (!code) throw new Error(`no code: ${back.toString()}`);
+  return { client, verifier, code };
+}
+
+/** The authorization-code grant for a code, as its client sends it (`over` changes or drops fields). */
+export function exchange(c: Code, resource: string, over: Record<string, string | undefined> = {}, base = API_URL) {
+  const form: Record<string, string | undefined> = {
+    grant_type: 'authorization_code',
+    code: c.code,
+    code_verifier: c.verifier,
+    redirect_uri: REDIRECT,
+    client_id: c.client,
+    resource,
+    ...over,
+  };
+  return token(Object.fromEntries(Object.entries(form).filter((e): e is [string, string] => e[1] !== undefined)), base);
+}
+
+/** The refresh-token grant (`over` adds or changes fields). */
+export const refresh = (client: string, refreshToken: string, over: Record<string, string> = {}, base = API_URL) =>
+  token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client, ...over }, base);
+
+/**
+ * A client registered and connected for `who` to `resource` through the pages, its code exchanged:
+ * the tokens an assistant holds. `scopes` are the ticks (undefined: the page's own); `scope` what
+ * the client asks for; `client` the registration's extra metadata (its name).
+ */
+export async function connect(
+  who: Person,
+  resource = resourceOf('contacts'),
+  opts: { scopes?: string[]; scope?: string; client?: Record<string, unknown> } = {},
+): Promise<Connected> {
+  const c = await codeFor(who, resource, {
+    scopes: opts.scopes,
+    scope: opts.scope,
+    client: opts.client ? await clientId(opts.client) : undefined,
+  });
+  const r = await exchange(c, resource);
+  if (r.status !== 200) throw new Error(`token exchange failed: ${r.status} ${r.text}`);
+  return { client: c.client, verifier: c.verifier, tokens: r.body };
+}
+
+/** Signs in on the page an authorization request opens and answers the page that follows it (consent, or the account chooser). */
+export async function signedIn(browser: Browser, url: string, who: Person) {
+  const page = await browser.follow(url);
+  const signed = await browser.go(actionOf(page.text, 'sign-in'), {
+    form: { csrf: csrfOf(page.text), email: who.email, password: who.password },
+  });
+  return signed.location ? browser.follow(signed.location) : signed;
+}
+
+/**
+ * The SDK's OAuth client provider (the interface an MCP host implements), kept in memory: DCR as a
+ * public native client returning to REDIRECT; `authorizationUrl` is where the SDK sent the person.
+ */
+export class MemoryOAuthProvider implements OAuthClientProvider {
+  authorizationUrl: URL | null = null;
+  client: StoredOAuthClientInformation | undefined;
+  saved: StoredOAuthTokens | undefined;
+  private verifier = '';
+  private discovery: OAuthDiscoveryState | undefined;
+
+  constructor(readonly name = 'SDK Assistant') {}
+
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: this.name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
+  }
+  state() {
+    return crypto.randomBytes(8).toString('hex');
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+  /** What the SDK discards when the server says a credential is gone (invalid_grant: the tokens). */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'client') this.client = undefined;
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'verifier') this.verifier = '';
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+  }
 }

@@ -90,6 +90,10 @@ test('registration: bounded, no fetch of ours, no secret: refusals name the fiel
   assert.equal(ok.metadata.token_endpoint_auth_method, 'none');
   assert.equal(ok.metadata.client_secret, undefined);
   assert.deepEqual(ok.metadata.grant_types, ['authorization_code', 'refresh_token']);
+  // The SDK registers the protected-resource metadata's scopes: checked, then not registered (the consent page decides).
+  const scoped = checkRegistration({ redirect_uris: ['http://127.0.0.1:3000/cb'], scope: `${MCP_SCOPES.join(' ')} offline_access openid` });
+  assert.ok('metadata' in scoped);
+  assert.equal('scope' in scoped.metadata, false);
   const refused = (body: unknown) => {
     const r = checkRegistration(body);
     assert.ok('refused' in r, JSON.stringify(body));
@@ -103,6 +107,7 @@ test('registration: bounded, no fetch of ours, no secret: refusals name the fiel
   assert.match(refused({ redirect_uris: ['https://a.example/cb'], client_name: 7 }).description, /client_name/);
   assert.match(refused({ redirect_uris: ['https://a.example/cb'], contacts: Array(6).fill('a@b.c') }).description, /contacts/);
   assert.match(refused({ redirect_uris: ['https://a.example/cb'], application_type: 'service' }).description, /application_type/);
+  assert.match(refused({ redirect_uris: ['https://a.example/cb'], scope: 'mcp:contacts admin' }).description, /scope names admin/);
   assert.match(refused(Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`k${i}`, 1]))).description, /40 fields/);
 
   assert.equal(redirectUriProblem('https://app.example/cb?x=1'), null);
