@@ -44,6 +44,8 @@ export async function applyTemplateStatus(
       reviewed: !isInReview(status),
       checked,
     }))!;
+    // The submission's own PENDING is no review answer: the event reports decisions (and a decision at once).
+    if (source === 'submission' && isInReview(status)) return { row: updated, changed: true };
     // Flat, as every communication callback: the template's fields, what it was, and who told us.
     await emitEvent(tx, accountId, 'template.status_changed', {
       template_id: Number(updated.id),
