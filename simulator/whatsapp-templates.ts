@@ -6,6 +6,8 @@
 //   instant_… → APPROVED in the create answer itself (no review wait)
 //   pause_…   → APPROVED, then PAUSED (FIRST_PAUSE)
 //   disable_… → APPROVED, then DISABLED
+//   refuse_…  → refused at once by the create call (Graph 400, code 100, subcode 2388047): Meta's own
+//               synchronous checks that no rule of ours foresees
 //   hold_…    → stays PENDING until POST /_sim/whatsapp/templates/{id}/status decides it
 //   anything else → APPROVED after reviewDelayMs
 // An approved template becomes sendable (whatsapp-template.ts reads this registry first).
@@ -261,6 +263,15 @@ export function whatsappTemplatesRouter(state: SimState): Router {
       if (err instanceof CreateProblem) return createError(ctx, err);
       throw err;
     }
+    if (name.startsWith('refuse_'))
+      return createError(
+        ctx,
+        new CreateProblem(
+          2388047,
+          'Message template "components" param is invalid',
+          'The body text does not meet the template guidelines.',
+        ),
+      );
     const duplicate = [...s.byId.values()].some((t) => t.waba === waba && t.name === name && t.language === language);
     if (duplicate)
       return createError(

@@ -155,7 +155,9 @@ export function parseTemplateWebhook(req: WebhookRequest): TemplateStatusEvent[]
       const id = str(v.message_template_id);
       const event = str(v.event);
       if (!waba || !id || !event) continue;
-      const reason = str(v.reason) ?? str(rec(v.other_info).title);
+      // A pause or a disable says why in other_info.title (FIRST_PAUSE…), its reason being NONE.
+      const given = str(v.reason);
+      const reason = given && given !== 'NONE' ? given : str(rec(v.other_info).title);
       events.push({
         businessAccountId: waba,
         providerTemplateId: id,

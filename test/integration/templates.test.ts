@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
 import { templateReviewWorkflowId } from '../../temporal/ids.js';
+import { TEST_SECRETS } from '../../scripts/secrets.js';
 import { admin, api, eventually, newTenant, sim, SIM_URL, uniquePhone, http, type Tenant } from '../support/stack.js';
 import { addWaNumber, keyWith, waTenant, type WaTenant } from '../support/groups.js';
 
@@ -193,8 +194,11 @@ test('sync imports the provider’s approved templates; a duplicate at the provi
   const t = await waTenant('86');
   const waba = `WABA${t.accountId}`;
   // Templates made at the provider directly (as in WhatsApp Manager).
-  const graph = (body: unknown) =>
-    http('POST', `${SIM_URL}/whatsapp/v21.0/${waba}/message_templates`, { body, headers: { authorization: 'Bearer sim-wa-access-token' } });
+  const graph = (body: object) =>
+    http('POST', `${SIM_URL}/whatsapp/v21.0/${waba}/message_templates`, {
+      body: { language: 'en', ...body },
+      headers: { authorization: `Bearer ${TEST_SECRETS.WHATSAPP_ACCESS_TOKEN}` },
+    });
   const made = await graph(simple(`instant_${tag()}`));
   assert.equal(made.status, 200, made.text);
   assert.equal(made.body.status, 'APPROVED');
@@ -325,6 +329,13 @@ test('bad input: clear 422s (components, names, languages, categories), 404 for 
       assert.equal(r.status, 404, `${method} ${path}: ${r.text}`);
     }
   }
+  // The provider's own refusal at submission (a check no rule of ours foresees): 422, nothing kept.
+  const refusedByProvider = await api('POST', T, t.token, simple(body('refuse')));
+  assert.equal(refusedByProvider.status, 422, refusedByProvider.text);
+  assert.equal(refusedByProvider.body.reason, 'provider_refused');
+  assert.match(refusedByProvider.body.message, /The provider refused the template/);
+  assert.equal(await rowsOf(t), before, 'the refused template is not kept');
+
   // The same name twice in one language on one WABA.
   const name = body('dup');
   await create(t, simple(name));
