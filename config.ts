@@ -176,6 +176,12 @@ export interface Config {
   cartExpireSeconds: number;
   /** How long a chat group's creation waits for the provider's confirmation webhook before it fails (GROUP_CONFIRMATION_SECONDS, default 300). */
   groupConfirmationSeconds: number;
+  /** A template in review is first polled this long after its submission, then at doubling intervals (TEMPLATE_REVIEW_POLL_SECONDS, default 60). */
+  templateReviewPollSeconds: number;
+  /** The longest interval between a template review's polls (TEMPLATE_REVIEW_POLL_MAX_SECONDS, default 1800). */
+  templateReviewPollMaxSeconds: number;
+  /** How long a template's review is followed before it is left to webhooks and refresh (TEMPLATE_REVIEW_MAX_HOURS, default 72). */
+  templateReviewMaxHours: number;
   /**
    * Seconds in one hour of a shop's reservation_ttl_hours: 3600 but in tests and benchmarks that need
    * a pending order's hold to lapse in seconds (docs/decisions.md, "Orders and stock holds").
@@ -315,6 +321,9 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     cartQuietSeconds: Number(env('CART_QUIET_SECONDS', String(24 * 3600))),
     cartExpireSeconds: Number(env('CART_EXPIRE_SECONDS', String(7 * 24 * 3600))),
     groupConfirmationSeconds: Number(env('GROUP_CONFIRMATION_SECONDS', '300')),
+    templateReviewPollSeconds: Number(env('TEMPLATE_REVIEW_POLL_SECONDS', '60')),
+    templateReviewPollMaxSeconds: Number(env('TEMPLATE_REVIEW_POLL_MAX_SECONDS', '1800')),
+    templateReviewMaxHours: Number(env('TEMPLATE_REVIEW_MAX_HOURS', '72')),
     orderHoldTtlUnitSeconds: Number(env('ORDER_HOLD_TTL_UNIT_SECONDS', '3600')),
     checkoutHoldUnitSeconds: Number(env('CHECKOUT_HOLD_UNIT_SECONDS', '60')),
     workerMetricsPort: env('WORKER_METRICS_PORT', '') === '' ? null : Number(env('WORKER_METRICS_PORT', '')),

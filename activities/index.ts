@@ -23,6 +23,7 @@ import { orderPaid } from '../services/orders/index.js';
 import { createRefundActivities } from './payments/refund.js';
 import { createReconciliationActivities } from './payments/reconciliation.js';
 import { createOccasionActivities } from './occasions/occasion.js';
+import { createTemplateActivities } from './templates/template.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -67,6 +68,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRefundActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
     ...createReconciliationActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
     ...createOccasionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
+    ...createTemplateActivities({ orm: deps.orm, log: deps.log, templates: () => providers.templates() }),
   });
 }
 

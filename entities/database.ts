@@ -14,6 +14,7 @@ import type * as orders from './orders.js';
 import type * as payments from './payments.js';
 import type * as occasions from './occasions.js';
 import type * as shop from './shop.js';
+import type * as templates from './templates.js';
 import type * as webhooks from './webhooks.js';
 
 // The Kysely types of every table, inferred from the entities (docs/decisions.md "One declaration
@@ -56,6 +57,7 @@ export interface FamilyTables {
   payments: Tables<typeof payments>;
   occasions: Tables<typeof occasions>;
   shop: Tables<typeof shop>;
+  templates: Tables<typeof templates>;
   webhooks: Tables<typeof webhooks>;
   /** Kept by hand-written SQL in the migrations (an unlogged table the ORM does not describe). */
   platform: {

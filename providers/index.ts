@@ -2,13 +2,14 @@
 // the channel's stored provider; the API's ingress serves every adapter's webhooks from this list.
 import type { Config } from '../config.js';
 import { createSmsGateway } from './sms-gateway/index.js';
-import { createWhatsAppCloud, createWhatsAppCloudGroups } from './whatsapp-cloud/index.js';
+import { createWhatsAppCloud, createWhatsAppCloudGroups, createWhatsAppCloudTemplates } from './whatsapp-cloud/index.js';
 import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';
 import { createMpesaDaraja } from './mpesa-daraja/index.js';
 import type {
   CatalogueProvider,
   ChannelType,
   ChatGroupProvider,
+  TemplateProvider,
   ChatProvider,
   PaymentProvider,
   Provider,
@@ -64,6 +65,8 @@ export interface ProviderRegistry {
   catalogue(): CatalogueProvider;
   /** The chat provider's groups (its Groups API and the group side of its webhook). */
   chatGroups(): ChatGroupProvider;
+  /** The chat provider's message templates (its template management and the template side of its webhook). */
+  templates(): TemplateProvider;
   /**
    * The payment provider a payment stores as `stored` (absent: the configured one); throws
    * UnknownProvider. Its result callbacks are served from its own `callbacks`, apart from `all`.
@@ -97,6 +100,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     timeoutMs: o.timeoutMs,
   });
   const chatGroups = createWhatsAppCloudGroups({ baseUrl: s.whatsappApiUrl, accessToken: s.whatsappAccessToken, timeoutMs: o.timeoutMs });
+  const templates = createWhatsAppCloudTemplates({ baseUrl: s.whatsappApiUrl, accessToken: s.whatsappAccessToken, timeoutMs: o.timeoutMs });
   const payments = createMpesaDaraja({
     baseUrl: s.paymentProviderUrl,
     consumerKey: s.paymentConsumerKey,
@@ -129,6 +133,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     chat: (stored) => forChannel('whatsapp', stored) as ChatProvider,
     catalogue: () => catalogue,
     chatGroups: () => chatGroups,
+    templates: () => templates,
     payments: (stored) => {
       if (stored && stored !== payments.key) throw new UnknownProvider(`No payment provider adapter is registered as "${stored}".`);
       return payments;

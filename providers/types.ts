@@ -543,3 +543,59 @@ export interface PaymentProvider {
   /** Whether a callback carries a valid, fresh signature (exact bytes, headers); forged, unsigned or stale: false. */
   verifyCallback(req: WebhookRequest): boolean;
 }
+
+// --- Message templates -------------------------------------------------------------------------------
+
+/** A template as the provider holds it, in our words (status and category as the provider spells them). */
+export interface ProviderTemplate {
+  providerTemplateId: string;
+  name: string;
+  language: string;
+  /** The provider's status word (PENDING, APPROVED, REJECTED, PAUSED…). */
+  status: string;
+  category: string;
+  /** Why it was rejected (INVALID_FORMAT…); null when the provider says NONE or nothing. */
+  reason: string | null;
+  components: unknown[];
+}
+
+/** What a template is submitted with (the Cloud API's message_templates body). */
+export interface TemplateSubmission {
+  name: string;
+  language: string;
+  category: string;
+  components: readonly unknown[];
+  allowCategoryChange?: boolean;
+}
+
+/** A template's status as the provider's status-update webhook carries it. */
+export interface TemplateStatusEvent {
+  /** The WABA the webhook entry names. */
+  businessAccountId: string;
+  providerTemplateId: string;
+  name: string | null;
+  language: string | null;
+  /** The provider's event word (APPROVED, REJECTED, PAUSED, FLAGGED…). */
+  event: string;
+  reason: string | null;
+}
+
+/**
+ * The chat provider's template management (Meta's message_templates on a WABA). A refusal keeps the
+ * provider's code (a duplicate name and language is `duplicate`); outages are retryable failures.
+ */
+export interface TemplateProvider {
+  readonly key: ProviderKey;
+  submit(
+    businessAccountId: string,
+    t: TemplateSubmission,
+  ): Promise<ProviderResult<{ providerTemplateId: string; status: string; category: string }>>;
+  /** One template by its provider id; a template the provider no longer has is a permanent failure with code `not_found`. */
+  get(providerTemplateId: string): Promise<ProviderResult<ProviderTemplate>>;
+  /** Every template of the WABA (all pages), optionally only those with this status or this name. */
+  list(businessAccountId: string, filter?: { status?: string; name?: string }): Promise<ProviderResult<ProviderTemplate[]>>;
+  /** Deletes one translation (name and provider id). */
+  remove(businessAccountId: string, name: string, providerTemplateId: string): Promise<ProviderResult<{ deleted: boolean }>>;
+  /** The template status updates a verified webhook carries (none when it carries none). */
+  parseWebhook(req: WebhookRequest): TemplateStatusEvent[];
+}

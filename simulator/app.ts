@@ -14,6 +14,7 @@ import { whatsappRouter } from './whatsapp.js';
 import { metaCatalogueRouter } from './meta-catalogue.js';
 import { groupsSimRouter, whatsappGroupsRouter } from './whatsapp-groups.js';
 import { darajaRouter, paymentsSimRouter } from './mpesa-daraja.js';
+import { templatesSimRouter, whatsappTemplatesRouter } from './whatsapp-templates.js';
 
 export type { SimulatorOptions } from './options.js';
 export type { SimState } from './state.js';
@@ -67,11 +68,14 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
   const routers = [
     smsRouter(state),
     whatsappGroupsRouter(state),
+    // Before the catalogue's /{id} routes: a template id is answered here, any other id handed on.
+    whatsappTemplatesRouter(state),
     whatsappRouter(state),
     metaCatalogueRouter(state),
     groupsSimRouter(state),
     darajaRouter(state),
     paymentsSimRouter(state),
+    templatesSimRouter(state),
     simRouter(state),
   ];
   for (const router of routers) {

@@ -14,6 +14,8 @@ const TITLES: Record<number, string> = {
   131056: '(Business Account, Consumer Account) pair rate limit hit',
   132000: 'Number of parameters does not match the expected number of params',
   132001: 'Template name does not exist in the translation',
+  132015: 'Template is paused',
+  132016: 'Template is disabled',
 };
 
 // Only 130429's subcode appears in Meta's own example; others are left out rather than invented.

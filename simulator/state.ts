@@ -10,6 +10,7 @@ import { RateLimiter } from './rate-limits.js';
 import type { SmsEncoding } from './segments.js';
 import { createGroupsState, resetGroupsState, type GroupsState } from './whatsapp-groups.js';
 import { createPaymentsState, resetPaymentsState, type PaymentsState } from './mpesa-daraja.js';
+import { createTemplatesState, resetTemplatesState, type TemplatesState } from './whatsapp-templates.js';
 
 export interface StatusStep {
   status: string;
@@ -109,7 +110,16 @@ export interface CallbackRecord {
   provider: 'sms' | 'whatsapp' | 'payment';
   /** whatsapp.group: a Groups API webhook (lifecycle, participants, settings, status); messageId is the group id. */
   /** payment.result: an STK result (messageId the CheckoutRequestID); payment.reversal: a reversal's Result (the ConversationID). */
-  kind: 'sms.status' | 'sms.inbound' | 'whatsapp.status' | 'whatsapp.inbound' | 'whatsapp.group' | 'payment.result' | 'payment.reversal';
+  /** whatsapp.template: a message_template_status_update (messageId the template id). */
+  kind:
+    | 'sms.status'
+    | 'sms.inbound'
+    | 'whatsapp.status'
+    | 'whatsapp.inbound'
+    | 'whatsapp.group'
+    | 'whatsapp.template'
+    | 'payment.result'
+    | 'payment.reversal';
   messageId: string | null;
   url: string;
   headers: Record<string, string>;
@@ -166,6 +176,8 @@ export interface SimState {
   readonly groups: GroupsState;
   /** The mobile-money provider's payments, reversals and tokens (mpesa-daraja.ts). */
   readonly payments: PaymentsState;
+  /** WhatsApp message templates under review and approved (whatsapp-templates.ts). */
+  readonly templates: TemplatesState;
   nextSeq(): number;
   /** Forget everything recorded and cancel pending receipts; URLs, delay and templates survive. */
   reset(): void;
@@ -195,6 +207,7 @@ export function createState(options: SimulatorOptions): SimState {
     catalogue: createCatalogueState(options.catalogueBatchMs),
     groups: createGroupsState(),
     payments: createPaymentsState(options),
+    templates: createTemplatesState(),
     nextSeq: () => ++seq,
     reset() {
       state.life.restart();
@@ -215,6 +228,7 @@ export function createState(options: SimulatorOptions): SimState {
       resetCatalogueState(state.catalogue);
       resetGroupsState(state.groups);
       resetPaymentsState(state.payments);
+      resetTemplatesState(state.templates);
     },
   };
   return state;

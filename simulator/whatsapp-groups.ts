@@ -45,6 +45,7 @@ import { metaJson } from './signing.js';
 import type { CallbackRecord, SimState } from './state.js';
 import { digitsOf, headersOfInterest, isHttpUrl, unixSeconds, wamid } from './util.js';
 import { validateMessage } from './whatsapp-validate.js';
+import { managedTemplate } from './whatsapp-templates.js';
 import { deliver } from './webhooks.js';
 
 type Context = KoaContext & { params: Record<string, string> };
@@ -814,7 +815,11 @@ export function whatsappGroupsRouter(state: SimState): Router {
     // The content rules are the 1:1 ones; only the recipient differs.
     const check = validateMessage(
       { ...b, recipient_type: 'individual', to: '10000000' },
-      { templates: state.config.templates, strictTemplates: state.config.strictTemplates },
+      {
+        templates: state.config.templates,
+        strictTemplates: state.config.strictTemplates,
+        managed: (name, language) => managedTemplate(state, name, language),
+      },
     );
     if (!check.ok) return fail(ctx, check.problem.code, check.problem.details, { to });
     if (check.msg.category === 'authentication') {

@@ -7,8 +7,21 @@ import type { TemplateDef } from './state.js';
 const COMPONENT_TYPES = ['header', 'body', 'footer', 'button'];
 const BUTTON_SUB_TYPES = ['quick_reply', 'url', 'copy_code', 'flow', 'catalog', 'mpm', 'voice_call', 'order_details'];
 
+/** What a send needs of a template made through the management API: its status and parameter counts. */
+export interface ManagedTemplate {
+  status: string;
+  category: string;
+  headerParams: number;
+  bodyParams: number;
+}
+
 /** Returns the pricing category used in later status webhooks. */
-export function validateTemplate(t: Record<string, unknown>, registry: Map<string, TemplateDef>, strict: boolean): string {
+export function validateTemplate(
+  t: Record<string, unknown>,
+  registry: Map<string, TemplateDef>,
+  strict: boolean,
+  managed?: (name: string, language: string) => ManagedTemplate | undefined,
+): string {
   const name = str(t, 'name', 'template.name', 512) as string;
   const language = obj(t, 'language', 'template.language') as Record<string, unknown>;
   const code = str(language, 'code', 'template.language.code', 16) as string;
@@ -34,6 +47,22 @@ export function validateTemplate(t: Record<string, unknown>, registry: Map<strin
     });
   }
 
+  // A template made through the management API is sendable once approved, with its own parameter counts.
+  const m = managed?.(name, code);
+  if (m) {
+    if (m.status === 'PAUSED') throw new GraphProblem(132015, `template name (${name}) is paused`);
+    if (m.status === 'DISABLED') throw new GraphProblem(132016, `template name (${name}) is disabled`);
+    if (m.status !== 'APPROVED') throw new GraphProblem(132001, `template name (${name}) does not exist in ${code}`);
+    for (const part of ['header', 'body'] as const) {
+      const expected = part === 'body' ? m.bodyParams : m.headerParams;
+      if (expected !== counts[part])
+        throw new GraphProblem(
+          132000,
+          `${part}: number of localizable_params (${counts[part]}) does not match the expected number of params (${expected})`,
+        );
+    }
+    return m.category.toLowerCase();
+  }
   const def = registry.get(name);
   if (!def) {
     if (strict) throw new GraphProblem(132001, `template name (${name}) does not exist in ${code}`);

@@ -3,7 +3,7 @@
 import { arr, badParam, GraphProblem, invalid, isObj, missing, obj, str, validateMedia } from './graph-errors.js';
 import type { TemplateDef } from './state.js';
 import { validateInteractive } from './whatsapp-interactive.js';
-import { validateTemplate } from './whatsapp-template.js';
+import { validateTemplate, type ManagedTemplate } from './whatsapp-template.js';
 
 export const MESSAGE_TYPES = [
   'text',
@@ -31,6 +31,8 @@ export interface ValidMessage {
 export interface ValidationContext {
   templates: Map<string, TemplateDef>;
   strictTemplates: boolean;
+  /** A template made through the template management API (whatsapp-templates.ts), by name and language. */
+  managed?: (name: string, language: string) => ManagedTemplate | undefined;
 }
 
 export function validateMessage(
@@ -96,7 +98,7 @@ function check(body: unknown, vctx: ValidationContext): ValidMessage {
       if (typeof content.emoji !== 'string') throw missing('reaction.emoji');
       break;
     case 'template':
-      category = validateTemplate(content, vctx.templates, vctx.strictTemplates);
+      category = validateTemplate(content, vctx.templates, vctx.strictTemplates, vctx.managed);
       break;
     case 'location':
       for (const k of ['latitude', 'longitude']) {

@@ -8,6 +8,7 @@ import type { SimState, WaRecord } from './state.js';
 import { headersOfInterest, isUndeliverable, wamid } from './util.js';
 import { validateMessage } from './whatsapp-validate.js';
 import { startWaTimeline, statusError } from './whatsapp-webhooks.js';
+import { managedTemplate } from './whatsapp-templates.js';
 
 export const WINDOW_MS = 24 * 3600 * 1000;
 
@@ -74,7 +75,11 @@ export function whatsappRouter(state: SimState): Router {
       }
     }
 
-    const result = validateMessage(body, { templates: state.config.templates, strictTemplates: state.config.strictTemplates });
+    const result = validateMessage(body, {
+      templates: state.config.templates,
+      strictTemplates: state.config.strictTemplates,
+      managed: (name, language) => managedTemplate(state, name, language),
+    });
     if (!result.ok) return reject(result.problem.code, result.problem.details, null, recipient);
     const { msg } = result;
     const payload = body as Record<string, unknown>;

@@ -20,3 +20,5 @@ export { paymentReconciliationWorkflowId } from '../workflows/payments/reconcili
 export { occasionWorkflowId as occasionScheduleId } from '../workflows/occasions/occasion.starter.js';
 /** The Temporal Schedule behind an automation schedule (same uuid). */
 export const automationScheduleId = (accountId: number, scheduleId: string) => `schedule/${accountId}/${scheduleId}`;
+export { templateReviewWorkflowId } from '../workflows/templates/template-review.starter.js';
+export { templateCallWorkflowId } from '../workflows/templates/template-call.starter.js';

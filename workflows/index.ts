@@ -19,3 +19,5 @@ export { paymentWorkflow } from './payments/payment.js';
 export { refundWorkflow } from './payments/refund.js';
 export { paymentReconciliationWorkflow } from './payments/reconciliation.js';
 export { occasionWorkflow } from './occasions/occasion.js';
+export { templateReviewWorkflow } from './templates/template-review.js';
+export { templateCallWorkflow } from './templates/template-call.js';

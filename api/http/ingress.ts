@@ -7,6 +7,7 @@ import type { JsonSchema } from './validation.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { providerWebhooks, type ChatOrderHook, type InboundWebhookHook, type WebhookAnswer } from '../../services/messaging/ingress.js';
 import { receiveGroupWebhook } from '../../services/groups/index.js';
+import { receiveTemplateWebhook } from '../../services/templates/index.js';
 import { receiveChatOrder } from '../../services/orders/index.js';
 import { paymentWebhooks } from '../../services/payments/index.js';
 import { requestIdFor, withRequestId } from '../../observability/request-id.js';
@@ -45,7 +46,11 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
   if (!list) {
     // Chat groups read the group side of each verified webhook, and orders make a chat cart an order:
     // subscribed here, so messaging imports nothing of theirs.
-    const inboundHooks: InboundWebhookHook[] = [(provider, req) => receiveGroupWebhook(deps, provider, req)];
+    // Templates read their status updates the same way.
+    const inboundHooks: InboundWebhookHook[] = [
+      (provider, req) => receiveGroupWebhook(deps, provider, req),
+      (provider, req) => receiveTemplateWebhook(deps, provider, req),
+    ];
     const chatOrders: ChatOrderHook = (e) => receiveChatOrder(deps, e);
     // The payment provider's result callbacks are forwarded to each payment's workflow.
     list = [...providerWebhooks({ ...deps, inboundHooks, chatOrders }), ...paymentWebhooks(deps)].map((w) => ({

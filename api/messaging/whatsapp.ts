@@ -5,6 +5,7 @@ import { sendWhatsApp, listWhatsAppAccounts } from '../../services/messaging/wha
 import { sendResponse } from './sms.js';
 import { whatsappSendBody } from '../../services/messaging/send-schemas.js';
 import { noInput } from '../../services/platform/storable.js';
+import { checkTemplateSend } from '../../services/templates/index.js';
 
 export const sendWhatsAppOperation = defineOperation({
   name: 'send_whatsapp_message',
@@ -14,7 +15,11 @@ export const sendWhatsAppOperation = defineOperation({
   summary: 'Send a chat-channel message',
   auth: 'rest',
   body: whatsappSendBody,
-  description: 'Free-form content outside the 24-hour window is refused by the provider and shows as 201 with status failed.',
+  description:
+    'Free-form content outside the 24-hour window is refused by the provider and shows as 201 with status failed. A template ' +
+    'known to the account (that name and language on the sender’s business account, docs/templates.md) must be approved and ' +
+    'given the parameters its header and body take, else 422 before the provider is asked; a template name never seen here ' +
+    'is forwarded to the provider as it is (a refusal then shows as 201 with status failed).',
   output: {
     kind: 'list',
     contract: 'Endpoints > Chat-channel messages: 201, same shape as SMS send (data.messages)',
@@ -28,7 +33,8 @@ export const sendWhatsAppOperation = defineOperation({
     elevation: 'mcp:send',
     annotations: HINTS.send,
   },
-  handler: async ({ rc, deps }, input) => ({ messages: await sendWhatsApp(rc, deps, input) }),
+  // The templates family checks a template send: wired here, so messaging imports nothing of templates.
+  handler: async ({ rc, deps }, input) => ({ messages: await sendWhatsApp(rc, deps, input, { checkTemplate: checkTemplateSend }) }),
 });
 
 export const listWhatsAppAccountsOperation = defineOperation({

@@ -1,11 +1,12 @@
 // The WhatsApp Cloud API adapter: everything about this provider, behind ChatProvider.
-import type { ChatGroupProvider, ChatProvider, WebhookRequest } from '../types.js';
+import type { ChatGroupProvider, ChatProvider, TemplateProvider, WebhookRequest } from '../types.js';
 import { WhatsAppCloudClient, type WhatsAppCloudOptions } from './client.js';
 import { buildCloudApiPayload, readCloudApiRequest, type CloudApiRequest } from './payload.js';
 import { verifyMetaSignature } from './signature.js';
 import { mapWhatsAppStatus } from './status.js';
 import { WHATSAPP_WEBHOOK_PATH, parseWhatsAppGroupWebhook, parseWhatsAppWebhook, whatsAppHandshake } from './webhook.js';
 import { WhatsAppGroupsClient, groupMessagePayload } from './groups.js';
+import { WhatsAppTemplatesClient, parseTemplateWebhook } from './templates.js';
 
 export interface WhatsAppCloudSettings extends WhatsAppCloudOptions {
   /** Key of X-Hub-Signature-256. */
@@ -93,6 +94,19 @@ export function createWhatsAppCloudGroups(o: WhatsAppCloudOptions): ChatGroupPro
 }
 
 const MENTIONS_GROUP = Buffer.from('group');
+
+/** Template management (./templates.ts) and the template side of the WABA's webhook. */
+export function createWhatsAppCloudTemplates(o: WhatsAppCloudOptions): TemplateProvider {
+  const client = new WhatsAppTemplatesClient(o);
+  return {
+    key: 'whatsapp-cloud',
+    submit: (waba, t) => client.submit(waba, t),
+    get: (id) => client.get(id),
+    list: (waba, filter) => client.list(waba, filter),
+    remove: (waba, name, id) => client.remove(waba, name, id),
+    parseWebhook: parseTemplateWebhook,
+  };
+}
 
 export {
   WhatsAppGroupsClient,

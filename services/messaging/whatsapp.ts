@@ -24,8 +24,20 @@ export async function resolveWhatsAppSender(rc: RequestContext, senderId: string
   return found[0];
 }
 
+/** A check of a template send against the account's own templates: field problems, or null when it may go to the provider. */
+export type TemplateSendCheck = (
+  rc: RequestContext,
+  businessAccountId: string | null,
+  template: { name: string; language: string; components: readonly unknown[] },
+) => Promise<Record<string, string[]> | null>;
+
 /** POST /whatsapp/send: one record per recipient, the Cloud API body stored for the dispatch. */
-export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps, input: WhatsAppSendInput) {
+export async function sendWhatsApp(
+  rc: RequestContext,
+  deps: MessageServiceDeps,
+  input: WhatsAppSendInput,
+  hooks: { checkTemplate?: TemplateSendCheck } = {},
+) {
   // Every recipient is checked before anything is created: a bad one refuses the whole request.
   const checked = checkRecipients(input.recipient, input.recipients);
   const recipients = checked.recipients;
@@ -34,6 +46,11 @@ export async function sendWhatsApp(rc: RequestContext, deps: MessageServiceDeps,
   if (Object.keys(errors).length || !prepared) throw validationFailed(errors);
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const from = await resolveWhatsAppSender(rc, input.sender_id);
+  // A template the account knows is checked before the provider is asked (approved, parameter counts).
+  if (prepared.templateParams && hooks.checkTemplate) {
+    const problems = await hooks.checkTemplate(rc, from.business_account_id ?? null, prepared.templateParams);
+    if (problems) throw validationFailed(problems);
+  }
   const replyTo = input.in_reply_to_gateway_id?.trim() || null;
   // The request is built now, by the adapter of the number's channel, and stored for the dispatch.
   const chat = providerRegistry(deps.config).chat(from.provider);

@@ -52,6 +52,10 @@ interface Refs {
   subjectId: string;
   /** A's own (custom) occasion's key. */
   occasion: string;
+  /** A's message template (submitted for review on A's WABA). */
+  template: string;
+  /** A's WhatsApp business account (WABA). */
+  waba: string;
   /** A's WhatsApp number's provider phone-number id: the sender_id of chat sends and groups. */
   waSender: string;
   smsSender: string;
@@ -86,6 +90,7 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'groups/{id}': 'chatGroup',
   'payments/{payment}': 'payment',
   'occasions/{key}': 'occasion',
+  'templates/{id}': 'template',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -231,6 +236,13 @@ async function seed(t: Tenant): Promise<Refs> {
   const occasion = `a-${MARK}`;
   await created('PUT', `/api/v3/occasions/${occasion}`, key, { kind: 'holiday', name: `${MARK} occasion`, date: '12-31' });
 
+  // A message template on A's WABA (its body carries MARK: an answer holding it shows it).
+  const template = await created('POST', '/api/v3/whatsapp/templates', key, {
+    name: `a_${t.accountId}_greeting`,
+    category: 'UTILITY',
+    components: [{ type: 'BODY', text: `Hello {{1}}, ${MARK} here.`, example: { body_text: [['Ann']] } }],
+  });
+
   return {
     sms,
     whatsapp,
@@ -254,6 +266,8 @@ async function seed(t: Tenant): Promise<Refs> {
     payment: payment.body.data.id,
     subjectId,
     occasion,
+    template: String(template.id),
+    waba: `WABA${t.accountId}`,
     waSender: phoneNumberId,
     smsSender,
     conversation: `whatsapp:${phoneNumberId}:${customer}`,
@@ -406,6 +420,7 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   pin_chat_group_message: (r) => ({ message_uid: r.whatsapp, pin: true }),
   update_chat_group: () => ({ subject: 'from B' }),
   update_occasion: () => ({ message: 'from B' }),
+  deploy_message_template: () => ({ business_account_id: 'WABA0' }),
 };
 
 /**
@@ -449,6 +464,12 @@ const BODY_REFERENCES: Record<string, { args: (r: Refs) => Record<string, unknow
   list_chat_groups: { args: (r) => ({ sender_id: r.waSender }), expect: 'none_of_a' },
   update_occasion_defaults: { args: (r) => ({ contact_group_ids: [r.contactGroup] }), expect: 'refused' },
   create_chat_group: { args: (r) => ({ subject: 'from B', sender_id: r.waSender }), expect: 'refused' },
+  create_message_template: {
+    args: (r) => ({ business_account_id: r.waba, name: 'from_b', category: 'UTILITY', components: [{ type: 'BODY', text: 'from B' }] }),
+    expect: 'refused',
+  },
+  list_message_templates: { args: (r) => ({ business_account_id: r.waba }), expect: 'none_of_a' },
+  sync_message_templates: { args: (r) => ({ business_account_id: r.waba }), expect: 'refused' },
 };
 
 /** Tools that name no resource of the account (reads of the whole account, creations from nothing): B's reads of them must hold nothing of A's. */
@@ -490,21 +511,23 @@ async function fingerprint(t: Tenant, r: Refs) {
   };
   const C = `/api/v3/catalogues/${r.catalogue}`;
   // (Not A's message count: its campaign may still be sending.)
-  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion] = await Promise.all([
-    get(`/api/v3/contact-groups/${r.contactGroup}`),
-    get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
-    get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
-    get(C),
-    get(`${C}/products/${r.product}`),
-    get(`${C}/products`),
-    get(`${C}/feeds/${r.feed}`),
-    get(`/api/v3/catalogues/orders/${r.order}`),
-    get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
-    get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
-    get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
-    get(`/api/v3/payments/${r.payment}`),
-    get(`/api/v3/occasions/${r.occasion}`),
-  ]);
+  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion, template] =
+    await Promise.all([
+      get(`/api/v3/contact-groups/${r.contactGroup}`),
+      get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
+      get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
+      get(C),
+      get(`${C}/products/${r.product}`),
+      get(`${C}/products`),
+      get(`${C}/feeds/${r.feed}`),
+      get(`/api/v3/catalogues/orders/${r.order}`),
+      get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
+      get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
+      get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
+      get(`/api/v3/payments/${r.payment}`),
+      get(`/api/v3/occasions/${r.occasion}`),
+      get(`/api/v3/whatsapp/templates/${r.template}`),
+    ]);
   return {
     group: group.name,
     contact: [contact.name, contact.full_phone_number],
@@ -519,6 +542,7 @@ async function fingerprint(t: Tenant, r: Refs) {
     chat: [chat.subject, chat.description, chat.invite_link],
     payment: [payment.amount_minor, payment.subject_id],
     occasion: [occasion.name, occasion.date, occasion.message],
+    template: [template.name, template.business_account_id, template.components],
   };
 }
 

@@ -90,6 +90,9 @@ export function providerDoubles(answers: SendAnswer[] = [ok('PM1')]) {
     chatGroups: () => {
       throw new Error('no chat groups in this double');
     },
+    templates: () => {
+      throw new Error('no templates in this double');
+    },
     payments: () => {
       throw new Error('no payment provider in this double');
     },

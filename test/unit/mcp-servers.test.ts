@@ -69,6 +69,7 @@ const CONTRACT_TAG: Record<string, string> = {
   'Chat-channel messages': 'chat-channel messages',
   'Chat-channel groups': 'groups',
   'Contact groups': 'Contacts',
+  Templates: 'templates',
 };
 
 /**
