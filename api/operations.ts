@@ -43,6 +43,7 @@ import { paymentSettingsOperations } from './payments/settings.js';
 import { paymentReconciliationOperations } from './payments/reconciliation.js';
 import { oauthSettingsOperations } from './oauth/settings.js';
 import { occasionOperations, occasionSettingsOperations } from './occasions/occasions.js';
+import { leadOperations, leadSettingsOperations } from './leads/leads.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -73,6 +74,7 @@ export const customerOperations: readonly Operation[] = [
   ...chatGroupOperations,
   ...paymentOperations,
   ...occasionOperations,
+  ...leadOperations,
 ];
 
 /**
@@ -92,6 +94,7 @@ export const operatorOperations: readonly Operation[] = [
   ...paymentReconciliationOperations,
   ...oauthSettingsOperations,
   ...occasionSettingsOperations,
+  ...leadSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

@@ -13,6 +13,7 @@ import type * as oauth from './oauth.js';
 import type * as orders from './orders.js';
 import type * as payments from './payments.js';
 import type * as occasions from './occasions.js';
+import type * as leads from './leads.js';
 import type * as shop from './shop.js';
 import type * as webhooks from './webhooks.js';
 
@@ -55,6 +56,7 @@ export interface FamilyTables {
   orders: Tables<typeof orders>;
   payments: Tables<typeof payments>;
   occasions: Tables<typeof occasions>;
+  leads: Tables<typeof leads>;
   shop: Tables<typeof shop>;
   webhooks: Tables<typeof webhooks>;
   /** Kept by hand-written SQL in the migrations (an unlogged table the ORM does not describe). */

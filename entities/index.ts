@@ -13,6 +13,7 @@ import * as groups from './groups.js';
 import * as payments from './payments.js';
 import * as oauth from './oauth.js';
 import * as occasions from './occasions.js';
+import * as leads from './leads.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -28,6 +29,7 @@ export * from './groups.js';
 export * from './payments.js';
 export * from './oauth.js';
 export * from './occasions.js';
+export * from './leads.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -46,4 +48,5 @@ export const entities: EntitySchema<any, any>[] = [
   payments,
   oauth,
   occasions,
+  leads,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));
