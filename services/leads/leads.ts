@@ -643,13 +643,13 @@ export async function mergeLeads(rc: RequestContext, ref: string, body: { lead_i
   const c = await admit(rc, true);
   const primaryId = numericId(ref, 'Lead');
   const otherId = body.lead_id;
-  if (otherId === primaryId) throw invalid({ lead_id: ['A lead cannot be merged into itself.'] });
   return rc.em.transactional(async (em) => {
     const accountId = rc.account.id;
     const rows = await lockLeads(em, accountId, [primaryId, otherId]);
     const primary = rows.find((r) => Number(r.id) === primaryId);
     const other = rows.find((r) => Number(r.id) === otherId);
     if (!primary || !visible(c, primary)) throw notFound('Lead');
+    if (otherId === primaryId) throw invalid({ lead_id: ['A lead cannot be merged into itself.'] });
     if (!other || !visible(c, other)) throw invalid({ lead_id: ['No lead of this account you can see has this id.'] });
     const before = valuesOf(primary);
     const o = valuesOf(other);
