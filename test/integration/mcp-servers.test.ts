@@ -56,6 +56,11 @@ interface Refs {
   waSender: string;
   smsSender: string;
   conversation: string;
+  lead: string;
+  /** A label of A's lead (a path parameter of remove_lead_label). */
+  label: string;
+  /** A's lead's phone number: B's upsert of it makes B's own lead. */
+  leadPhone: string;
 }
 
 /**
@@ -86,6 +91,8 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'groups/{id}': 'chatGroup',
   'payments/{payment}': 'payment',
   'occasions/{key}': 'occasion',
+  'leads/{lead}': 'lead',
+  'labels/{label}': 'label',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -231,6 +238,14 @@ async function seed(t: Tenant): Promise<Refs> {
   const occasion = `a-${MARK}`;
   await created('PUT', `/api/v3/occasions/${occasion}`, key, { kind: 'holiday', name: `${MARK} occasion`, date: '12-31' });
 
+  const leadPhone = `+2557${uniquePhone('').slice(-8)}`;
+  const lead = await created('POST', '/api/v3/leads', key, {
+    phone: leadPhone,
+    name: `${MARK} lead`,
+    labels: ['vip'],
+    note: `${MARK} note`,
+  });
+
   return {
     sms,
     whatsapp,
@@ -257,6 +272,9 @@ async function seed(t: Tenant): Promise<Refs> {
     waSender: phoneNumberId,
     smsSender,
     conversation: `whatsapp:${phoneNumberId}:${customer}`,
+    lead: String(lead.id),
+    label: 'vip',
+    leadPhone,
   };
 }
 
@@ -352,7 +370,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 19, empty.join());
+    assert.equal(empty.length, 18, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -406,6 +424,12 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   pin_chat_group_message: (r) => ({ message_uid: r.whatsapp, pin: true }),
   update_chat_group: () => ({ subject: 'from B' }),
   update_occasion: () => ({ message: 'from B' }),
+  update_lead: () => ({ name: 'from B' }),
+  change_lead_stage: () => ({ stage: 'contacted' }),
+  assign_lead: () => ({ assignee_id: null }),
+  add_lead_labels: () => ({ labels: ['from-b'] }),
+  add_lead_note: () => ({ body: 'from B' }),
+  merge_leads: (r) => ({ lead_id: Number(r.lead) }),
 };
 
 /**
@@ -449,6 +473,8 @@ const BODY_REFERENCES: Record<string, { args: (r: Refs) => Record<string, unknow
   list_chat_groups: { args: (r) => ({ sender_id: r.waSender }), expect: 'none_of_a' },
   update_occasion_defaults: { args: (r) => ({ contact_group_ids: [r.contactGroup] }), expect: 'refused' },
   create_chat_group: { args: (r) => ({ subject: 'from B', sender_id: r.waSender }), expect: 'refused' },
+  // A's person upserted by B: B's own lead, holding nothing of A's lead.
+  upsert_lead: { args: (r) => ({ phone: r.leadPhone, name: 'from B' }), expect: 'none_of_a' },
 };
 
 /** Tools that name no resource of the account (reads of the whole account, creations from nothing): B's reads of them must hold nothing of A's. */
@@ -471,6 +497,9 @@ const NO_RESOURCE_ID = [
   'list_data_groups',
   'list_occasions',
   'get_occasion_defaults',
+  'list_leads',
+  'get_lead_settings',
+  'update_lead_settings',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */
@@ -490,21 +519,23 @@ async function fingerprint(t: Tenant, r: Refs) {
   };
   const C = `/api/v3/catalogues/${r.catalogue}`;
   // (Not A's message count: its campaign may still be sending.)
-  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion] = await Promise.all([
-    get(`/api/v3/contact-groups/${r.contactGroup}`),
-    get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
-    get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
-    get(C),
-    get(`${C}/products/${r.product}`),
-    get(`${C}/products`),
-    get(`${C}/feeds/${r.feed}`),
-    get(`/api/v3/catalogues/orders/${r.order}`),
-    get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
-    get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
-    get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
-    get(`/api/v3/payments/${r.payment}`),
-    get(`/api/v3/occasions/${r.occasion}`),
-  ]);
+  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion, lead] =
+    await Promise.all([
+      get(`/api/v3/contact-groups/${r.contactGroup}`),
+      get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
+      get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
+      get(C),
+      get(`${C}/products/${r.product}`),
+      get(`${C}/products`),
+      get(`${C}/feeds/${r.feed}`),
+      get(`/api/v3/catalogues/orders/${r.order}`),
+      get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
+      get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
+      get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
+      get(`/api/v3/payments/${r.payment}`),
+      get(`/api/v3/occasions/${r.occasion}`),
+      get(`/api/v3/leads/${r.lead}`),
+    ]);
   return {
     group: group.name,
     contact: [contact.name, contact.full_phone_number],
@@ -519,6 +550,7 @@ async function fingerprint(t: Tenant, r: Refs) {
     chat: [chat.subject, chat.description, chat.invite_link],
     payment: [payment.amount_minor, payment.subject_id],
     occasion: [occasion.name, occasion.date, occasion.message],
+    lead: [lead.name, lead.stage, lead.labels, lead.assignee_id, lead.identities, lead.updated_at],
   };
 }
 
