@@ -222,6 +222,11 @@ const accountOperations = [
         fields: ['wallet_balance', 'currency', 'billing_mode'],
         flags: { balance: 'wallet_balance' },
       },
+      {
+        command: 'accounts:country',
+        help: 'Set the account’s country (ISO 3166-1 alpha-2): the region of national phone numbers',
+        fields: ['country'],
+      },
     ],
     handler: async ({ oc }, { account, ...changes }) => updateAccount(oc, await accountRef(oc, account), changes),
   }),
