@@ -21,7 +21,7 @@ import { numericId } from '../platform/ids.js';
 import { pageAnswer, pageOf } from '../platform/pagination.js';
 import { accountCountry, userIdsOf } from '../account/index.js';
 import { emitEvent, type EventKind } from '../webhooks/index.js';
-import { leadPhone } from './phones.js';
+import { isInternational, leadPhone } from './phones.js';
 import {
   activityPage,
   addActivities,
@@ -189,7 +189,8 @@ async function identitiesIn(
   const region = async () => (country ??= body.country ?? (await accountCountry(rc.em, rc.account.id)));
   const out: Named = { ids, phone: null, email: null, chatId: null };
   if (typeof body.phone === 'string') {
-    const p = leadPhone(body.phone, await region());
+    // The account's country is read only for a number that needs it (one round trip fewer otherwise).
+    const p = leadPhone(body.phone, isInternational(body.phone) ? undefined : await region());
     if ('problem' in p) errors.phone = [p.problem];
     else ids.push({ kind: 'phone', value: (out.phone = p.e164) });
   }
@@ -404,12 +405,12 @@ async function upsertOnce(em: EntityManager, rc: RequestContext, c: Caller, body
   const view = await present(em, accountId, saved);
   await recordChanges(em, rc, c, before, after, view, { added, claimed: claimed.length, note: body.note, reason: body.reason });
   const others = [...new Set(matches.map((m) => m.lead_id).filter((l) => l !== id))];
-  const duplicates = others.length ? (await lockLeadsSeen(em, rc, c, others)).map((r) => Number(r.id)) : [];
+  const duplicates = others.length ? (await visibleAmong(em, rc, c, others)).map((r) => Number(r.id)) : [];
   return { ...view, created: false, matched_by: best.kind, duplicate_ids: duplicates };
 }
 
 /** The leads among `ids` the caller can see (read without a lock: only their ids are answered). */
-async function lockLeadsSeen(em: EntityManager, rc: RequestContext, c: Caller, ids: number[]) {
+async function visibleAmong(em: EntityManager, rc: RequestContext, c: Caller, ids: number[]) {
   const rows = await Promise.all(ids.map((i) => leadRow(em, rc.account.id, i)));
   return rows.filter((r): r is LeadRecord => r !== null && visible(c, r));
 }
@@ -427,25 +428,27 @@ async function recordChanges(
   const accountId = rc.account.id;
   const acts: ActivityInput[] = [];
   const events: [EventKind, Record<string, unknown>][] = [];
-  const push = (kind: string, event: EventKind, data: Record<string, unknown>, body?: string) => {
-    acts.push({ kind, data, body, actor: c.label, userId: c.userId });
-    events.push([event, data]);
+  // The timeline row keeps what changed; the event carries the lead as it is now and what it was before.
+  const push = (kind: string, event: EventKind, data: Record<string, unknown>, extra: Record<string, unknown> = data) => {
+    acts.push({ kind, data, actor: c.label, userId: c.userId });
+    events.push([event, extra]);
   };
   const changes = changedFields(before, after);
   if (changes.length || o.claimed) push('updated', 'lead.updated', { changes });
   if (before.stage !== after.stage)
     push('stage_changed', 'lead.stage_changed', { from_stage: before.stage, to_stage: after.stage, reason: o.reason ?? null });
   if (before.assignee_id !== after.assignee_id)
-    push('assigned', 'lead.assigned', { previous_assignee_id: before.assignee_id, assignee_id: after.assignee_id });
+    push(
+      'assigned',
+      'lead.assigned',
+      { previous_assignee_id: before.assignee_id, assignee_id: after.assignee_id },
+      { previous_assignee_id: before.assignee_id },
+    );
   for (const label of o.added ?? []) push('label_added', 'lead.label_added', { label });
   for (const label of o.removed ?? []) push('label_removed', 'lead.label_removed', { label });
   if (o.note) acts.push({ kind: 'note', body: o.note, data: {}, actor: c.label, userId: c.userId });
   const rows = await addActivities(em, accountId, view.id, acts);
-  // The events carry the lead as it is now, and what changed; the stage event says from and to.
-  for (const [kind, data] of events) {
-    const { assignee_id: _assignee, ...rest } = data;
-    await emitLead(em, accountId, kind, view, kind === 'lead.assigned' ? { previous_assignee_id: data.previous_assignee_id } : rest);
-  }
+  for (const [kind, extra] of events) await emitLead(em, accountId, kind, view, extra);
   const note = o.note ? rows[rows.length - 1] : undefined;
   if (note) await emitLead(em, accountId, 'lead.note_added', view, { note_id: Number(note.id), note: note.body });
 }

@@ -29,13 +29,23 @@ const possible = (raw: string, region?: CountryCode): string | null => {
   }
 };
 
-export function leadPhone(raw: string, country?: string | null): LeadPhone {
-  const region = country && isSupportedCountry(country.toUpperCase()) ? (country.toUpperCase() as CountryCode) : undefined;
+const compacted = (raw: string) =>
   // "+255 (0)754…": the trunk zero some write after the country code is not dialled from abroad.
-  let s = raw.trim().replace(SCHEME, '').replace(/\(0\)/g, '').replace(FORMATTING, '');
   // 00 + country code is the international prefix of most countries, and libphonenumber reads it only
   // as the default region's own prefix (TZ's is 000/005/006: 00255… would become +2550255…).
-  s = s.replace(/^00(?=[1-9])/, '+');
+  raw
+    .trim()
+    .replace(SCHEME, '')
+    .replace(/\(0\)/g, '')
+    .replace(FORMATTING, '')
+    .replace(/^00(?=[1-9])/, '+');
+
+/** Whether the number is written with its country code (+ or 00), so no country is needed to read it. */
+export const isInternational = (raw: string) => compacted(raw).startsWith('+');
+
+export function leadPhone(raw: string, country?: string | null): LeadPhone {
+  const region = country && isSupportedCountry(country.toUpperCase()) ? (country.toUpperCase() as CountryCode) : undefined;
+  const s = compacted(raw);
   if (!/^\+?\d{4,17}$/.test(s)) return { problem: NOT_A_PHONE };
   if (s.startsWith('+')) {
     const n = possible(s);
