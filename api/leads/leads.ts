@@ -46,7 +46,8 @@ import {
 // on the MCP `leads` server under mcp:leads; changes need mcp:write, a delete or a merge mcp:delete.
 
 const L = '/api/v3/leads';
-const base = { tag: 'Leads', auth: 'rest', issuerRequired: true } as const;
+// A request the schemas refuse is 422 with reason invalid, as the service's own refusals of a value are.
+const base = { tag: 'Leads', auth: 'rest', issuerRequired: true, invalidReason: 'invalid' } as const;
 const tools = { servers: ['leads'], scope: 'mcp:leads' } as const;
 const read = { ...tools, annotations: HINTS.read } as const;
 const write = { ...tools, elevation: 'mcp:write', annotations: HINTS.write } as const;

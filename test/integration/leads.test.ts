@@ -165,7 +165,7 @@ test('stages, labels, notes, assignment, list filters, delete, and the lead even
 
   // Stages.
   const bad = await api('POST', `${L}/${id}/stage`, t.token, { stage: 'closed' });
-  assert.equal(bad.status, 422, bad.text);
+  assert.deepEqual([bad.status, bad.body.reason, Object.keys(bad.body.errors)], [422, 'invalid', ['stage']], bad.text);
   const noReason = await api('POST', `${L}/${id}/stage`, t.token, { stage: 'lost' });
   assert.deepEqual([noReason.status, noReason.body.reason], [422, 'reason_required']);
   assert.equal((await api('POST', `${L}/${id}/stage`, t.token, { stage: 'qualified' })).body.data.stage, 'qualified');
@@ -321,6 +321,10 @@ test('permissions on the issuer, what a key without leads.data.all sees, the mod
     const made = (await c.callTool({ name: 'upsert_lead', arguments: { phone: p.forms[8], labels: ['from-ai'] } })) as any;
     assert.notEqual(made.isError, true, JSON.stringify(made));
     assert.deepEqual([made.structuredContent.id, made.structuredContent.labels], [pooled, ['from-ai']]);
+    // A tool's arguments the schema refuses carry the same reason as on REST.
+    const refused = (await c.callTool({ name: 'change_lead_stage', arguments: { lead: String(pooled), stage: 'closed' } })) as any;
+    assert.equal(refused.isError, true);
+    assert.equal(JSON.parse(refused.content[0].text).reason, 'invalid');
   });
 
   // The operator switches the module off: every lead path answers 403.
@@ -350,36 +354,36 @@ test('bad input is a clear 4xx and writes nothing; another account’s lead ids 
     ['POST', L, { phone: '12345' }, 422, 'invalid'],
     ['POST', L, { phone: '+255 12' }, 422, 'invalid'],
     ['POST', L, { phone: '0754123456x' }, 422, 'invalid'],
-    ['POST', L, { phone: 'x'.repeat(65) }, 422],
+    ['POST', L, { phone: 'x'.repeat(65) }, 422, 'invalid'],
     ['POST', L, { email: 'not-an-address' }, 422, 'invalid'],
     ['POST', L, { email: 'a@b' }, 422, 'invalid'],
     ['POST', L, { phone: p.e164, email: 'broken@' }, 422, 'invalid'],
-    ['POST', L, { phone: p.e164, stage: 'closed' }, 422],
+    ['POST', L, { phone: p.e164, stage: 'closed' }, 422, 'invalid'],
     ['POST', L, { phone: p.e164, stage: 'lost' }, 422, 'reason_required'],
-    ['POST', L, { phone: p.e164, note: 'n'.repeat(10_001) }, 422],
+    ['POST', L, { phone: p.e164, note: 'n'.repeat(10_001) }, 422, 'invalid'],
     ['POST', L, { phone: p.e164, assignee_id: 99_999_999 }, 422, 'assignee_unknown'],
-    ['POST', L, { phone: p.e164, labels: ['ok', ''] }, 422],
-    ['POST', L, { phone: p.e164, unknown_field: true }, 422],
+    ['POST', L, { phone: p.e164, labels: ['ok', ''] }, 422, 'invalid'],
+    ['POST', L, { phone: p.e164, unknown_field: true }, 422, 'invalid'],
     ['POST', L, { conversation_id: 'nonsense' }, 422, 'invalid'],
     ['PATCH', `${L}/${id}`, { email: 'nope' }, 422, 'invalid'],
     ['PATCH', `${L}/${id}`, { phone: '0000' }, 422, 'invalid'],
-    ['PATCH', `${L}/${id}`, {}, 422],
+    ['PATCH', `${L}/${id}`, {}, 422, 'invalid'],
     ['PATCH', `${L}/${id}`, { stage: 'unqualified' }, 422, 'reason_required'],
-    ['POST', `${L}/${id}/stage`, { stage: 'WON' }, 422],
-    ['POST', `${L}/${id}/stage`, {}, 422],
-    ['POST', `${L}/${id}/notes`, { body: 'n'.repeat(10_001) }, 422],
-    ['POST', `${L}/${id}/notes`, { body: '   ' }, 422],
-    ['POST', `${L}/${id}/labels`, { labels: [] }, 422],
-    ['POST', `${L}/${id}/labels`, { labels: ['l'.repeat(65)] }, 422],
-    ['POST', `${L}/${id}/assign`, { assignee_id: 'me' }, 422],
+    ['POST', `${L}/${id}/stage`, { stage: 'WON' }, 422, 'invalid'],
+    ['POST', `${L}/${id}/stage`, {}, 422, 'invalid'],
+    ['POST', `${L}/${id}/notes`, { body: 'n'.repeat(10_001) }, 422, 'invalid'],
+    ['POST', `${L}/${id}/notes`, { body: '   ' }, 422, 'invalid'],
+    ['POST', `${L}/${id}/labels`, { labels: [] }, 422, 'invalid'],
+    ['POST', `${L}/${id}/labels`, { labels: ['l'.repeat(65)] }, 422, 'invalid'],
+    ['POST', `${L}/${id}/assign`, { assignee_id: 'me' }, 422, 'invalid'],
     ['POST', `${L}/${id}/merge`, { lead_id: id }, 422, 'invalid'],
     ['POST', `${L}/${id}/merge`, { lead_id: 2_000_000_000 }, 422, 'invalid'],
     ['GET', `${L}/999999999`, undefined, 404],
     ['GET', `${L}/abc`, undefined, 404],
     ['GET', `${L}/99999999999999999999`, undefined, 404],
     ['DELETE', `${L}/999999999`, undefined, 404],
-    ['GET', `${L}?assignee=someone`, undefined, 422],
-    ['GET', `${L}?per_page=0`, undefined, 422],
+    ['GET', `${L}?assignee=someone`, undefined, 422, 'invalid'],
+    ['GET', `${L}?per_page=0`, undefined, 422, 'invalid'],
   ];
   for (const [method, path, body, status, reason] of refusals) {
     const r = await api(method, path, t.token, body);
