@@ -143,6 +143,9 @@ function leadView(row: LeadRecord, identities: Identity[]) {
 }
 export type LeadView = ReturnType<typeof leadView>;
 
+/** A lead as writeLead answered it, its identities read by the same statement. */
+const written = (saved: LeadRecord & { identities: Identity[] }) => leadView(saved, saved.identities);
+
 async function present(em: EntityManager, accountId: number, row: LeadRecord): Promise<LeadView> {
   return leadView(row, (await identitiesOf(em, accountId, [Number(row.id)])).get(Number(row.id)) ?? []);
 }
@@ -402,7 +405,7 @@ async function upsertOnce(em: EntityManager, rc: RequestContext, c: Caller, body
   );
   const claimed = await claimIdentities(em, accountId, id, unheld);
   const saved = await writeLead(em, accountId, id, after);
-  const view = await present(em, accountId, saved);
+  const view = leadView(saved, saved.identities);
   await recordChanges(em, rc, c, before, after, view, { added, claimed: claimed.length, note: body.note, reason: body.reason });
   const others = [...new Set(matches.map((m) => m.lead_id).filter((l) => l !== id))];
   const duplicates = others.length ? (await visibleAmong(em, rc, c, others)).map((r) => Number(r.id)) : [];
@@ -554,7 +557,7 @@ export async function updateLead(rc: RequestContext, ref: string, body: UpdateBo
       after[field] = value;
     }
     const saved = await writeLead(em, accountId, id, after);
-    const view = await present(em, accountId, saved);
+    const view = leadView(saved, saved.identities);
     await recordChanges(em, rc, c, before, after, view, { claimed, reason: body.reason });
     return view;
   });
@@ -571,7 +574,7 @@ export async function changeLeadStage(rc: RequestContext, ref: string, body: { s
       stage_reason: body.reason ?? null,
       closed_at: closedAtFor(before.stage, body.stage, before.closed_at),
     };
-    const view = await present(em, rc.account.id, await writeLead(em, rc.account.id, Number(row.id), after));
+    const view = written(await writeLead(em, rc.account.id, Number(row.id), after));
     await recordChanges(em, rc, c, before, after, view, { reason: body.reason });
     return view;
   });
@@ -583,7 +586,7 @@ export async function assignLead(rc: RequestContext, ref: string, body: { assign
     const before = valuesOf(row);
     if (before.assignee_id === body.assignee_id) return present(em, rc.account.id, row);
     const after = { ...before, assignee_id: body.assignee_id };
-    const view = await present(em, rc.account.id, await writeLead(em, rc.account.id, Number(row.id), after));
+    const view = written(await writeLead(em, rc.account.id, Number(row.id), after));
     await recordChanges(em, rc, c, before, after, view, {});
     return view;
   });
@@ -595,7 +598,7 @@ export async function addLeadLabels(rc: RequestContext, ref: string, body: { lab
     const { labels, added } = withLabels(before.labels, body.labels);
     if (!added.length) return present(em, rc.account.id, row);
     const after = { ...before, labels };
-    const view = await present(em, rc.account.id, await writeLead(em, rc.account.id, Number(row.id), after));
+    const view = written(await writeLead(em, rc.account.id, Number(row.id), after));
     await recordChanges(em, rc, c, before, after, view, { added });
     return view;
   });
@@ -607,7 +610,7 @@ export async function removeLeadLabel(rc: RequestContext, ref: string, label: st
     const gone = before.labels.filter((l) => sameLabel(l, normalLabel(label)));
     if (!gone.length) throw notFound('Label');
     const after = { ...before, labels: before.labels.filter((l) => !gone.includes(l)) };
-    const view = await present(em, rc.account.id, await writeLead(em, rc.account.id, Number(row.id), after));
+    const view = written(await writeLead(em, rc.account.id, Number(row.id), after));
     await recordChanges(em, rc, c, before, after, view, { removed: gone });
     return view;
   });
@@ -620,7 +623,7 @@ export async function addLeadNote(rc: RequestContext, ref: string, body: { body:
     ]);
     // A note is part of the lead's life: the lead counts as changed (it rises in the list).
     const saved = await writeLead(em, rc.account.id, Number(row.id), valuesOf(row));
-    await emitLead(em, rc.account.id, 'lead.note_added', await present(em, rc.account.id, saved), {
+    await emitLead(em, rc.account.id, 'lead.note_added', written(saved), {
       note_id: Number(note!.id),
       note: note!.body,
     });
@@ -677,7 +680,7 @@ export async function mergeLeads(rc: RequestContext, ref: string, body: { lead_i
     await addActivities(em, accountId, primaryId, [
       { kind: 'merged', data: { merged_lead_id: otherId }, actor: c.label, userId: c.userId },
     ]);
-    const view = await present(em, accountId, saved);
+    const view = written(saved);
     await emitLead(em, accountId, 'lead.merged', view, { merged_lead_id: otherId });
     return view;
   });

@@ -158,13 +158,20 @@ export async function insertLead(em: EntityManager, accountId: number, addedBy: 
     .executeTakeFirstOrThrow();
 }
 
-/** Writes the lead's values (all of them, as read and changed by the service) and moves updated_at. */
+/** A lead's identities as the statement that writes it reads them back (the order of identitiesOf). */
+const identitiesJson = sql<Identity[]>`(select coalesce(jsonb_agg(jsonb_build_object('kind', i.kind, 'value', i.value)
+  order by i.created_at, i.kind, i.value), '[]'::jsonb) from lead_identities i where i.lead_id = leads.id)`;
+
+/**
+ * Writes the lead's values (all of them, as read and changed by the service), moves updated_at, and
+ * answers the lead with its identities (those this transaction added included): one round trip.
+ */
 export async function writeLead(
   em: EntityManager,
   accountId: number,
   id: number,
   v: LeadValues & { merged_ids?: number[] },
-): Promise<LeadRecord> {
+): Promise<LeadRecord & { identities: Identity[] }> {
   const { merged_ids, ...rest } = v;
   return db(em)
     .updateTable('leads')
@@ -178,6 +185,7 @@ export async function writeLead(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returningAll()
+    .returning(identitiesJson.as('identities'))
     .executeTakeFirstOrThrow();
 }
 
