@@ -242,6 +242,8 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, K extends 
   output: OperationOutput & { kind: K; schema: S };
   /** Refusals its service decides (409 conflict, 402 balance…), status → when; the door's own are derived. */
   refusals?: Record<number, string>;
+  /** The `reason` of a 422 its schemas refuse, for a family whose refusals all carry one (leads: `invalid`). */
+  invalidReason?: string;
   mcp?: McpExposure;
   /** Operator operations: the admin CLI commands that call this operation. */
   cli?: readonly CliExposure[];
@@ -277,6 +279,7 @@ export interface Operation {
   bodyLimitBytes?: number;
   output: OperationOutput;
   refusals?: Record<number, string>;
+  invalidReason?: string;
   mcp?: McpExposure;
   cli?: readonly CliExposure[];
   secretInAnswer?: boolean;

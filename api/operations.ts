@@ -44,6 +44,7 @@ import { paymentReconciliationOperations } from './payments/reconciliation.js';
 import { oauthSettingsOperations } from './oauth/settings.js';
 import { occasionOperations, occasionSettingsOperations } from './occasions/occasions.js';
 import { templateOperations } from './templates/templates.js';
+import { leadOperations, leadSettingsOperations } from './leads/leads.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -75,6 +76,7 @@ export const customerOperations: readonly Operation[] = [
   ...paymentOperations,
   ...occasionOperations,
   ...templateOperations,
+  ...leadOperations,
 ];
 
 /**
@@ -94,6 +96,7 @@ export const operatorOperations: readonly Operation[] = [
   ...paymentReconciliationOperations,
   ...oauthSettingsOperations,
   ...occasionSettingsOperations,
+  ...leadSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

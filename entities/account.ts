@@ -13,6 +13,11 @@ export const Account = defineEntity({
     walletBalance: p.decimal('string').precision(16).scale(4).default('0'),
     currency: p.string().length(3).default('USD'),
     billingMode: p.enum(['prepaid', 'postpaid']).default('prepaid'),
+    /**
+     * ISO 3166-1 alpha-2, set by the operator: the default region of a national phone number (a lead's
+     * 0754 123 456). Occasions still keep their own workspace country (occasion_defaults.country).
+     */
+    country: p.string().length(2).nullable(),
     ...timestamps(),
   },
 });

@@ -13,6 +13,7 @@ import type * as oauth from './oauth.js';
 import type * as orders from './orders.js';
 import type * as payments from './payments.js';
 import type * as occasions from './occasions.js';
+import type * as leads from './leads.js';
 import type * as shop from './shop.js';
 import type * as templates from './templates.js';
 import type * as webhooks from './webhooks.js';
@@ -56,6 +57,7 @@ export interface FamilyTables {
   orders: Tables<typeof orders>;
   payments: Tables<typeof payments>;
   occasions: Tables<typeof occasions>;
+  leads: Tables<typeof leads>;
   shop: Tables<typeof shop>;
   templates: Tables<typeof templates>;
   webhooks: Tables<typeof webhooks>;

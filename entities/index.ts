@@ -14,6 +14,7 @@ import * as payments from './payments.js';
 import * as oauth from './oauth.js';
 import * as occasions from './occasions.js';
 import * as templates from './templates.js';
+import * as leads from './leads.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -30,6 +31,7 @@ export * from './payments.js';
 export * from './oauth.js';
 export * from './occasions.js';
 export * from './templates.js';
+export * from './leads.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -49,4 +51,5 @@ export const entities: EntitySchema<any, any>[] = [
   oauth,
   occasions,
   templates,
+  leads,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

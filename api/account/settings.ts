@@ -58,6 +58,10 @@ const accountSchema = {
     wallet_balance: { type: 'string', description: 'Decimal string, e.g. "50.0000"' },
     currency: { type: 'string' },
     billing_mode: billingMode,
+    country: {
+      type: ['string', 'null'],
+      description: 'ISO 3166-1 alpha-2: the default region of a national phone number (a lead’s 0754 123 456); null: none',
+    },
     created_at: dateTime,
     updated_at: dateTime,
   },
@@ -111,6 +115,11 @@ const accountFields = {
   wallet_balance: { type: 'number', minimum: -999_999_999_999, maximum: 999_999_999_999 },
   currency,
   billing_mode: billingMode,
+  country: {
+    type: ['string', 'null'],
+    pattern: '^[A-Za-z]{2}$',
+    description: 'ISO 3166-1 alpha-2 (TZ, KE, GB…), stored upper case; null clears it. Leads read national phone numbers in it',
+  },
 } as const;
 
 const keyBody = {
@@ -201,7 +210,7 @@ const accountOperations = [
     name: 'admin_update_account',
     method: 'PATCH',
     path: `${A}/{account}`,
-    summary: 'Rename, suspend or reactivate an account; set wallet balance, currency and billing mode',
+    summary: 'Rename, suspend or reactivate an account; set wallet balance, currency, billing mode and country',
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: accountFields } as const,
     output: { kind: 'resource', status: 200, description: 'The account', schema: accountSchema },
     cli: [
@@ -212,6 +221,11 @@ const accountOperations = [
         help: 'Set the wallet balance, currency and billing mode',
         fields: ['wallet_balance', 'currency', 'billing_mode'],
         flags: { balance: 'wallet_balance' },
+      },
+      {
+        command: 'accounts:country',
+        help: 'Set the account’s country (ISO 3166-1 alpha-2): the region of national phone numbers',
+        fields: ['country'],
       },
     ],
     handler: async ({ oc }, { account, ...changes }) => updateAccount(oc, await accountRef(oc, account), changes),

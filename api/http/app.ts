@@ -157,6 +157,12 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
 }
 
 /** The request read and checked (path, body, query) and the route's handler called: everything after the door. */
+/** A schema's 422 on a route whose refusals all carry a reason (RouteDef.invalidReason) carries it too. */
+function withInvalidReason(err: unknown, reason: string | undefined): unknown {
+  const e = reason ? asHttpError(err) : undefined;
+  return e && e.status === 422 && !e.extra.reason ? new HttpError(422, e.message, { ...e.extra, reason }) : err;
+}
+
 async function answer(deps: AppDeps, def: RouteDef, ctx: Koa.Context, rc: RequestContext): Promise<RouteResult> {
   // A path segment with a NUL or an unpaired surrogate names nothing PostgreSQL could even compare.
   if (unstorableTextAt(ctx.params) !== undefined)
@@ -169,12 +175,17 @@ async function answer(deps: AppDeps, def: RouteDef, ctx: Koa.Context, rc: Reques
     ctx.state.rawBody = raw;
     if (!def.rawBody) body = parseBody(ctx, raw);
   }
-  if (def.body) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body))
-      throw new HttpError(400, 'The request body must be a JSON object.');
-    body = validateBody(def.body, body);
+  let query: unknown = ctx.query;
+  try {
+    if (def.body) {
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new HttpError(400, 'The request body must be a JSON object.');
+      body = validateBody(def.body, body);
+    }
+    if (def.query) query = validateQuery(def.query, ctx.query as Record<string, unknown>);
+  } catch (err) {
+    throw withInvalidReason(err, def.invalidReason);
   }
-  const query = def.query ? validateQuery(def.query, ctx.query as Record<string, unknown>) : ctx.query;
   // Objects by now: a body schema is always an object schema, and Koa parses the query into one.
   return def.handler({
     ctx,

@@ -36,6 +36,8 @@ export interface RouteDef {
   rawBody?: boolean;
   /** Refusals a service decides for this route alone (status → when), beyond those the door derives (refusals.ts). */
   refusals?: Record<number, string>;
+  /** The `reason` a 422 of its schemas carries (Operation.invalidReason). */
+  invalidReason?: string;
   /** Stable operation id (the operation's name); derived from the path when absent. */
   operationId?: string;
   /** Admin CLI commands that call this route (operator operations). */

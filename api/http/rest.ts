@@ -40,6 +40,7 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     },
     cli: op.cli,
     refusals: op.refusals,
+    ...(op.invalidReason ? { invalidReason: op.invalidReason } : {}),
     // A GET the operation declares a read (its tool's readOnlyHint): nothing it does needs undoing if its answer is dropped.
     ...(op.method === 'GET' && op.mcp?.annotations?.readOnlyHint === true ? { readsOnly: true } : {}),
     ...(op.admitsInStatement ? { admitsInStatement: true } : {}),

@@ -2,7 +2,7 @@ import type { Operation, OperationDeps } from '../operation.js';
 import { splitToolArguments } from '../operation.js';
 import type { RequestContext } from '../../services/platform/context.js';
 import { refuseUnstorableText, validateBody, validateQuery } from '../../services/platform/validation.js';
-import { validationFailed, type FieldErrors } from '../../services/platform/errors.js';
+import { DomainError, type FieldErrors } from '../../services/platform/errors.js';
 import { asHttpError, dataErrorBody, forbidden, v3ErrorBody } from '../http/errors.js';
 import { authorizeIssuer, type McpPrincipal } from '../http/auth.js';
 import { answerCheck } from '../http/answer-check.js';
@@ -98,6 +98,13 @@ function errorResult(body: { message: string; status?: string; errors?: FieldErr
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
+/** A 422 of the tool's arguments, with the operation's reason for it when it has one (Operation.invalidReason), as on REST. */
+const invalidInput = (errors: FieldErrors, reason: string | undefined, message?: string) =>
+  new DomainError('invalid', message ?? Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', {
+    errors,
+    ...(reason ? { reason } : {}),
+  });
+
 /** What the REST door would hand the handler: `{ ...(body or query), ...path params }`, validated the same way. */
 function toInput(op: Operation, args: Record<string, unknown>): Record<string, unknown> {
   const { params, rest } = splitToolArguments(op, args);
@@ -111,9 +118,9 @@ function toInput(op: Operation, args: Record<string, unknown>): Record<string, u
     else if (op.query) fields = validateQuery(op.query, rest);
   } catch (err) {
     const refusal = asHttpError(err);
-    if (refusal?.extra.errors) throw validationFailed({ ...missing, ...refusal.extra.errors }, refusal.message);
+    if (refusal?.extra.errors) throw invalidInput({ ...missing, ...refusal.extra.errors }, op.invalidReason, refusal.message);
     throw err;
   }
-  if (Object.keys(missing).length) throw validationFailed(missing);
+  if (Object.keys(missing).length) throw invalidInput(missing, op.invalidReason);
   return { ...fields, ...params };
 }

@@ -64,7 +64,6 @@ export function operationsOf(endpoint: McpEndpoint): Operation[] {
  */
 const NAMED_NOT_SHOWN: Partial<Record<McpServerKey, string>> = {
   agents: 'Agent tasks',
-  leads: 'Leads',
   forms: 'Forms',
   flows: 'Flows',
   posts: 'Posts',

@@ -7,6 +7,6 @@ export { listKeys, revokeKey } from './settings.js';
 export { debitSegments, debitSql } from './wallet.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.
-export { accountStatus, accountCurrency, accountStatusSql, accountCurrencySql, userIdsOf } from './store.js';
+export { accountStatus, accountCurrency, accountCountry, accountStatusSql, accountCurrencySql, userIdsOf } from './store.js';
 // The people of an account as the MCP authorization server reads them (sign-in, consent, its tokens' subject).
 export { personById, peopleWithEmail, type PersonRow } from './store.js';

@@ -1,3 +1,4 @@
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import { numericId } from '../platform/ids.js';
 import { conflict, notFound, validationFailed } from '../platform/errors.js';
 import type { OperatorContext, RequestContext } from '../platform/context.js';
@@ -77,11 +78,16 @@ export async function updateAccount(
     wallet_balance?: number;
     currency?: string;
     billing_mode?: 'prepaid' | 'postpaid';
+    country?: string | null;
   },
 ) {
+  // A code with a numbering plan (every inhabited ISO 3166-1 country): what a national number is read in.
+  if (typeof input.country === 'string' && !isSupportedCountry(input.country.toUpperCase()))
+    throw validationFailed({ country: ['Not an ISO 3166-1 alpha-2 country code with a phone numbering plan.'] });
   const row = await updateAccountColumns(oc.em, accountId, {
     ...input,
     currency: input.currency?.toUpperCase(),
+    country: input.country === undefined || input.country === null ? input.country : input.country.toUpperCase(),
     wallet_balance: input.wallet_balance === undefined ? undefined : String(input.wallet_balance),
   });
   if (!row) throw notFound('Account');

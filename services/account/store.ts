@@ -16,7 +16,18 @@ export type KeyRecord = Row<'account', 'api_keys'>;
 export type NoticeRecord = Row<'account', 'account_notices'>;
 
 /** Every column of `accounts`, in the table's order (what `select *` read). */
-const ACCOUNT_COLUMNS = ['id', 'uid', 'name', 'status', 'wallet_balance', 'currency', 'billing_mode', 'created_at', 'updated_at'] as const;
+const ACCOUNT_COLUMNS = [
+  'id',
+  'uid',
+  'name',
+  'status',
+  'wallet_balance',
+  'currency',
+  'billing_mode',
+  'country',
+  'created_at',
+  'updated_at',
+] as const;
 const USER_COLUMNS = ['id', 'account_id', 'email', 'name', 'permissions', 'active', 'created_at', 'updated_at'] as const;
 /** A key as anyone may see it: never its hash. */
 const KEY_COLUMNS = [
@@ -59,7 +70,7 @@ export const allAccounts = (em: EntityManager) => db(em).selectFrom('accounts').
 export const updateAccountColumns = async (
   em: EntityManager,
   id: number,
-  set: Partial<Pick<AccountRecord, 'name' | 'status' | 'wallet_balance' | 'currency' | 'billing_mode'>>,
+  set: Partial<Pick<AccountRecord, 'name' | 'status' | 'wallet_balance' | 'currency' | 'billing_mode' | 'country'>>,
 ) =>
   (await db(em)
     .updateTable('accounts')
@@ -70,6 +81,7 @@ export const updateAccountColumns = async (
       wallet_balance: set.wallet_balance,
       currency: set.currency,
       billing_mode: set.billing_mode,
+      country: set.country,
       updated_at: sql`now()`,
     })
     .where('id', '=', id)
@@ -83,6 +95,10 @@ export const accountStatus = async (em: EntityManager, id: number) =>
 /** An account's currency (the default of its shops and prices); null when there is no such account. */
 export const accountCurrency = async (em: EntityManager, id: number) =>
   (await db(em).selectFrom('accounts').select('currency').where('id', '=', id).executeTakeFirst())?.currency ?? null;
+
+/** An account's country (ISO 3166-1 alpha-2, the default region of national phone numbers); null when none is set. */
+export const accountCountry = async (em: EntityManager, id: number) =>
+  (await db(em).selectFrom('accounts').select('country').where('id', '=', id).executeTakeFirst())?.country ?? null;
 
 /**
  * The status of the account `accountExpr` (an SQL expression) as a scalar subquery, for a set-based

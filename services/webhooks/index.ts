@@ -7,6 +7,7 @@ export {
   dispatchedAtOnRecord,
   messageEventsInsertSql,
   type MessageEventRow,
+  type EventKind,
 } from './events.js';
 // The delivery machinery automation subscriptions share (services/automations/subscription-deliveries.ts).
 export { startDelivery, inPool, type DispatchDeps } from './dispatch.js';

@@ -60,6 +60,11 @@ interface Refs {
   waSender: string;
   smsSender: string;
   conversation: string;
+  lead: string;
+  /** A label of A's lead (a path parameter of remove_lead_label). */
+  label: string;
+  /** A's lead's phone number: B's upsert of it makes B's own lead. */
+  leadPhone: string;
 }
 
 /**
@@ -91,6 +96,8 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'payments/{payment}': 'payment',
   'occasions/{key}': 'occasion',
   'templates/{id}': 'template',
+  'leads/{lead}': 'lead',
+  'labels/{label}': 'label',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -243,6 +250,14 @@ async function seed(t: Tenant): Promise<Refs> {
     components: [{ type: 'BODY', text: `Hello {{1}}, ${MARK} here.`, example: { body_text: [['Ann']] } }],
   });
 
+  const leadPhone = `+2557${uniquePhone('').slice(-8)}`;
+  const lead = await created('POST', '/api/v3/leads', key, {
+    phone: leadPhone,
+    name: `${MARK} lead`,
+    labels: ['vip'],
+    note: `${MARK} note`,
+  });
+
   return {
     sms,
     whatsapp,
@@ -271,6 +286,9 @@ async function seed(t: Tenant): Promise<Refs> {
     waSender: phoneNumberId,
     smsSender,
     conversation: `whatsapp:${phoneNumberId}:${customer}`,
+    lead: String(lead.id),
+    label: 'vip',
+    leadPhone,
   };
 }
 
@@ -366,7 +384,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 19, empty.join());
+    assert.equal(empty.length, 18, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -421,6 +439,12 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   update_chat_group: () => ({ subject: 'from B' }),
   update_occasion: () => ({ message: 'from B' }),
   deploy_message_template: () => ({ business_account_id: 'WABA0' }),
+  update_lead: () => ({ name: 'from B' }),
+  change_lead_stage: () => ({ stage: 'contacted' }),
+  assign_lead: () => ({ assignee_id: null }),
+  add_lead_labels: () => ({ labels: ['from-b'] }),
+  add_lead_note: () => ({ body: 'from B' }),
+  merge_leads: (r) => ({ lead_id: Number(r.lead) }),
 };
 
 /**
@@ -470,6 +494,8 @@ const BODY_REFERENCES: Record<string, { args: (r: Refs) => Record<string, unknow
   },
   list_message_templates: { args: (r) => ({ business_account_id: r.waba }), expect: 'none_of_a' },
   sync_message_templates: { args: (r) => ({ business_account_id: r.waba }), expect: 'refused' },
+  // A's person upserted by B: B's own lead, holding nothing of A's lead.
+  upsert_lead: { args: (r) => ({ phone: r.leadPhone, name: 'from B' }), expect: 'none_of_a' },
 };
 
 /** Tools that name no resource of the account (reads of the whole account, creations from nothing): B's reads of them must hold nothing of A's. */
@@ -492,6 +518,9 @@ const NO_RESOURCE_ID = [
   'list_data_groups',
   'list_occasions',
   'get_occasion_defaults',
+  'list_leads',
+  'get_lead_settings',
+  'update_lead_settings',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */
@@ -511,7 +540,7 @@ async function fingerprint(t: Tenant, r: Refs) {
   };
   const C = `/api/v3/catalogues/${r.catalogue}`;
   // (Not A's message count: its campaign may still be sending.)
-  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion, template] =
+  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion, template, lead] =
     await Promise.all([
       get(`/api/v3/contact-groups/${r.contactGroup}`),
       get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
@@ -527,6 +556,7 @@ async function fingerprint(t: Tenant, r: Refs) {
       get(`/api/v3/payments/${r.payment}`),
       get(`/api/v3/occasions/${r.occasion}`),
       get(`/api/v3/whatsapp/templates/${r.template}`),
+      get(`/api/v3/leads/${r.lead}`),
     ]);
   return {
     group: group.name,
@@ -543,6 +573,7 @@ async function fingerprint(t: Tenant, r: Refs) {
     payment: [payment.amount_minor, payment.subject_id],
     occasion: [occasion.name, occasion.date, occasion.message],
     template: [template.name, template.business_account_id, template.components],
+    lead: [lead.name, lead.stage, lead.labels, lead.assignee_id, lead.identities, lead.updated_at],
   };
 }
 

@@ -88,6 +88,8 @@ const FAMILY_SERVERS: Record<string, readonly McpServerKey[]> = {
   Messages: ['messaging', 'inbox'],
   // Occasion greetings are bulk SMS under the campaigns permissions: on messaging, beside the campaign (SMS) tools.
   Occasions: ['messaging'],
+  // The contract names the leads server and the mcp:leads scope: the Leads family's own.
+  Leads: ['leads'],
 };
 
 /** REST-only operations: the five compatibility contact paths, covered by the contact-group tools. */
@@ -152,7 +154,6 @@ test('every server a tag is mapped to has tools; every other server of the contr
     'forms',
     'ivr',
     'kb',
-    'leads',
     'meetings',
     'navigate',
     'numbers',
@@ -175,7 +176,7 @@ test('/api-docs/mcp.json marks each empty server with a note; a served one has i
     assert.equal(entry.note, emptyServerNote(key));
   }
   // Families the contract only names (paths and fields not shown) are told apart from those it does not describe.
-  assert.match(emptyServerNote('leads')!, /names the Leads family but does not show its operations/);
+  assert.match(emptyServerNote('posts')!, /names the Posts family but does not show its operations/);
   assert.match(emptyServerNote('agents')!, /Agent tasks/);
   assert.match(emptyServerNote('calls')!, /does not describe its family/);
   for (const key of MAPPED) {
