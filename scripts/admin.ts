@@ -8,23 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { operatorOperations } from '../api/operations.js';
-import { cliCommands, parseCommandLine, CliUsageError, type CliRequest, type Parsed } from './admin-cli.js';
-
-const finish = (code: number, out = '', err = '') => {
-  if (err) process.stderr.write(err);
-  process.stdout.write(out, () => process.exit(code));
-};
-
-function parse(): Parsed | null {
-  try {
-    return parseCommandLine(cliCommands(operatorOperations), process.argv.slice(2));
-  } catch (err) {
-    if (!(err instanceof CliUsageError)) throw err;
-    const hint = err.command ? `npm run admin -- help ${err.command}` : 'npm run admin -- help';
-    finish(2, '', `error: ${err.message}\nsee: ${hint}\n`);
-    return null;
-  }
-}
+import { runAdminCli } from './admin-run.js';
 
 function operatorToken(): string {
   if (process.env.OPERATOR_TOKEN) return process.env.OPERATOR_TOKEN;
@@ -36,37 +20,9 @@ function operatorToken(): string {
   }
 }
 
-async function send(request: CliRequest) {
-  const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
-  const query = new URLSearchParams(request.query).toString();
-  try {
-    const res = await fetch(`${base}${request.path}${query ? `?${query}` : ''}`, {
-      method: request.method,
-      headers: {
-        authorization: `Bearer ${operatorToken()}`,
-        accept: 'application/json',
-        ...(request.body ? { 'content-type': 'application/json' } : {}),
-      },
-      body: request.body ? JSON.stringify(request.body) : undefined,
-    });
-    const text = await res.text();
-    let answer: unknown = text;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      // Not JSON (a proxy's error page): printed as a JSON string.
-    }
-    const message = (answer as { message?: string } | null)?.message;
-    finish(
-      res.ok ? 0 : 1,
-      `${JSON.stringify(answer, null, 2)}\n`,
-      res.ok ? '' : `error: ${request.method} ${request.path} answered ${res.status}${message ? `: ${message}` : ''}\n`,
-    );
-  } catch (err) {
-    finish(1, '', `error: cannot reach ${base}: ${(err as Error).message}\n`);
-  }
-}
-
-const parsed = parse();
-if (parsed?.kind === 'help') finish(0, parsed.text);
-else if (parsed?.kind === 'request') await send(parsed.request);
+const run = await runAdminCli(operatorOperations, process.argv.slice(2), {
+  adminUrl: process.env.ADMIN_URL ?? 'http://127.0.0.1:8080',
+  operatorToken: operatorToken(),
+});
+if (run.err) process.stderr.write(run.err);
+process.stdout.write(run.out, () => process.exit(run.code));

@@ -2,9 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { API_URL, OPERATOR_TOKEN } from '../support/stack.js';
+import { adminCli, adminProcess } from '../support/admin-cli.js';
 
 // The README's operator examples (issue 25, point 7), run as written, in order, so the README
 // cannot drift from the CLI. They are written for a fresh `npm start`, whose dev account, user
@@ -42,17 +40,10 @@ function examples(): string[][] {
   return lines.map((line) => words(line).slice(4));
 }
 
-const run = promisify(execFile);
+/** One example through the CLI's own run, in this process (test/support/admin-cli.ts): its exit code and what it printed. */
 async function cli(args: string[]): Promise<{ code: number; stdout: string }> {
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-      env: { ...process.env, ADMIN_URL: API_URL, OPERATOR_TOKEN },
-    });
-    return { code: 0, stdout };
-  } catch (err) {
-    const e = err as { code: number; stdout?: string; stderr?: string };
-    return { code: e.code, stdout: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
+  const r = await adminCli(args);
+  return { code: r.code, stdout: `${r.out}${r.err}` };
 }
 
 type Kind = 'account' | 'user' | 'key' | 'endpoint';
@@ -138,4 +129,16 @@ test('every operator example of the README runs as written (ids as a fresh npm s
     'payments:refund --account 2 --payment … --amount-minor 500000 --reason one item was missing',
     'payments:cancel --account 2 --payment … --reason customer changed their mind',
   ]);
+});
+
+test('the CLI as a process: `npm run admin --` prints the answer and exits 0, 1 on a refusal, 2 on a command line it cannot read', async () => {
+  const made = await adminProcess(['accounts:create', '--name', 'Process account', '--balance', '1', '--currency', 'USD']);
+  assert.equal(made.code, 0, made.stderr);
+  const id = JSON.parse(made.stdout).data.id;
+  const refused = await adminProcess(['users:list', '--account', '999999999']);
+  assert.equal(refused.code, 1, refused.stdout);
+  assert.match(refused.stderr, /^error: GET \/admin\/v1\/accounts\/999999999\/users answered 404/);
+  const unread = await adminProcess(['accounts:show', '--acount', String(id)]);
+  assert.equal(unread.code, 2);
+  assert.match(unread.stderr, /see: npm run admin -- help accounts:show/);
 });
