@@ -173,7 +173,9 @@ test('SIGTERM under load: /readyz turns 503 stopping at once, the API serves thr
       assert.equal(o.status, 503, `/readyz at ${o.sent} ms`);
       assert.deepEqual(o.json, { status: 'stopping' });
     }
-    assert.ok(during[0].sent < PROBE_EVERY_MS + 100, `the first probe after SIGTERM, at ${during[0].sent} ms, already answered 503`);
+    // No probe after SIGTERM saw 200 (above); the first was early in the drain. Not bound to the probe
+    // period: on a loaded machine this test's own timers run late, which says nothing of the API.
+    assert.ok(during[0].sent < DRAIN_SECONDS * 500, `the first probe after SIGTERM, at ${during[0].sent} ms, already answered 503`);
     assert.ok(
       probes.filter((o) => o.ended < 0).every((o) => o.status === 200),
       'ready before the stop',
