@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
@@ -9,6 +9,7 @@ import { toE164 } from '../platform/phones.js';
 import { startWorkflow, type StarterDeps } from '../../temporal/starters.js';
 import { chatGroupChangeStarter, chatGroupStarter } from '../../workflows/groups/chat-group.starter.js';
 import type { RequestContext } from '../platform/context.js';
+import { providerCallWithin } from '../platform/provider-call.js';
 import { DomainError, conflict, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { pageAnswer, pageOf, pageQueryProperties } from '../platform/pagination.js';
 import { NOT_BLANK } from '../../domain/platform/text-patterns.js';
@@ -266,32 +267,8 @@ async function changeAtProvider(
 ): Promise<GroupChangeResult | null> {
   const key = { accountId, groupId, requestId: randomUUID() };
   const handle = await startWorkflow(deps, chatGroupChangeStarter, key, [{ accountId, groupId, change }]);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), CHANGE_WAIT_MS);
+  return providerCallWithin(handle, CHANGE_WAIT_MS, {
+    refused: `The chat provider refused to ${what}`,
+    unreachable: `The chat provider could not ${what}.`,
   });
-  const result = handle.result();
-  result.catch(() => undefined);
-  try {
-    return await Promise.race([result, late]);
-  } catch (err) {
-    const refused = providerRefusal(err);
-    if (refused !== undefined)
-      throw new DomainError('provider_failure', `The chat provider refused to ${what}${refused ? `: ${refused}` : '.'}`, {
-        reason: 'provider_refused',
-      });
-    if (err instanceof WorkflowFailedError)
-      throw new DomainError('provider_failure', `The chat provider could not ${what}.`, { reason: 'provider_failed' });
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The provider's words when a workflow failed because the provider refused (ProviderRefused in the cause chain). */
-function providerRefusal(err: unknown): string | undefined {
-  for (let e = err as Error | undefined, i = 0; e && i < 8; e = e.cause as Error | undefined, i++) {
-    if (e instanceof ApplicationFailure && e.type === 'ProviderRefused') return e.message ?? '';
-  }
-  return undefined;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Config } from '../../config.js';
 import {
@@ -18,6 +18,7 @@ import { templateCallStarter } from '../../workflows/templates/template-call.sta
 import type { TemplateReviewState } from '../../workflows/templates/template-review.js';
 import type { TemplateCall, TemplateCallOutcome } from '../../activities/templates/template.js';
 import type { RequestContext } from '../platform/context.js';
+import { providerCallWithin } from '../platform/provider-call.js';
 import { DomainError, notFound, validationFailed, type FieldErrors } from '../platform/errors.js';
 import { pageAnswer, pageOf, pageQueryProperties } from '../platform/pagination.js';
 import { whatsappSenders } from '../messaging/index.js';
@@ -296,33 +297,10 @@ async function callProvider(
   waitMs: number,
 ): Promise<TemplateCallOutcome | null> {
   const handle = await startWorkflow(deps, templateCallStarter, { accountId, requestId: randomUUID(), resource }, [{ accountId, call }]);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), waitMs);
+  return providerCallWithin(handle, waitMs, {
+    refused: 'The chat provider refused the request',
+    unreachable: 'The chat provider could not be reached.',
   });
-  const result = handle.result();
-  result.catch(() => undefined);
-  try {
-    return await Promise.race([result, late]);
-  } catch (err) {
-    const refused = providerRefusal(err);
-    if (refused !== undefined)
-      throw new DomainError('provider_failure', `The chat provider refused the request${refused ? `: ${refused}` : '.'}`, {
-        reason: 'provider_refused',
-      });
-    if (err instanceof WorkflowFailedError)
-      throw new DomainError('provider_failure', 'The chat provider could not be reached.', { reason: 'provider_failed' });
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function providerRefusal(err: unknown): string | undefined {
-  for (let e = err as Error | undefined, i = 0; e && i < 8; e = e.cause as Error | undefined, i++) {
-    if (e instanceof ApplicationFailure && e.type === 'ProviderRefused') return e.message ?? '';
-  }
-  return undefined;
 }
 
 /** POST /whatsapp/templates/{id}/refresh: the provider's status now (a change emits template.status_changed). */
