@@ -252,8 +252,11 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, K extends 
   /**
    * The handler writes only through one statement that can make the request's authentication too
    * (RequestContext.admission): the REST door then lets it (api/http/auth.ts admittedInStatement).
+   * For a read, a test of the request's raw query instead: the requests whose one statement makes
+   * the admission (list_payments by subject_id); the others start beside their authentication as
+   * reads do (api/http/speculation.ts).
    */
-  admitsInStatement?: boolean;
+  admitsInStatement?: AdmitsInStatement;
   /** Served by the page door (HTML) instead of the REST door; public operations only. */
   page?: PageDoor;
   // NoInfer: the input type is computed from the schemas and the answer type from the output, never
@@ -283,12 +286,15 @@ export interface Operation {
   mcp?: McpExposure;
   cli?: readonly CliExposure[];
   secretInAnswer?: boolean;
-  admitsInStatement?: boolean;
+  admitsInStatement?: AdmitsInStatement;
   page?: PageDoor;
   /** Names of the path parameters, in order. */
   params: string[];
   handler: (call: AccountCall | OperatorCall | PublicCall, input: Record<string, unknown>) => Promise<unknown>;
 }
+
+/** Whether a request's one statement makes its admission: always, or as its raw query says (a read). */
+export type AdmitsInStatement = true | ((query: Readonly<Record<string, unknown>>) => boolean);
 
 export function defineOperation<
   A extends Auth,

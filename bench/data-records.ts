@@ -15,11 +15,10 @@
 //      floor: the service's create statement run straight through pg at the same concurrency, and
 //      the previous five-round-trip shape (`--only creates` skips the reads, for a quick measure).
 //   npm run bench:data [-- --records 1000000 --samples 200 --warm 500 --creates 5000 --concurrency 16 --index-wait 1200]
-import http from 'node:http';
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { benchStack, jsonPoster, load, numberArg, percentile, stackCpuSeconds } from './lib.js';
+import { benchStack, jsonGetter, jsonPoster, load, numberArg, operatorCaller, progressLog, r1, r2, stackCpuSeconds, stats } from './lib.js';
 import { encodeCursor, queryHash } from '../domain/data/cursor.js';
 import { recordsCursorBinding, sealCursor } from '../services/data/cursor-seal.js';
 import { searchColumns, searchExpression, valueExpression } from '../domain/data/expressions.js';
@@ -44,8 +43,7 @@ const warm = numberArg('warm', 500);
 const onlyCreates = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'creates';
 const CHUNK = 100_000;
 
-const started = performance.now();
-const progress = (msg: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${msg}\n`);
+const progress = progressLog();
 
 // The deep pages' cursors are made here, sealed as the API seals them: both sides take the same secret.
 const cursorSecret = 'bench-data-cursor-secret-0123456789abcdef';
@@ -54,56 +52,9 @@ const { stack, dir, accountId, operator } = await benchStack({ DATA_CURSOR_SECRE
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
 const out: Record<string, unknown> = { records, samples, creates, concurrency };
 
-const adminCall = async (method: string, p: string, body?: unknown) => {
-  const res = await fetch(`${stack.apiUrl}/admin/v1${p}`, {
-    method,
-    headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
-  return json.data;
-};
-
-// A GET over a keep-alive agent (node:http is lighter on the shared CPU than fetch).
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const base = new URL(stack.apiUrl);
+const adminCall = operatorCaller(stack.apiUrl, operator);
 let token = '';
-function get(path: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: base.hostname,
-        port: base.port,
-        path,
-        method: 'GET',
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-          } catch (err) {
-            reject(err);
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-const r1 = (n: number) => Math.round(n * 10) / 10;
-const r2 = (n: number) => Math.round(n * 100) / 100;
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: r2(percentile(s, 50)), p95: r2(percentile(s, 95)), max: r2(s.at(-1) ?? 0) };
-};
+const { get, close: closeAgent } = jsonGetter(stack.apiUrl, () => token, 64);
 
 try {
   // ---- account, key, table ----------------------------------------------------------------------
@@ -677,7 +628,7 @@ try {
   out.createsTargetServiceInProcess = inProcess.perSecond >= 1000 ? 'met' : 'missed';
   out.loadAverage = fs.readFileSync('/proc/loadavg', 'utf8').trim();
 } finally {
-  agent.destroy();
+  closeAgent();
   await pool.end();
   await stack.stop();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -38,6 +38,71 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+export const r1 = (n: number) => Math.round(n * 10) / 10;
+export const r2 = (n: number) => Math.round(n * 100) / 100;
+/** p50, p95 and max of latencies in ms, to the hundredth. */
+export const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: r2(percentile(s, 50)), p95: r2(percentile(s, 95)), max: r2(s.at(-1) ?? 0) };
+};
+
+/** A progress line on stderr, with the seconds since `started`. */
+export const progressLog =
+  (started = performance.now()) =>
+  (msg: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${msg}\n`);
+
+/** The operator API of a bench stack: answers the envelope's `data`, and throws on a refusal. */
+export function operatorCaller(apiUrl: string, operator: string) {
+  return async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${apiUrl}/admin/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
+    return json.data;
+  };
+}
+
+/**
+ * GETs over a keep-alive agent (node:http is lighter on the shared CPU than fetch) with the bearer
+ * token `token()` names at each call; the answer's JSON parsed. `close` ends the agent's sockets.
+ */
+export function jsonGetter(baseUrl: string, token: () => string, maxSockets = 4) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const base = new URL(baseUrl);
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = http.request(
+        {
+          agent,
+          host: base.hostname,
+          port: base.port,
+          path,
+          method: 'GET',
+          headers: { authorization: `Bearer ${token()}`, accept: 'application/json', ...headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            try {
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+            } catch (err) {
+              reject(err);
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  return { get, close: () => agent.destroy() };
+}
+
 export interface LoadResult {
   count: number;
   seconds: number;

@@ -20,11 +20,10 @@
 // that say where the API's time goes: the service called in this process (no HTTP, no
 // authentication), and the door, an authenticated GET answered 404 before any statement of its own.
 //   npm run bench:payments-list [-- --payments 1000000 --other 300000 --samples 200 --warm 300]
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
-import { benchStack, numberArg, percentile } from './lib.js';
+import { benchStack, jsonGetter, numberArg, operatorCaller, progressLog, r1, r2, stats } from './lib.js';
 import { openOrm } from '../entities/orm.js';
 import { createLogger } from '../logger.js';
 import { listPayments } from '../services/payments/payments.js';
@@ -39,8 +38,7 @@ const readsArg = process.argv.indexOf('--reads');
 const reads = new Set((readsArg > 0 ? process.argv[readsArg + 1] : 'first,open,subject').split(','));
 const CHUNK = 100_000;
 
-const started = performance.now();
-const progress = (msg: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${msg}\n`);
+const progress = progressLog();
 
 const { stack, dir, accountId, operator } = await benchStack();
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
@@ -53,56 +51,9 @@ const noteLoad = (phase: string) => {
 };
 out.loadAverage1m = loadAverage;
 
-const adminCall = async (method: string, p: string, body?: unknown) => {
-  const res = await fetch(`${stack.apiUrl}/admin/v1${p}`, {
-    method,
-    headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
-  return json.data;
-};
-
-// A GET over a keep-alive agent (node:http is lighter on the shared CPU than fetch).
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-const base = new URL(stack.apiUrl);
+const adminCall = operatorCaller(stack.apiUrl, operator);
 let token = '';
-function get(path: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: base.hostname,
-        port: base.port,
-        path,
-        method: 'GET',
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-          } catch (err) {
-            reject(err);
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-const r1 = (n: number) => Math.round(n * 10) / 10;
-const r2 = (n: number) => Math.round(n * 100) / 100;
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: r2(percentile(s, 50)), p95: r2(percentile(s, 95)), max: r2(s.at(-1) ?? 0) };
-};
+const { get, close: closeAgent } = jsonGetter(stack.apiUrl, () => token);
 
 /**
  * `count` payments of `account`, numbered from `from`: deterministic ids (md5 of account and
@@ -338,7 +289,7 @@ try {
   };
   out.loadAverage = fs.readFileSync('/proc/loadavg', 'utf8').trim();
 } finally {
-  agent.destroy();
+  closeAgent();
   await orm.close();
   await pool.end();
   await stack.stop();

@@ -134,7 +134,8 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   ctx.state.route = `${def.method} ${def.path}`;
   ctx.state.envelope = def.envelope ?? 'v3';
   let result: RouteResult;
-  if (def.auth === 'rest' && def.admitsInStatement) {
+  const admits = def.admitsInStatement === true || (def.admitsInStatement !== undefined && def.admitsInStatement(ctx.query));
+  if (def.auth === 'rest' && admits) {
     // A handler whose one statement can authenticate the request too: one round trip for both.
     result = await admittedInStatement(ctx, deps, def, (rc) => answer(deps, def, ctx, rc));
   } else if (def.auth === 'rest' && def.readsOnly) {

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { JsonSchema } from './validation.js';
 import type { RequestContext } from './context.js';
-import type { CliExposure } from '../operation.js';
+import type { AdmitsInStatement, CliExposure } from '../operation.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -46,8 +46,8 @@ export interface RouteDef {
   operatorSurface?: boolean;
   /** The handler writes nothing (a GET whose operation is a read): it may start beside its authentication (speculation.ts). */
   readsOnly?: boolean;
-  /** The handler writes only through a statement that also authenticates the request (auth.ts admittedInStatement). */
-  admitsInStatement?: boolean;
+  /** The handler writes only through a statement that also authenticates the request (auth.ts admittedInStatement); for a read, the requests whose query says so. */
+  admitsInStatement?: AdmitsInStatement;
   handler: (req: RouteRequest) => Promise<RouteResult>;
 }
 

@@ -43,7 +43,7 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     ...(op.invalidReason ? { invalidReason: op.invalidReason } : {}),
     // A GET the operation declares a read (its tool's readOnlyHint): nothing it does needs undoing if its answer is dropped.
     ...(op.method === 'GET' && op.mcp?.annotations?.readOnlyHint === true ? { readsOnly: true } : {}),
-    ...(op.admitsInStatement ? { admitsInStatement: true } : {}),
+    ...(op.admitsInStatement ? { admitsInStatement: op.admitsInStatement } : {}),
     handler: async ({ ctx, rc, params, body, query }) => {
       const input: Record<string, unknown> = { ...(op.body ? body : query), ...params };
       for (const [header, field] of Object.entries(op.headers ?? {})) if (ctx.get(header) !== '') input[field] = ctx.get(header);

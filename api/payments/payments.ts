@@ -127,6 +127,8 @@ export const paymentOperations = [
     query: paymentListQuery,
     output: paymentListOutput,
     mcp: tools,
+    // A subject's page is one statement that can count and admit the request too (services/payments/store.ts).
+    admitsInStatement: (query) => query.subject_id !== undefined,
     handler: async ({ rc }, query) => listPayments(rc, query),
   }),
   defineOperation({

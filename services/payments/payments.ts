@@ -74,13 +74,22 @@ export type PaymentQuery = FromSchema<typeof paymentListQuery>;
 /** The account's payments, newest first, as the contract pages them: `{data, meta}`. */
 export async function listPayments(rc: RequestContext, q: PaymentQuery) {
   const { page, perPage, offset } = pageOf({ page: q.page, limit: q.limit ?? q.per_page ?? PAYMENT_PAGE.default });
-  const { total, rows } = await paymentPage(
+  // A subject's page is one statement planned once per connection: the request's authentication is
+  // made by it too when the door asked for it (one round trip for both).
+  const admission = q.subject_id !== undefined && rc.admission?.pending && !rc.em.isInTransaction() ? rc.admission : undefined;
+  const { total, rows, ...made } = await paymentPage(
     rc.em,
     rc.account.id,
     { states: stateFilter(q.state), subjectId: q.subject_id },
     perPage,
     offset,
+    admission?.sql(),
   );
+  // First: a refused or changed credential read nothing, and the door answers it.
+  if (admission) {
+    if (!made.admission) throw new Error('the admitted page statement answered no row');
+    admission.settle(made.admission);
+  }
   return {
     data: rows.map(paymentSummary),
     meta: { current_page: page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
-import { exec, many, one } from '../../entities/db.js';
+import { exec, many, manyPlanned, one } from '../../entities/db.js';
 import type { LedgerLeg, PaymentState } from '../../domain/payments/index.js';
+import type { AdmissionRow } from '../platform/context.js';
 
 // The payments family's statements: the only code that names payments, payment_events and
 // ledger_entries. The moves that must hold under concurrency are single guarded statements (the
@@ -52,8 +53,23 @@ function filtered(em: EntityManager, accountId: number, f: PaymentFilter) {
   return q;
 }
 
-/** How many of the account's payments the filter keeps, and one page of them, newest first. */
-export async function paymentPage(em: EntityManager, accountId: number, f: PaymentFilter, limit: number, offset: number) {
+/**
+ * How many of the account's payments the filter keeps, and one page of them, newest first. With
+ * `admission` (a subject's page only; RequestContext.admission) the one statement also makes the
+ * request's authentication: it reads nothing unless the admission's `ok` has a row, and answers
+ * the admission's row beside the page, which the caller settles before anything else.
+ */
+export async function paymentPage(
+  em: EntityManager,
+  accountId: number,
+  f: PaymentFilter,
+  limit: number,
+  offset: number,
+  admission?: { sql: string; params: unknown[] },
+): Promise<{ total: number; rows: PaymentRow[]; admission?: AdmissionRow }> {
+  if (f.subjectId !== undefined) return subjectPage(em, accountId, f.states, f.subjectId, limit, offset, admission);
+  // Planned per request: the count (most of the time, up to a whole account's rows) is planned with
+  // the literal states, so `open` finds its partial index, and with the literal limit.
   const [{ n }, rows] = await Promise.all([
     filtered(em, accountId, f)
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -67,6 +83,69 @@ export async function paymentPage(em: EntityManager, accountId: number, f: Payme
       .execute(),
   ]);
   return { total: Number(n), rows };
+}
+
+const SUBJECT_WHERE = 'account_id = ? and subject_id = ? and (?::varchar[] is null or state = any(?::varchar[]))';
+/**
+ * One record's payments: a few rows on payments_account_subject_index, so the total and the page
+ * come from one statement planned once per connection (manyPlanned); planned per request, its
+ * planning was most of its time (docs/benchmarks.md). `admitted` gates both on the admission's `ok`.
+ */
+const subjectPageSql = (admitted: boolean) => {
+  const gate = admitted ? ' and exists (select from ok)' : '';
+  const total = `(select count(*) as total from payments where ${SUBJECT_WHERE}${gate}) t`;
+  const page = `(select ${SELECTED} from payments where ${SUBJECT_WHERE}${gate} order by created_at desc, id desc limit ? offset ?) p`;
+  return admitted
+    ? `select adm.*, t.total, p.* from adm cross join ${total} left join lateral ${page} on true
+        where set_config('synchronous_commit', 'off', true) is not null`
+    : `select t.total, p.* from ${total} left join lateral ${page} on true`;
+};
+const SUBJECT_PAGE_SQL = subjectPageSql(false);
+const ADMITTED_SUBJECT_PAGE_SQL = subjectPageSql(true);
+
+type SubjectPageRow = { total: string } & { [K in keyof PaymentRow]: PaymentRow[K] | null } & Partial<AdmissionRow>;
+
+async function subjectPage(
+  em: EntityManager,
+  accountId: number,
+  states: readonly PaymentState[] | null,
+  subjectId: string,
+  limit: number,
+  offset: number,
+  admission?: { sql: string; params: unknown[] },
+) {
+  const where = [accountId, subjectId, states, states];
+  const found = admission
+    ? await manyPlanned<SubjectPageRow>(em, `with ${admission.sql}\n${ADMITTED_SUBJECT_PAGE_SQL}`, [
+        ...admission.params,
+        ...where,
+        ...where,
+        limit,
+        offset,
+      ])
+    : await manyPlanned<SubjectPageRow>(em, SUBJECT_PAGE_SQL, [...where, ...where, limit, offset]);
+  // The total's row comes back alone (its page columns null) when the page is past the end.
+  const rows = found
+    .filter((r) => r.id !== null)
+    .map(
+      ({ total: _total, adm_matched: _m, adm_count: _c, adm_previous: _p, adm_touch_due: _t, adm_key_id: _k, ...row }) => row as PaymentRow,
+    );
+  const first = found[0];
+  return {
+    total: Number(first?.total ?? 0),
+    rows,
+    ...(admission && first
+      ? {
+          admission: {
+            adm_matched: first.adm_matched ?? false,
+            adm_count: first.adm_count ?? null,
+            adm_previous: first.adm_previous ?? null,
+            adm_touch_due: first.adm_touch_due ?? null,
+            adm_key_id: first.adm_key_id ?? null,
+          },
+        }
+      : {}),
+  };
 }
 
 /** One payment of the account by its UUID or its reference (locked for the transaction with `forUpdate`). */

@@ -1,4 +1,4 @@
-// Writes authenticated by their own statement (api/http/auth.ts admittedInStatement): a data record create
+// Requests authenticated by their own statement (api/http/auth.ts admittedInStatement): a data record create
 // of a token this API process admitted before counts the request in the key's window and writes the
 // record in one statement, only while the key is admitted as exactly the principal it had then and
 // the request fits the window. Every change authentication can see must win, nothing may be written
@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { openOrm } from '../../entities/orm.js';
 import { one } from '../../entities/db.js';
 import { OPERATOR_TOKEN, admin, api, http, newTenant, type Tenant } from '../support/stack.js';
+import { paymentsOf } from '../support/payments.js';
 
 const orm = await openOrm(process.env.DATABASE_URL!, 2);
 after(() => orm.close());
@@ -155,4 +156,117 @@ test('over the window the statement refuses with 429 and writes nothing', async 
   const d = delta(start, await admissions());
   assert.equal(d.refused, 2, 'both refusals decided by the write statement');
   assert.equal(d.admitted, created - 1, 'every create after the first (which made the token known) admitted in its statement');
+});
+
+// Reads too: a payments page by subject_id is one statement planned once per connection, which
+// makes the request's admission as well (services/payments/store.ts); nothing is read for a refused
+// request, and a request without subject_id starts beside its authentication as other reads do.
+const payments = paymentsOf(orm);
+const bySubject = (t: Tenant, subject: string, token = t.token) =>
+  api('GET', `/api/v3/payments?subject_id=${encodeURIComponent(subject)}`, token);
+
+test('a payments page by subject_id is admitted by its own statement: the same answer, counted once', async () => {
+  const t = await newTenant();
+  const other = await newTenant();
+  const a = await payments.request(t.accountId, { subjectId: 'order-7', subjectType: 'order' });
+  const b = await payments.request(t.accountId, { subjectId: 'order-7', subjectType: 'order' });
+  await payments.request(t.accountId, { subjectId: 'order-8', subjectType: 'order' });
+  await payments.request(other.accountId, { subjectId: 'order-7', subjectType: 'order' });
+
+  const first = await bySubject(t, 'order-7');
+  assert.equal(first.status, 200, first.text);
+  const start = await admissions();
+  let last = remaining(first);
+  for (let i = 0; i < 3; i++) {
+    const r = await bySubject(t, 'order-7');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(
+      r.body.data.map((p: { id: string }) => p.id),
+      [b.id, a.id],
+      'the account’s two, newest first; not the other account’s',
+    );
+    assert.deepEqual(r.body.meta, { current_page: 1, per_page: 25, total: 2, last_page: 1 });
+    assert.equal(remaining(r), last - 1, 'each request counted exactly once in the window');
+    last = remaining(r);
+  }
+  const past = await api('GET', '/api/v3/payments?subject_id=order-7&page=2&per_page=2', t.token);
+  assert.equal(past.status, 200, past.text);
+  assert.deepEqual(past.body.data, []);
+  assert.equal(past.body.meta.total, 2, 'a page past the end still has the total');
+  const open = await api('GET', '/api/v3/payments?subject_id=order-7&state=paid', t.token);
+  assert.equal(open.body.meta.total, 0);
+  assert.deepEqual(delta(start, await admissions()), { admitted: 5, refused: 0, fallback: 0 });
+
+  // The whole list (no subject_id) is not made by one statement: no admission in it.
+  assert.equal((await api('GET', '/api/v3/payments', t.token)).status, 200);
+  assert.deepEqual(delta(start, await admissions()), { admitted: 5, refused: 0, fallback: 0 });
+
+  // A bad query after the admission path: refused as the query's refusal, counted once.
+  const bad = await api('GET', '/api/v3/payments?subject_id=order-7&page=0', t.token);
+  assert.equal(bad.status, 422, bad.text);
+});
+
+test('a payments page by subject_id: balance, permissions, issuer, suspension and revocation win at the next request', async () => {
+  const t = await newTenant();
+  await payments.request(t.accountId, { subjectId: 'order-1', subjectType: 'order' });
+  assert.equal((await bySubject(t, 'order-1')).status, 200);
+
+  // The balance is part of the principal: the statement reads and counts nothing; the plain authentication does.
+  let start = await admissions();
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 55 })).status, 200);
+  const changed = await bySubject(t, 'order-1');
+  assert.equal(changed.status, 200, changed.text);
+  assert.equal(changed.body.meta.total, 1);
+  assert.deepEqual(delta(start, await admissions()), { admitted: 0, refused: 0, fallback: 1 });
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}/users/${t.userId}`, { permissions: ['data.view'] })).status, 200);
+  const denied = await bySubject(t, 'order-1');
+  assert.equal(denied.status, 403, denied.text);
+  assert.ok(!('data' in denied.body), 'no rows leave with a refusal');
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}/users/${t.userId}`, { permissions: ['payments.view'] })).status, 200);
+  assert.equal((await bySubject(t, 'order-1')).status, 200);
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}/users/${t.userId}`, { active: false })).status, 200);
+  assert.equal((await bySubject(t, 'order-1')).status, 403);
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}/users/${t.userId}`, { active: true })).status, 200);
+  assert.equal((await bySubject(t, 'order-1')).status, 200);
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { status: 'suspended' })).status, 200);
+  const suspended = await bySubject(t, 'order-1');
+  assert.equal(suspended.status, 403, suspended.text);
+  assert.deepEqual(suspended.body, { status: 'error', message: 'This account is suspended.', reason: 'account_suspended' });
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { status: 'active' })).status, 200);
+  assert.equal((await bySubject(t, 'order-1')).status, 200);
+
+  const keys = await admin('GET', `/accounts/${t.accountId}/keys`);
+  const key = keys.body.data.find((k: { user_id: number | null }) => k.user_id === t.userId);
+  assert.equal((await admin('DELETE', `/accounts/${t.accountId}/keys/${key.id}`)).status, 200);
+  start = await admissions();
+  const revoked = await bySubject(t, 'order-1');
+  assert.equal(revoked.status, 401);
+  assert.equal(revoked.body.message, 'API token has been revoked.');
+  assert.deepEqual(
+    delta(start, await admissions()),
+    { admitted: 0, refused: 0, fallback: 1 },
+    'the revoked key was tried in the statement first',
+  );
+});
+
+test('a payments page by subject_id over the window is refused 429 by its statement', async () => {
+  const t = await newTenant();
+  const start = await admissions();
+  let served = 0;
+  let refusal: Awaited<ReturnType<typeof bySubject>> | null = null;
+  for (let i = 0; i < 130 && !refusal; i++) {
+    const r = await bySubject(t, `order-${i}`);
+    if (r.status === 200) served++;
+    else refusal = r;
+  }
+  assert.ok(refusal, 'refused within 130 requests');
+  assert.equal(refusal.status, 429, refusal.text);
+  assert.ok(!('data' in refusal.body));
+  assert.ok(served >= 110, `${served} served before the refusal`);
+  const d = delta(start, await admissions());
+  assert.equal(d.refused, 1, 'the refusal decided by the page statement');
+  assert.equal(d.admitted, served - 1, 'every page after the first (which made the token known) admitted in its statement');
 });
