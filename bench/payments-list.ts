@@ -15,10 +15,13 @@
 //   2. ?state=open (draft, pending, authorised);
 //   3. ?subject_id=<one order> (a different order each call).
 // The floor is one statement that returns the page and the total together (the fewest round
-// trips); the service's own two statements are explained beside it. Each answer is checked against
-// the floor's: the same ids in the same order and the same total. In the same rounds, two figures
-// that say where the API's time goes: the service called in this process (no HTTP, no
-// authentication), and the door, an authenticated GET answered 404 before any statement of its own.
+// trips), sent unnamed (planned per call, as a hand-written query through pg is); the service's own
+// statements are explained beside it. For subject_id the service sends one statement of the
+// floor's shape, named (planned once per connection) and carrying the request's authentication, so
+// the floor is also measured named in the same rounds. Each answer is checked against the floor's:
+// the same ids in the same order and the same total. In the same rounds, two figures that say where
+// the API's time goes: the service called in this process (no HTTP, no authentication), and the
+// door, an authenticated GET answered 404 before any statement of its own.
 //   npm run bench:payments-list [-- --payments 1000000 --other 300000 --samples 200 --warm 300]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -196,7 +199,9 @@ try {
    * authenticated GET refused before any statement of its own: a malformed reference is 404 before
    * any lookup, so it costs HTTP, Koa and the credential statement, what every request pays before
    * its query). First after 20 untimed rounds (`cold`), then again after `--warm` more (`steady`:
-   * V8 has optimized the request path). The target is judged on the steady figures.
+   * V8 has optimized the request path). The target is judged on the steady figures. With `oneNamed`
+   * (a subject's page, which the service answers with one named statement of the floor's shape),
+   * also the floor sent as a named statement (planned once per connection), in the same rounds.
    */
   async function measure(
     name: string,
@@ -204,6 +209,7 @@ try {
     query: (i: number) => Record<string, string>,
     where: string,
     params: (i: number) => unknown[],
+    oneNamed = false,
   ) {
     let answer: { total: number; rows: number } | null = null;
     const pairs = async (n: number, timed: boolean) => {
@@ -211,6 +217,7 @@ try {
       const db: number[] = [];
       const svc: number[] = [];
       const doors: number[] = [];
+      const named: number[] = [];
       for (let i = 0; i < n; i++) {
         let t = performance.now();
         const a = await get(path(i));
@@ -220,6 +227,12 @@ try {
         const f = await pool.query(floorSql(where), params(i));
         if (timed) db.push(performance.now() - t);
         answer = sameAnswer(name, a.body, f);
+        if (oneNamed) {
+          t = performance.now();
+          const g = await pool.query({ name: `bench_floor_${name.replace(/\W/g, '_')}`, text: floorSql(where), values: params(i) });
+          if (timed) named.push(performance.now() - t);
+          sameAnswer(`${name} (named floor)`, a.body, g);
+        }
         t = performance.now();
         const s = await listPayments(rcOf(), query(i));
         if (timed) svc.push(performance.now() - t);
@@ -231,7 +244,15 @@ try {
       }
       const x = stats(api);
       const y = stats(db);
-      return { api: x, handWrittenSql: y, ratioP50: r2(x.p50 / y.p50), serviceInProcess: stats(svc), door: stats(doors) };
+      const z = oneNamed ? stats(named) : null;
+      return {
+        api: x,
+        handWrittenSql: y,
+        ratioP50: r2(x.p50 / y.p50),
+        ...(z ? { handWrittenSqlNamed: z, ratioP50ToNamed: r2(x.p50 / z.p50) } : {}),
+        serviceInProcess: stats(svc),
+        door: stats(doors),
+      };
     };
     await pairs(20, false);
     const cold = await pairs(samples, true);
@@ -242,14 +263,17 @@ try {
       `${name}, steady: API p50 ${steady.api.p50} ms p95 ${steady.api.p95} ms; SQL p50 ${steady.handWrittenSql.p50} ms (${steady.ratioP50}x)`,
     );
     const p = params(0);
-    // The service's two statements (the count and the page, run side by side on two connections).
+    // The service's statements: a subject's page is one of the floor's shape; the others are the
+    // count and the page, run side by side on two connections.
     const countSql = `select count(*) from payments where ${where}`;
     const pageSql = `select ${cols} from payments where ${where} order by created_at desc, id desc limit 25 offset 0`;
     return {
       ...steady,
       cold,
       answer,
-      plans: { floor: await explain(floorSql(where), p), serviceCount: await explain(countSql, p), servicePage: await explain(pageSql, p) },
+      plans: oneNamed
+        ? { floor: await explain(floorSql(where), p) }
+        : { floor: await explain(floorSql(where), p), serviceCount: await explain(countSql, p), servicePage: await explain(pageSql, p) },
     };
   }
 
@@ -278,6 +302,7 @@ try {
       (i) => ({ subject_id: subjectOf(i) }),
       SUBJECT,
       (i) => [accountId, subjectOf(i)],
+      true,
     );
   noteLoad('afterReads');
   out.reads = res;
