@@ -7,6 +7,9 @@
 // draft, 3 % pending, 1 % authorised; one in fifty is a refund of the payment before it. Two
 // payments per subject (`order-<n>`, an order paid at the second attempt), and the second
 // account's subjects have the same ids, so `subject_id` alone is not enough to find the rows.
+// Every payment is marked as having had its workflow (workflow_started_at), as a payment of that
+// age has: otherwise the stack's reconciler would start one for each open payment past its expiry
+// and expire it while the list is measured (the API's total and the floor's would then differ).
 // Then VACUUM ANALYZE (what autovacuum leaves a table of this age in).
 //
 // Measured over HTTP (GET /api/v3/payments, one request at a time, the account's issued key),
@@ -80,7 +83,7 @@ async function seed(account: number, from: number, count: number, offsetSeconds:
            from g)
        insert into payments (id, account_id, reference, state, amount_minor, currency, refunded_minor, subject_id, subject_type,
                              is_refund, refund_of, reason, payer, method, provider, provider_ref, attempts, last_error, expires_at,
-                             settled_at, checkout_url, checkout_code, created_by, created_at, updated_at)
+                             settled_at, checkout_url, checkout_code, created_by, created_at, updated_at, workflow_started_at)
        select md5($1::int::text || '-' || n)::uuid, $1::int, 'PAY-' || to_char(at at time zone 'UTC', 'YYYYMMDD') || '-' || lpad(n::text, 8, '0'),
               case when is_refund and state in ('partly_refunded', 'refunded') then 'paid' else state end,
               amount, 'TZS',
@@ -94,7 +97,7 @@ async function seed(account: number, from: number, count: number, offsetSeconds:
               case when state = 'failed' then '1: The balance is insufficient for the transaction.' end,
               at + interval '15 minutes',
               case when state in ('paid', 'partly_refunded', 'refunded') then at + interval '40 seconds' end,
-              null, null, 'system:shop-page', at, at + interval '40 seconds'
+              null, null, 'system:shop-page', at, at + interval '40 seconds', at
          from s`,
       [account, lo, hi, offsetSeconds],
     );
