@@ -85,3 +85,30 @@ export function graphFailure(reply: HttpReply): ProviderFailure {
   if (retryAfter !== undefined) failure.retryAfterSeconds = retryAfter;
   return failure;
 }
+
+/**
+ * One Graph API request with the business's token, a JSON body when there is one: the group and
+ * template management calls go through it (`path` is below the API version, with its leading slash).
+ */
+export function graphRequest(
+  o: Pick<WhatsAppCloudOptions, 'baseUrl' | 'accessToken' | 'timeoutMs'>,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: object,
+  headers: Record<string, string> = {},
+) {
+  return httpRequest(
+    `${trimSlash(o.baseUrl)}${path}`,
+    {
+      method,
+      headers: {
+        authorization: `Bearer ${o.accessToken}`,
+        accept: 'application/json',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    },
+    o.timeoutMs,
+  );
+}

@@ -4,8 +4,8 @@
 // participants, and sends and pins to a group through the ordinary messages endpoint.
 // Failures are ProviderResults like every other Graph call: permanent refusals keep Meta's code
 // (131215 not eligible, 131041 unknown group, …), throttles and outages are retryable.
-import { httpRequest, isRecord, trimSlash, type HttpReply, type ProviderFailure, type ProviderResult } from '../http.js';
-import { graphFailure, type WhatsAppCloudOptions } from './client.js';
+import { isRecord, type HttpReply, type ProviderFailure, type ProviderResult } from '../http.js';
+import { graphFailure, graphRequest, type WhatsAppCloudOptions } from './client.js';
 import type {
   GroupCreateInput,
   GroupItemFailure,
@@ -104,32 +104,10 @@ export function groupInviteComponents(groupId: string): unknown[] {
 }
 
 export class WhatsAppGroupsClient {
-  private readonly baseUrl: string;
+  constructor(private readonly o: WhatsAppCloudOptions) {}
 
-  constructor(private readonly o: WhatsAppCloudOptions) {
-    this.baseUrl = trimSlash(o.baseUrl);
-  }
-
-  private async call(
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    body?: object,
-    headers: Record<string, string> = {},
-  ): Promise<{ ok: true; reply: HttpReply } | { ok: false; failure: ProviderFailure }> {
-    return httpRequest(
-      `${this.baseUrl}${path}`,
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.o.accessToken}`,
-          accept: 'application/json',
-          ...(body ? { 'content-type': 'application/json' } : {}),
-          ...headers,
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      },
-      this.o.timeoutMs,
-    );
+  private call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object, headers: Record<string, string> = {}) {
+    return graphRequest(this.o, method, path, body, headers);
   }
 
   /** Asks for a group; its id and invite link arrive in the `group_create` webhook carrying this request id. */

@@ -2,8 +2,8 @@
 // /{WABA_ID}/message_templates, GET /{TEMPLATE_ID}, DELETE /{WABA_ID}/message_templates?name=&hsm_id=,
 // and the `message_template_status_update` field of the WABA's webhook. Failures are ProviderResults
 // like every other Graph call: a refusal keeps Meta's code, throttles and outages are retryable.
-import { httpRequest, isRecord, trimSlash, type ProviderResult } from '../http.js';
-import { graphFailure, type WhatsAppCloudOptions } from './client.js';
+import { isRecord, type ProviderResult } from '../http.js';
+import { graphFailure, graphRequest, type WhatsAppCloudOptions } from './client.js';
 import { decodeUtf8 } from '../../domain/platform/utf8.js';
 import type { ProviderTemplate, TemplateStatusEvent, TemplateSubmission, WebhookRequest } from '../types.js';
 
@@ -38,25 +38,10 @@ function templateOf(v: unknown): ProviderTemplate | null {
 }
 
 export class WhatsAppTemplatesClient {
-  private readonly baseUrl: string;
-  constructor(private readonly o: WhatsAppCloudOptions) {
-    this.baseUrl = trimSlash(o.baseUrl);
-  }
+  constructor(private readonly o: WhatsAppCloudOptions) {}
 
-  private async call(method: string, path: string, body?: object) {
-    return httpRequest(
-      `${this.baseUrl}${path}`,
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.o.accessToken}`,
-          accept: 'application/json',
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      },
-      this.o.timeoutMs,
-    );
+  private call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object) {
+    return graphRequest(this.o, method, path, body);
   }
 
   async submit(
