@@ -5,7 +5,13 @@ import { emptyQuery, type RouteDef } from './registry.js';
 import { closeAfterAnswer } from './body.js';
 import type { JsonSchema } from './validation.js';
 import { requestStarted, requestEnded } from '../../services/platform/load.js';
-import { providerWebhooks, type ChatOrderHook, type InboundWebhookHook, type WebhookAnswer } from '../../services/messaging/ingress.js';
+import {
+  providerWebhooks,
+  type ChatOrderHook,
+  type InboundWebhookHook,
+  type ReplyHook,
+  type WebhookAnswer,
+} from '../../services/messaging/ingress.js';
 import { receiveGroupWebhook } from '../../services/groups/index.js';
 import { receiveTemplateWebhook } from '../../services/templates/index.js';
 import { receiveChatOrder } from '../../services/orders/index.js';
@@ -52,8 +58,10 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
       (provider, req) => receiveTemplateWebhook(deps, provider, req),
     ];
     const chatOrders: ChatOrderHook = (e) => receiveChatOrder(deps, e);
+    // A customer's reply reaches the conversations waiting for one (forms, flows): subscribed here too.
+    const replyHooks: ReplyHook[] = [];
     // The payment provider's result callbacks are forwarded to each payment's workflow.
-    list = [...providerWebhooks({ ...deps, inboundHooks, chatOrders }), ...paymentWebhooks(deps)].map((w) => ({
+    list = [...providerWebhooks({ ...deps, inboundHooks, chatOrders, replyHooks }), ...paymentWebhooks(deps)].map((w) => ({
       method: w.method,
       path: w.path,
       provider: w.provider,

@@ -10,6 +10,7 @@ import {
   type Provider,
   type ProviderEvent,
   type ChatOrderMessage,
+  type InboundMessage,
   type ProviderKey,
   type ProviderSettings,
   type WebhookAnswer,
@@ -32,7 +33,29 @@ export interface IngressDeps {
   inboundHooks?: readonly InboundWebhookHook[];
   /** Who makes a cart sent from the provider's catalogue into an order (orders); without it the cart is stored as a message only. */
   chatOrders?: ChatOrderHook;
+  /** Other families' readers of a customer's one-to-one message, once it is stored (a form or flow session waiting for a reply). */
+  replyHooks?: readonly ReplyHook[];
 }
+
+/** A customer's one-to-one message just stored (never a provider redelivery), as a conversation waiting for a reply reads it. */
+export interface CustomerReply {
+  accountId: number;
+  /** The stored message's uid: a session that records it twice can tell. */
+  uid: string;
+  /** E.164 with '+'. */
+  customer: string;
+  channelType: InboundMessage['channelType'];
+  body: string;
+  /** What the provider sent beside the text (an interactive reply's id, a native form's answers). */
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Runs after the message committed. A hook that fails is the provider's retry (the webhook answers
+ * 5xx); the redelivery stores nothing new and calls no hook, so a hook must not depend on running
+ * exactly once for its effect to hold (a session that misses a reply re-asks on its own timer).
+ */
+export type ReplyHook = (reply: CustomerReply) => Promise<void>;
 
 /** Stores a cart message (through receiveInbound) and makes its order in the same transaction. */
 export type ChatOrderHook = (e: ChatOrderMessage) => Promise<unknown>;
@@ -94,7 +117,18 @@ async function receiveWebhook(
  */
 async function applyEvent(deps: IngressDeps, provider: Provider, e: ProviderEvent): Promise<void> {
   if (e.type === 'inbound') {
-    await receiveInbound(deps, e);
+    const r = await receiveInbound(deps, e, async (_tx, stored) => stored);
+    if (r.also && deps.replyHooks?.length) {
+      const reply: CustomerReply = {
+        accountId: r.also.accountId,
+        uid: r.also.uid,
+        customer: r.also.customer,
+        channelType: e.channelType,
+        body: e.body,
+        metadata: e.metadata ?? {},
+      };
+      for (const hook of deps.replyHooks) await hook(reply);
+    }
     return;
   }
   if (e.type === 'order') {
