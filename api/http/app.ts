@@ -16,7 +16,7 @@ import { requestStarted, requestEnded } from '../../services/platform/load.js';
 import { mountMcp } from '../mcp/routes.js';
 import { createProvider } from '../oauth/provider.js';
 import { mountOAuth } from '../oauth/routes.js';
-import { accessTokenFinder } from '../oauth/bearer.js';
+import { accessTokenReader } from '../oauth/bearer.js';
 import { metricsHandler, observeRequests } from './observability.js';
 
 export interface AppDeps {
@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
     // The MCP door and the authorization server that issues its OAuth tokens (api/oauth).
     const provider = createProvider(deps);
     mountOAuth(router, deps, provider);
-    mountMcp(router, deps, accessTokenFinder(provider, deps.orm));
+    mountMcp(router, deps, accessTokenReader(deps.orm));
   }
   if (surface !== 'public') router.get('/metrics', metricsHandler(deps.config, surface));
   app.use(router.routes());

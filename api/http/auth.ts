@@ -8,14 +8,8 @@ import { hasPermission } from '../../domain/account/permissions.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthFailureThrottle, rateDecision, windowStartOf, windowWeight, type RateDecision } from './ratelimit.js';
 import { sweepOldWindows } from '../../services/platform/rate-windows.js';
-import {
-  admissionSql,
-  contextAccount,
-  contextKey,
-  findCredential,
-  findPersonCredential,
-  touchKeyLastUsed,
-} from '../../services/account/credentials.js';
+import { admissionSql, contextAccount, contextKey, findCredential, touchKeyLastUsed } from '../../services/account/credentials.js';
+import type { PersonCredentialRow } from '../../services/account/index.js';
 import { admissionsInStatement, earlyReads } from '../../observability/metrics.js';
 import { forgetAuthenticated, rememberAuthenticated, rememberedPrincipal, samePrincipal, speculativePrincipal } from './speculation.js';
 
@@ -52,10 +46,13 @@ export interface OAuthPrincipal {
 /** Who calls the MCP door: an MCP connection credential (svc_mcp_) or an OAuth access token. */
 export type McpPrincipal = Principal | OAuthPrincipal;
 
-/** An access token as the authorization server found it (api/oauth/bearer.ts), or null when it knows none by that value. */
+/**
+ * An access token as the MCP door found it (api/oauth/bearer.ts), in the statement that also read
+ * the person it names and counted the request in its grant's window.
+ */
 export interface AccessTokenView {
-  /** The subject: `<account id>.<user id>` (domain/oauth/resources.ts). */
-  subject: string;
+  /** The person who allowed the connection, their account and the request's rate count. */
+  person: PersonCredentialRow;
   clientId: string;
   grantId: string;
   scope: string;
@@ -64,6 +61,9 @@ export interface AccessTokenView {
   /** Told when the token admitted a request (the grant's last use is recorded). */
   admitted?: () => void;
 }
+
+/** Reads an access token, its person and the request's count in one statement; null when no live token and person match. */
+export type AccessTokenReader = (em: EntityManager, token: string, windowStart: number) => Promise<AccessTokenView | null>;
 
 const unauthenticated = (message = 'Unauthenticated.') => new HttpError(401, message);
 
@@ -169,7 +169,7 @@ export async function callerOf(
 export async function oauthCallerOf(
   ctx: Koa.Context,
   deps: CallerDeps,
-  findToken: (token: string) => Promise<AccessTokenView | null>,
+  readToken: AccessTokenReader,
   resource: string,
   logFields: Record<string, unknown> = {},
 ): Promise<{ principal: OAuthPrincipal; rc: RequestContext }> {
@@ -178,22 +178,16 @@ export async function oauthCallerOf(
     throttledFailure(throttlesOf(deps.config).account, ctx, header) ?? unauthenticated(message);
   const token = bearerToken(header);
   if (!token) throw refuse();
-  const found = await findToken(token);
-  if (!found) throw refuse();
-  if (!found.audience.includes(resource))
-    throw refuse(`This access token was issued for another MCP endpoint; ask the authorization server for one for ${resource}.`);
-  const subject = /^([0-9]+)\.([0-9]+)$/.exec(found.subject);
-  if (!subject) throw refuse();
   const em = deps.orm.em.fork();
   const now = Date.now();
   const windowStart = windowStartOf(now);
-  const row = await findPersonCredential(em, {
-    accountId: Number(subject[1]),
-    userId: Number(subject[2]),
-    bucket: `grant:${found.grantId}`,
-    windowStart,
-  });
-  if (!row) throw refuse();
+  const found = await readToken(em, token, windowStart);
+  if (!found) throw refuse();
+  // Counted in the grant's window before this check, as a key refused for its surface is: a token
+  // presented at the wrong endpoint is the holder's request all the same.
+  if (!found.audience.includes(resource))
+    throw refuse(`This access token was issued for another MCP endpoint; ask the authorization server for one for ${resource}.`);
+  const row = found.person;
   if (row.status !== 'active') throw new HttpError(403, 'This account is suspended.', { reason: 'account_suspended' });
   if (!row.admitted || row.rate_count === null) throw new Error('authentication row admitted inconsistently');
   sweepOldWindows(em, windowStart);

@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { OperationDeps } from '../operation.js';
 import { HttpError, forbidden } from '../http/errors.js';
-import { MCP_PREFIX, bearerToken, callerOf, oauthCallerOf, type AccessTokenView, type McpPrincipal } from '../http/auth.js';
+import { MCP_PREFIX, bearerToken, callerOf, oauthCallerOf, type AccessTokenReader, type McpPrincipal } from '../http/auth.js';
 import { BASE_SCOPE, resourceMetadataUrl, resourceUrl } from '../../domain/oauth/index.js';
 import { MAX_JSON_DEPTH, bodyText, nestsDeeperThan, readRawBody } from '../http/body.js';
 import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
@@ -17,10 +17,10 @@ import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
  * error envelope, like every other path of the API; from there on the SDK answers in JSON-RPC.
  *
  * Two bearers open it: an MCP connection credential (`svc_mcp_…`, looked up as keys are) and an
- * OAuth access token from the authorization server on this API (api/oauth), which `findToken`
- * reads; a token is bound to the one endpoint it was issued for.
+ * OAuth access token from the authorization server on this API (api/oauth), which `readToken`
+ * reads with its person in one statement; a token is bound to the one endpoint it was issued for.
  */
-export function mountMcp(router: Router, deps: OperationDeps, findToken: (token: string) => Promise<AccessTokenView | null>): void {
+export function mountMcp(router: Router, deps: OperationDeps, readToken: AccessTokenReader): void {
   const door = createMcpDoor({
     maxRequestBodySize: deps.config.bodyLimitBytes,
     onerror: (err) => deps.log.debug({ err: err.message }, 'mcp request refused'),
@@ -53,7 +53,7 @@ export function mountMcp(router: Router, deps: OperationDeps, findToken: (token:
     // other bearer is an OAuth access token, or nothing this door knows (a REST key is refused).
     const caller =
       bearer !== null && !bearer.startsWith(MCP_PREFIX)
-        ? oauthCallerOf(ctx, deps, findToken, resourceUrl(base, server), { mcp: endpoint })
+        ? oauthCallerOf(ctx, deps, readToken, resourceUrl(base, server), { mcp: endpoint })
         : callerOf(ctx, deps, 'mcp', { mcp: endpoint });
     const metadataUrl = resourceMetadataUrl(base, server);
     const challenged = (err: unknown) =>

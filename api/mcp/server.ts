@@ -10,7 +10,7 @@ import {
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import { callTool, type ToolCallContext } from './call.js';
-import { emptyServerNote, mayUse, operationsOf, scopesHeld, toolOf, type McpEndpoint } from './tools.js';
+import { emptyServerNote, mayUse, operationNamed, operationsOf, scopesHeld, toolOf, type McpEndpoint } from './tools.js';
 
 /**
  * The MCP protocol layer, from the official TypeScript SDK (v2, `@modelcontextprotocol/server`):
@@ -60,7 +60,7 @@ function buildServer(session: McpSession): Server {
   }));
 
   server.setRequestHandler('tools/call', async (request) => {
-    const op = operations.find((o) => o.name === request.params.name);
+    const op = operationNamed(session.endpoint, request.params.name);
     // A tool this endpoint does not serve is a protocol error; one it serves but the caller may not
     // use is a tool error with the reason (callTool applies the permission), so a model learns why.
     if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);

@@ -53,8 +53,25 @@ export const toolOperations: readonly Operation[] = customerOperations.filter((o
 }
 
 /** The operations an endpoint serves: those whose `mcp.servers` names it, or all of them on /mcp. */
-export function operationsOf(endpoint: McpEndpoint): Operation[] {
-  return toolOperations.filter((op) => endpoint === 'all' || op.mcp!.servers.includes(endpoint));
+export function operationsOf(endpoint: McpEndpoint): readonly Operation[] {
+  return servedBy(endpoint).list;
+}
+
+/** The operation an endpoint serves under a tool name, or undefined. */
+export function operationNamed(endpoint: McpEndpoint, name: string): Operation | undefined {
+  return servedBy(endpoint).byName.get(name);
+}
+
+/** What each endpoint serves, worked out once: every MCP request asks. */
+const served = new Map<McpEndpoint, { list: readonly Operation[]; byName: ReadonlyMap<string, Operation> }>();
+function servedBy(endpoint: McpEndpoint) {
+  let s = served.get(endpoint);
+  if (!s) {
+    const list = toolOperations.filter((op) => endpoint === 'all' || op.mcp!.servers.includes(endpoint));
+    s = { list, byName: new Map(list.map((op) => [op.name, op])) };
+    served.set(endpoint, s);
+  }
+  return s;
 }
 
 /**

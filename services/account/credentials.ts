@@ -4,8 +4,6 @@ import type { CredentialRow } from './store.js';
 // The credential lookup of every authenticated request (its statements are in store.ts), kept out
 // of the doors, which decide what the row means: 401, 403, 429.
 export { admissionSql, findCredential, touchKeyLastUsed, type CredentialRow } from './store.js';
-// The OAuth bearer of the MCP door: the person a token names, counted in its grant's window.
-export { findPersonCredential, type PersonCredentialRow } from './store.js';
 export { contextAccount } from './accounts.js';
 
 /** The key as a request context carries it. */

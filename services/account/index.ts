@@ -10,3 +10,5 @@ export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 export { accountStatus, accountCurrency, accountCountry, accountStatusSql, accountCurrencySql, userIdsOf } from './store.js';
 // The people of an account as the MCP authorization server reads them (sign-in, consent, its tokens' subject).
 export { personById, peopleWithEmail, type PersonRow } from './store.js';
+// The person an OAuth token names, admitted inside the oauth family's token statement (findAccessTokenHolder).
+export { PERSON_CREDENTIAL_SQL, PERSON_CREDENTIAL_COLUMNS, personCredentialParams, type PersonCredentialRow } from './store.js';

@@ -359,31 +359,28 @@ export type PersonCredentialRow = Pick<
 };
 
 /**
- * The person an OAuth access token names, as one round trip: the user with their account and, only
- * when the account is active, this request counted in the window of `bucket` (the grant: one window
- * per connection, as a key has one), the previous minute's count read. Null when no such person.
+ * The person an OAuth access token names, admitted in the statement of the family that finds the
+ * token (services/oauth findAccessTokenHolder): CTEs over `t`, which that statement defines first
+ * with account_id, user_id and bucket (the grant: one rate window per connection, as a key has one).
+ * `p` is the user with their account (no row when there is no such person); only when the account
+ * is active is the request counted in the bucket's window (`hit`). Select PERSON_CREDENTIAL_COLUMNS
+ * from `p`. Placeholders, after the caller's own: the window start, then the previous window's
+ * start (personCredentialParams).
  */
-export async function findPersonCredential(
-  em: EntityManager,
-  q: { accountId: number; userId: number; bucket: string; windowStart: number },
-): Promise<PersonCredentialRow | null> {
-  return onePlanned<PersonCredentialRow>(
-    em,
-    `with p as (
+export const PERSON_CREDENTIAL_SQL = `p as (
        select a.id, a.uid, a.name, a.status, a.wallet_balance, a.currency, a.billing_mode, a.created_at,
               u.id as user_id, u.active as user_active, u.permissions as user_permissions,
-              (a.status = 'active') as admitted, ?::varchar as bucket
-         from users u join accounts a on a.id = u.account_id
-        where u.id = ? and u.account_id = ?
+              (a.status = 'active') as admitted, t.bucket
+         from t join users u on u.id = t.user_id and u.account_id = t.account_id join accounts a on a.id = u.account_id
      ), hit as (
        ${countInWindowSql('p.bucket', 'from p where p.admitted')}
-     )
-     select p.*, (select count from hit) as rate_count, ${previousWindowSql('?::varchar')} as rate_previous
-       from p
-      where set_config('synchronous_commit', 'off', true) is not null`,
-    [q.bucket, q.userId, q.accountId, q.windowStart, q.bucket, q.windowStart - WINDOW_MS],
-  );
-}
+     )`;
+
+/** The PersonCredentialRow columns of a statement over PERSON_CREDENTIAL_SQL. */
+export const PERSON_CREDENTIAL_COLUMNS = `p.*, (select count from hit) as rate_count, ${previousWindowSql('p.bucket')} as rate_previous`;
+
+/** The placeholders PERSON_CREDENTIAL_SQL and PERSON_CREDENTIAL_COLUMNS add, in order. */
+export const personCredentialParams = (windowStart: number) => [windowStart, windowStart - WINDOW_MS];
 
 // Notices
 

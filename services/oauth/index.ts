@@ -2,5 +2,5 @@
 export { postgresAdapter } from './adapter.js';
 export { peopleSigningIn, setPassword, hashPassword, verifyPassword, SCRYPT_COST } from './passwords.js';
 export { inviteUser, setUserPassword, invitedPerson, acceptInvite, INVITE_PATH, DEFAULT_INVITE_HOURS } from './invites.js';
-export { touchGrantLastUsed } from './store.js';
+export { touchGrantLastUsed, findAccessTokenHolder, type AccessTokenHolderRow } from './store.js';
 export { listConnections, revokeConnection, type McpConnection } from './connections.js';

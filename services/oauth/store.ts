@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tablesOf, type Row } from '../../entities/database.js';
-import { exec, many, one } from '../../entities/db.js';
+import { exec, many, one, onePlanned } from '../../entities/db.js';
+import { PERSON_CREDENTIAL_COLUMNS, PERSON_CREDENTIAL_SQL, personCredentialParams, type PersonCredentialRow } from '../account/index.js';
 
 // The oauth family's statements: the only code that names oauth_records, user_passwords and
 // user_invites. Ids arrive here hashed (adapter.ts, passwords.ts); nothing here sees a token.
@@ -111,6 +112,42 @@ export async function destroyGrantRecords(em: EntityManager, grantId: string, mo
  * A grant's last use: written when one of its access tokens opens an MCP endpoint, at most once a
  * minute, off the request's path (nobody waits for it, and a failure only leaves it older).
  */
+/** An access token's grant beside the person it names (PersonCredentialRow), as the MCP door admits a request with it. */
+export type AccessTokenHolderRow = PersonCredentialRow & {
+  grant_id: string;
+  client_id: string;
+  scope: string | null;
+  /** The token's audience as the provider stored it: one resource URL or a list of them. */
+  aud: string | string[] | null;
+  /** Seconds since the epoch. */
+  exp: string | number | null;
+};
+
+/**
+ * The MCP door's OAuth bearer as one round trip: the unexpired access token by its hash (the
+ * provider's own record, services/oauth/adapter.ts), the person it names with their account, and
+ * the request counted in the grant's window (the account family's PERSON_CREDENTIAL_SQL). A token
+ * revoked, or of a grant revoked (for a reused code or refresh token, or by the operator), has no
+ * record any more, so it finds nothing on the next request. Planned once per connection, and its
+ * commit does not wait for the WAL flush, as the key's statement (docs/security.md, Rate limit).
+ */
+export function findAccessTokenHolder(em: EntityManager, q: { tokenHash: string; windowStart: number }) {
+  return onePlanned<AccessTokenHolderRow>(
+    em,
+    `with t as (
+       select r.account_id, r.user_id, 'grant:' || r.grant_id as bucket, r.grant_id, r.client_id,
+              r.payload->>'scope' as scope, r.payload->'aud' as aud, r.payload->>'exp' as exp
+         from oauth_records r
+        where r.model = 'AccessToken' and r.id_hash = ? and r.expires_at > now()
+          and r.grant_id is not null and r.client_id is not null and r.account_id is not null and r.user_id is not null
+     ), ${PERSON_CREDENTIAL_SQL}
+     select ${PERSON_CREDENTIAL_COLUMNS}, t.grant_id, t.client_id, t.scope, t.aud, t.exp
+       from p cross join t
+      where set_config('synchronous_commit', 'off', true) is not null`,
+    [q.tokenHash, ...personCredentialParams(q.windowStart)],
+  );
+}
+
 export function touchGrantLastUsed(em: EntityManager, grantId: string): void {
   void exec(
     em,
