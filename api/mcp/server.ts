@@ -3,6 +3,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -31,6 +32,8 @@ import { emptyServerNote, mayUse, operationNamed, operationsOf, scopesHeld, tool
  * revision the SDK drops or adds shows there.
  */
 const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+/** The first revision of the modern era: an MCP-Protocol-Version header naming it or a later one is never legacy. */
+const FIRST_MODERN_PROTOCOL_VERSION = MODERN_PROTOCOL_VERSIONS.at(-1)!;
 
 /** Every protocol version this endpoint serves, newest first: what /api-docs/mcp.json lists. */
 export const PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
@@ -75,6 +78,29 @@ const sessionOf = (ctx: McpRequestContext): McpSession => {
   if (!session) throw new Error('MCP request reached the SDK without an authenticated session');
   return session;
 };
+
+/**
+ * The SDK's era rule for the one case every 2025-era client sends, decided without its classifier
+ * (which validates the message's shape again, on each request): a single JSON-RPC request whose
+ * params carry no per-request envelope claim (`_meta` without the protocol-version key), with no
+ * MCP-Protocol-Version header or one naming a revision before the first modern one, is legacy (the
+ * SDK's "initialize" and "no-claim" outcomes). Anything else (a claim, a modern header, a
+ * notification, a batch, a response) is left to `isLegacyRequest`; test/unit/mcp-era.test.ts holds
+ * the two to the same answer.
+ */
+export function plainlyLegacy(headers: Headers, body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const m = body as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || !(typeof m.id === 'string' || typeof m.id === 'number')) return false;
+  const header = headers.get('mcp-protocol-version')?.trim();
+  if (header !== undefined && !(header < FIRST_MODERN_PROTOCOL_VERSION)) return false;
+  const params = m.params;
+  if (params === undefined) return true;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
+  const meta = (params as Record<string, unknown>)._meta;
+  if (meta === undefined) return true;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && !(PROTOCOL_VERSION_META_KEY in meta);
+}
 
 export interface McpDoor {
   /** Serves one authenticated POST; `parsedBody` is the JSON body when it parsed (else the SDK answers -32700). */
@@ -124,7 +150,9 @@ export function createMcpDoor(opts: { maxRequestBodySize: number; onerror: (err:
               extra: { [SESSION]: session },
             }
           : { token: 'svc_mcp', clientId: `mcp_credential:${p.key.id}`, scopes: [...scopesHeld(p)], extra: { [SESSION]: session } };
-      const routeLegacy = parsedBody === undefined ? await isLegacyRequest(request.clone()) : await isLegacyRequest(request, parsedBody);
+      const routeLegacy =
+        plainlyLegacy(request.headers, parsedBody) ||
+        (parsedBody === undefined ? await isLegacyRequest(request.clone()) : await isLegacyRequest(request, parsedBody));
       if (routeLegacy) return legacy(request, session, parsedBody);
       return modern.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
     },
