@@ -76,6 +76,8 @@ export async function scheduledPostWorkflow(input: ScheduledPostInput): Promise<
       continue;
     }
     if (out.kind === 'closed') return (state = { status: 'closed', post_status: out.status, attempts });
+    // The final attempt records every transient refusal as a failure; this is only a bound should it not.
+    if (attempts >= MAX_PUBLISH_ATTEMPTS) return (state = { status: 'closed', post_status: 'failed', attempts });
     at = new Date(Date.now() + retryDelayMs(attempts)).toISOString();
     state = { status: 'retrying', at, attempts, pending: out.pending };
   }
