@@ -148,6 +148,7 @@ export const connectionBody = {
     external_id: {
       type: 'string',
       pattern: '^[0-9]{1,32}$',
+      examples: ['104857600000001'],
       description: 'The Facebook Page id, or the Instagram professional account’s id (the IG user id)',
     },
     access_token: {
