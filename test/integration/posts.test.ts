@@ -74,6 +74,8 @@ test('connections: one per platform, the token never shown back; bad ids and pla
   // A second PUT replaces the page and its token.
   const again = await connect(t, 'facebook');
   assert.equal((await api('GET', `${P}/connections/facebook`, t.token)).body.data.external_id, again);
+  const nul = await api('PUT', `${P}/connections/instagram`, t.token, { external_id: '1', access_token: 'abcd\u0000efgh' });
+  assert.equal(nul.status, 422, nul.text);
   const bad = await api('PUT', `${P}/connections/facebook`, t.token, { external_id: 'my page', access_token: 'x' });
   assert.equal(bad.status, 422, bad.text);
   assert.deepEqual(Object.keys(bad.body.errors).sort(), ['access_token', 'external_id']);
@@ -255,6 +257,9 @@ test('bad input: schedules outside the window, text and media over the platforms
   await refuse({ text: 'x', platforms: ['myspace'] }, 'platforms');
   await refuse({ text: 'x', platforms: [] }, 'platforms');
   await refuse({ text: 'x', platforms: ['facebook'], colour: 'red' }, 'colour');
+  await refuse({ text: 'a\u0000b', platforms: ['facebook'] }, 'text');
+  await refuse({ text: 'x', platforms: ['facebook'], scheduled_at: '275760-09-13T00:00:00Z' }, 'scheduled_at');
+  await refuse({ text: 'x', platforms: ['facebook'], scheduled_at: '0001-01-01T00:00:00Z' }, 'scheduled_at');
   // Scheduling needs a connection to every platform: Instagram has none here.
   await refuse({ text: 'x', media: [IMAGE], platforms: ['instagram'], scheduled_at: inMs(HOUR) }, 'platforms');
   const raw = await fetch(`${process.env.API_URL}${P}`, {
