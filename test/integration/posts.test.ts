@@ -209,6 +209,36 @@ test("failures keep the platform's reason: an expired token (190), a container t
   }
 });
 
+test('a transient refusal (Graph 500, is_transient) stays pending and is retried on the workflow’s timer, then published', async () => {
+  const t = await newTenant();
+  const page = await connect(t, 'facebook');
+  await sim('POST', '/_sim/social/faults', { kind: 'transient', owner: page, count: 1 });
+  const post = await create(t, { text: 'Try again', platforms: ['facebook'] });
+  assert.equal((await api('POST', `${P}/${post.uid}/publish`, t.token, {})).status, 200);
+  const h = temporal.workflow.getHandle(scheduledPostWorkflowId(t.accountId, post.uid));
+  const retrying = await eventually(
+    () => h.query<any>('state'),
+    (s) => s.status === 'retrying',
+    20_000,
+    200,
+    'the retry timer',
+  );
+  assert.equal(retrying.attempts, 1);
+  assert.ok(Date.parse(retrying.at) - Date.now() > 50_000, 'the next attempt a minute later');
+  const pending = await get(t, post.uid);
+  assert.equal(pending.status, 'publishing');
+  assert.deepEqual(
+    [pending.targets[0].status, pending.targets[0].attempts, pending.targets[0].error.code, pending.targets[0].error.transient],
+    ['pending', 1, '2', true],
+  );
+  assert.deepEqual(await events(t, post.uid), [], 'no event for a transient refusal');
+  // The timer cut short (the reschedule signal, as publish now sends it): the second attempt publishes.
+  await h.signal('reschedule', new Date().toISOString());
+  const done = await settled(t, post.uid);
+  assert.deepEqual([done.status, done.targets[0].attempts, done.targets[0].error], ['published', 2, null]);
+  assert.deepEqual((await h.result()) as any, { status: 'closed', post_status: 'published', attempts: 2 });
+});
+
 test('cancel stops a scheduled post (its workflow ends, nothing published); it can be scheduled again; delete', async () => {
   const t = await newTenant();
   await connect(t, 'facebook');
