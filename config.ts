@@ -30,6 +30,8 @@ export interface Config {
   /** Sends with no sender identity go out through this messaging service (the provider picks the number). */
   smsGatewayMessagingServiceSid: string;
   whatsappApiUrl: string;
+  /** The Graph API the posts family publishes to Facebook Pages and Instagram through. */
+  socialGraphUrl: string;
   whatsappAccessToken: string;
   whatsappAppSecret: string;
   /**
@@ -254,6 +256,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     smsGatewayAuthToken: env('SMS_GATEWAY_AUTH_TOKEN', 'sim-sms-auth-token'),
     smsGatewayMessagingServiceSid: env('SMS_GATEWAY_MESSAGING_SERVICE_SID', 'MG00000000000000000000000000000000'),
     whatsappApiUrl: env('WHATSAPP_API_URL', 'http://127.0.0.1:4010/whatsapp/v21.0'),
+    socialGraphUrl: env('SOCIAL_GRAPH_URL', 'http://127.0.0.1:4010/graph/v21.0'),
     whatsappAccessToken: env('WHATSAPP_ACCESS_TOKEN', 'sim-wa-access-token'),
     whatsappAppSecret: env('WHATSAPP_APP_SECRET', 'sim-wa-app-secret'),
     dataCursorSecret: env('DATA_CURSOR_SECRET', 'dev-data-cursor-secret'),

@@ -5,6 +5,7 @@ import { createSmsGateway } from './sms-gateway/index.js';
 import { createWhatsAppCloud, createWhatsAppCloudGroups, createWhatsAppCloudTemplates } from './whatsapp-cloud/index.js';
 import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';
 import { createMpesaDaraja } from './mpesa-daraja/index.js';
+import { createMetaSocial } from './meta-social/index.js';
 import type {
   CatalogueProvider,
   ChannelType,
@@ -15,6 +16,7 @@ import type {
   Provider,
   ProviderKey,
   SmsProvider,
+  SocialPublisher,
 } from './types.js';
 
 export type * from './types.js';
@@ -41,6 +43,7 @@ export type ProviderSettings = Pick<
   | 'paymentSecurityCredential'
   | 'paymentCallbackSecret'
   | 'paymentCurrencies'
+  | 'socialGraphUrl'
 >;
 
 /** The provider of a channel that stores none (a chat number without a channel row). */
@@ -72,6 +75,8 @@ export interface ProviderRegistry {
    * UnknownProvider. Its result callbacks are served from its own `callbacks`, apart from `all`.
    */
   payments(stored?: string | null): PaymentProvider;
+  /** The social platforms' publisher (Facebook Pages, Instagram): the posts family's. */
+  social(): SocialPublisher;
 }
 
 export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: number } = {}): ProviderRegistry {
@@ -114,6 +119,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
     publicBaseUrl: s.publicBaseUrl,
     timeoutMs: o.timeoutMs,
   });
+  const social = createMetaSocial({ baseUrl: s.socialGraphUrl, timeoutMs: o.timeoutMs });
   const byKey = new Map<string, Provider>(all.map((p) => [p.key, p]));
   const get = (key: string) => {
     const p = byKey.get(key);
@@ -138,6 +144,7 @@ export function createProviderRegistry(s: ProviderSettings, o: { timeoutMs?: num
       if (stored && stored !== payments.key) throw new UnknownProvider(`No payment provider adapter is registered as "${stored}".`);
       return payments;
     },
+    social: () => social,
   };
 }
 

@@ -599,3 +599,41 @@ export interface TemplateProvider {
   /** The template status updates a verified webhook carries (none when it carries none). */
   parseWebhook(req: WebhookRequest): TemplateStatusEvent[];
 }
+
+// --- Social publishing ----------------------------------------------------------------------------
+
+/** Where a post goes: the platform, the page or professional account's id there, and its token. */
+export interface SocialDestination {
+  platform: 'facebook' | 'instagram';
+  externalId: string;
+  accessToken: string;
+}
+
+/** What is published, in our words (domain/posts): at most one media item here. */
+export interface SocialContent {
+  text: string | null;
+  link: string | null;
+  media: { type: 'image' | 'video'; url: string; altText?: string | null } | null;
+}
+
+/** A platform's refusal kept for the post: its own code, subcode and message. */
+export interface SocialRefusal {
+  code: string;
+  subcode: number | null;
+  message: string;
+}
+
+export interface SocialPublisher {
+  readonly key: 'meta-social';
+  /**
+   * Publishes now. A platform that builds the post first (an Instagram container) reports the
+   * container through `onContainer` before waiting on it, and takes it back as `containerId` on a
+   * retry, so a retry never builds a second one while the first may still finish. A failure says
+   * whether a later attempt may succeed (`permanent`), and carries the platform's reason.
+   */
+  publish(
+    to: SocialDestination,
+    content: SocialContent,
+    progress: { containerId: string | null; onContainer(id: string | null): Promise<void> },
+  ): Promise<ProviderResult<{ platformPostId: string }>>;
+}

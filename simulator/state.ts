@@ -11,6 +11,7 @@ import type { SmsEncoding } from './segments.js';
 import { createGroupsState, resetGroupsState, type GroupsState } from './whatsapp-groups.js';
 import { createPaymentsState, resetPaymentsState, type PaymentsState } from './mpesa-daraja.js';
 import { createTemplatesState, resetTemplatesState, type TemplatesState } from './whatsapp-templates.js';
+import { createSocialState, resetSocialState, type SocialState } from './social.js';
 
 export interface StatusStep {
   status: string;
@@ -178,6 +179,8 @@ export interface SimState {
   readonly payments: PaymentsState;
   /** WhatsApp message templates under review and approved (whatsapp-templates.ts). */
   readonly templates: TemplatesState;
+  /** Facebook Page posts and Instagram containers and media (social.ts). */
+  readonly social: SocialState;
   nextSeq(): number;
   /** Forget everything recorded and cancel pending receipts; URLs, delay and templates survive. */
   reset(): void;
@@ -208,6 +211,7 @@ export function createState(options: SimulatorOptions): SimState {
     groups: createGroupsState(),
     payments: createPaymentsState(options),
     templates: createTemplatesState(),
+    social: createSocialState(),
     nextSeq: () => ++seq,
     reset() {
       state.life.restart();
@@ -229,6 +233,7 @@ export function createState(options: SimulatorOptions): SimState {
       resetGroupsState(state.groups);
       resetPaymentsState(state.payments);
       resetTemplatesState(state.templates);
+      resetSocialState(state.social);
     },
   };
   return state;

@@ -151,3 +151,30 @@ export async function signalWorkflow<
   if (!name) throw new Error(`${starter.workflowType} declares no signal ${signal}`);
   await temporal.workflow.getHandle(workflowId).signal<SignalArgs<S[P]>>(name, ...args);
 }
+
+/**
+ * Sends one of the starter's signals to the workflow of `key`, starting it first when none runs
+ * (signal-with-start): one call, so a signal never finds the workflow gone between a start and it.
+ */
+export async function signalWithStart<
+  N extends WorkflowName,
+  K,
+  Q extends TaskQueueSetting,
+  U extends Record<string, UpdateRef>,
+  S extends Record<string, SignalRef>,
+  P extends keyof S & string,
+>(
+  deps: StarterDeps<Q>,
+  starter: WorkflowStarter<N, K, Q, U, S>,
+  key: K,
+  args: WorkflowArgs<N>,
+  signal: P,
+  ...signalArgs: SignalArgs<S[P]>
+) {
+  const name = starter.signals?.[signal];
+  if (!name) throw new Error(`${starter.workflowType} declares no signal ${signal}`);
+  const { workflowIdConflictPolicy: _conflict, ...options } = startOptions(deps.config, starter, key, args);
+  // The start options' `args` is a conditional type TypeScript cannot match to a generic N (as in startOptions).
+  type Options = Parameters<Client['workflow']['signalWithStart']>[1];
+  return deps.temporal.workflow.signalWithStart(starter.workflowType, { ...options, signal: name, signalArgs } as unknown as Options);
+}

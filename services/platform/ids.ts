@@ -2,7 +2,7 @@ import { newSecret } from './secrets.js';
 import { notFound } from './errors.js';
 
 /** Public uids: a readable prefix and 20 random characters; opaque to clients. */
-export const newUid = (prefix: 'msg' | 'cmp' | 'ctc' | 'acc' | 'evt') => `${prefix}_${newSecret(20)}`;
+export const newUid = (prefix: 'msg' | 'cmp' | 'ctc' | 'acc' | 'evt' | 'pst') => `${prefix}_${newSecret(20)}`;
 
 /**
  * A numeric id from a path segment: digits only and within PostgreSQL's integer range, else the

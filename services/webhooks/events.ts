@@ -52,6 +52,8 @@ export const EVENT_KINDS = [
   'lead.deleted',
   'flow.session.started',
   'flow.session.ended',
+  'post.published',
+  'post.failed',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -65,6 +65,10 @@ interface Refs {
   label: string;
   /** A's lead's phone number: B's upsert of it makes B's own lead. */
   leadPhone: string;
+  /** A's draft post's uid. */
+  post: string;
+  /** The platform A has a connection to (a path parameter of the post connection tools). */
+  platform: string;
 }
 
 /**
@@ -98,6 +102,8 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'templates/{id}': 'template',
   'leads/{lead}': 'lead',
   'labels/{label}': 'label',
+  'posts/{uid}': 'post',
+  'connections/{platform}': 'platform',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -258,7 +264,17 @@ async function seed(t: Tenant): Promise<Refs> {
     note: `${MARK} note`,
   });
 
+  // A's Facebook Page and a draft post to it (the page's name and the post's text carry MARK).
+  await created('PUT', '/api/v3/posts/connections/facebook', key, {
+    external_id: `${17_100_000_000 + t.accountId}`,
+    access_token: 'EAAG-a-page-token',
+    name: `${MARK} page`,
+  });
+  const post = await created('POST', '/api/v3/posts', key, { text: `${MARK} post`, platforms: ['facebook'] });
+
   return {
+    post: post.uid,
+    platform: 'facebook',
     sms,
     whatsapp,
     operation,
@@ -384,7 +400,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 18, empty.join());
+    assert.equal(empty.length, 17, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -445,6 +461,8 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   add_lead_labels: () => ({ labels: ['from-b'] }),
   add_lead_note: () => ({ body: 'from B' }),
   merge_leads: (r) => ({ lead_id: Number(r.lead) }),
+  update_post: () => ({ text: 'from B' }),
+  schedule_post: () => ({ scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }),
 };
 
 /**
@@ -454,6 +472,8 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
  */
 const CREATES_ITS_OWN: Record<string, (r: Refs) => Record<string, unknown>> = {
   set_occasion: () => ({ kind: 'holiday', name: 'from B', date: '01-02' }),
+  // B's own Facebook connection: A's page and token untouched.
+  set_post_connection: () => ({ external_id: '17199999999', access_token: 'EAAG-b-page-token', name: 'from B' }),
 };
 
 type Expect = 'not_found' | 'refused' | 'none_of_a';
@@ -521,6 +541,9 @@ const NO_RESOURCE_ID = [
   'list_leads',
   'get_lead_settings',
   'update_lead_settings',
+  'list_post_connections',
+  'list_posts',
+  'create_post',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */
@@ -540,24 +563,43 @@ async function fingerprint(t: Tenant, r: Refs) {
   };
   const C = `/api/v3/catalogues/${r.catalogue}`;
   // (Not A's message count: its campaign may still be sending.)
-  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion, template, lead] =
-    await Promise.all([
-      get(`/api/v3/contact-groups/${r.contactGroup}`),
-      get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
-      get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
-      get(C),
-      get(`${C}/products/${r.product}`),
-      get(`${C}/products`),
-      get(`${C}/feeds/${r.feed}`),
-      get(`/api/v3/catalogues/orders/${r.order}`),
-      get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
-      get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
-      get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
-      get(`/api/v3/payments/${r.payment}`),
-      get(`/api/v3/occasions/${r.occasion}`),
-      get(`/api/v3/whatsapp/templates/${r.template}`),
-      get(`/api/v3/leads/${r.lead}`),
-    ]);
+  const [
+    group,
+    contact,
+    contacts,
+    shop,
+    product,
+    products,
+    feed,
+    order,
+    record,
+    records,
+    chat,
+    payment,
+    occasion,
+    template,
+    lead,
+    post,
+    page,
+  ] = await Promise.all([
+    get(`/api/v3/contact-groups/${r.contactGroup}`),
+    get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
+    get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
+    get(C),
+    get(`${C}/products/${r.product}`),
+    get(`${C}/products`),
+    get(`${C}/feeds/${r.feed}`),
+    get(`/api/v3/catalogues/orders/${r.order}`),
+    get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
+    get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
+    get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
+    get(`/api/v3/payments/${r.payment}`),
+    get(`/api/v3/occasions/${r.occasion}`),
+    get(`/api/v3/whatsapp/templates/${r.template}`),
+    get(`/api/v3/leads/${r.lead}`),
+    get(`/api/v3/posts/${r.post}`),
+    get(`/api/v3/posts/connections/${r.platform}`),
+  ]);
   return {
     group: group.name,
     contact: [contact.name, contact.full_phone_number],
@@ -574,6 +616,8 @@ async function fingerprint(t: Tenant, r: Refs) {
     occasion: [occasion.name, occasion.date, occasion.message],
     template: [template.name, template.business_account_id, template.components],
     lead: [lead.name, lead.stage, lead.labels, lead.assignee_id, lead.identities, lead.updated_at],
+    post: [post.text, post.status, post.platforms, post.updated_at],
+    page: [page.external_id, page.token_hint, page.name, page.updated_at],
   };
 }
 

@@ -93,6 +93,9 @@ export function providerDoubles(answers: SendAnswer[] = [ok('PM1')]) {
     templates: () => {
       throw new Error('no templates in this double');
     },
+    social: () => {
+      throw new Error('no social publisher in this double');
+    },
     payments: () => {
       throw new Error('no payment provider in this double');
     },

@@ -90,6 +90,8 @@ const FAMILY_SERVERS: Record<string, readonly McpServerKey[]> = {
   Occasions: ['messaging'],
   // The contract names the leads server and the mcp:leads scope: the Leads family's own.
   Leads: ['leads'],
+  // The contract names the posts server and the mcp:posts scope: the Posts family's own.
+  Posts: ['posts'],
 };
 
 /** REST-only operations: the five compatibility contact paths, covered by the contact-group tools. */
@@ -157,7 +159,6 @@ test('every server a tag is mapped to has tools; every other server of the contr
     'meetings',
     'navigate',
     'numbers',
-    'posts',
     'routing',
     'studio',
     'tickets',
@@ -176,7 +177,7 @@ test('/api-docs/mcp.json marks each empty server with a note; a served one has i
     assert.equal(entry.note, emptyServerNote(key));
   }
   // Families the contract only names (paths and fields not shown) are told apart from those it does not describe.
-  assert.match(emptyServerNote('posts')!, /names the Posts family but does not show its operations/);
+  assert.match(emptyServerNote('forms')!, /names the Forms family but does not show its operations/);
   assert.match(emptyServerNote('agents')!, /Agent tasks/);
   assert.match(emptyServerNote('calls')!, /does not describe its family/);
   for (const key of MAPPED) {
