@@ -126,7 +126,8 @@ export function checkDefinition(raw: unknown): { errors: DefinitionErrors; defin
   raw.states.forEach((s, i) => {
     const at = `definition.states.${i}`;
     if (!isObject(s)) return add(at, 'Each state must be an object.');
-    for (const k of Object.keys(s)) if (!['name', 'type', 'properties', 'transitions'].includes(k)) add(`${at}.${k}`, `Unknown field ${k}.`);
+    for (const k of Object.keys(s))
+      if (!['name', 'type', 'properties', 'transitions'].includes(k)) add(`${at}.${k}`, `Unknown field ${k}.`);
     const name = s.name;
     if (typeof name !== 'string' || !NAME.test(name) || name.length > FLOW_LIMITS.nameLength)
       add(`${at}.name`, `The name must start with a letter and hold letters, digits, _ or - (at most ${FLOW_LIMITS.nameLength}).`);
@@ -147,14 +148,20 @@ export function checkDefinition(raw: unknown): { errors: DefinitionErrors; defin
     const seen = new Set<string>();
     transitions.forEach((t, j) => {
       const tat = `${at}.transitions.${j}`;
-      if (!isObject(t) || typeof t.event !== 'string' || typeof t.next !== 'string' || Object.keys(t).some((k) => k !== 'event' && k !== 'next'))
+      if (
+        !isObject(t) ||
+        typeof t.event !== 'string' ||
+        typeof t.next !== 'string' ||
+        Object.keys(t).some((k) => k !== 'event' && k !== 'next')
+      )
         return add(tat, 'A transition is {event, next}.');
       if (!allowed.includes(t.event))
         add(`${tat}.event`, `A ${type} state has no event ${t.event}${allowed.length ? `; it has ${allowed.join(', ')}` : ''}.`);
       if (seen.has(t.event)) add(`${tat}.event`, `The event ${t.event} has two transitions.`);
       seen.add(t.event);
     });
-    if ((type === 'handover' || type === 'end') && transitions.length) add(`${at}.transitions`, `A ${type} state ends the session; it has no transitions.`);
+    if ((type === 'handover' || type === 'end') && transitions.length)
+      add(`${at}.transitions`, `A ${type} state ends the session; it has no transitions.`);
     states.push({ name: String(name), type, properties, transitions: transitions as FlowTransition[] });
   });
   if (Object.keys(errors).length) return { errors, definition: null };
@@ -172,7 +179,12 @@ export function checkDefinition(raw: unknown): { errors: DefinitionErrors; defin
   // Reachability from the initial state.
   const reached = new Set<string>([initial]);
   const queue = [initial];
-  while (queue.length) for (const t of byName.get(queue.shift()!)!.transitions) if (!reached.has(t.next)) reached.add(t.next), queue.push(t.next);
+  while (queue.length)
+    for (const t of byName.get(queue.shift()!)!.transitions)
+      if (!reached.has(t.next)) {
+        reached.add(t.next);
+        queue.push(t.next);
+      }
   states.forEach((s, i) => {
     if (!reached.has(s.name)) add(`definition.states.${i}.name`, `The state ${s.name} is unreachable from ${initial}.`);
   });
@@ -196,13 +208,15 @@ function checkProperties(type: StateType, p: Record<string, unknown>, at: string
     end: [],
   };
   for (const k of Object.keys(p)) if (!known[type].includes(k)) add(`${at}.${k}`, `A ${type} state has no property ${k}.`);
-  const text = (k: string, required: boolean, max = FLOW_LIMITS.bodyLength) => {
+  const text = (k: string, required: boolean, max: number = FLOW_LIMITS.bodyLength) => {
     if (p[k] === undefined) return required ? add(`${at}.${k}`, `The ${k} is required.`) : undefined;
-    if (typeof p[k] !== 'string' || !p[k] || (p[k] as string).length > max) add(`${at}.${k}`, `The ${k} must be text of 1 to ${max} characters.`);
+    if (typeof p[k] !== 'string' || !p[k] || (p[k] as string).length > max)
+      add(`${at}.${k}`, `The ${k} must be text of 1 to ${max} characters.`);
   };
   if (type === 'send_message' || type === 'wait_for_reply') {
     if (p.body !== undefined && p.template !== undefined) add(at, 'A message is a body or a template, not both.');
-    if (type === 'send_message' && p.body === undefined && p.template === undefined) add(at, 'A send_message state needs a body or a template.');
+    if (type === 'send_message' && p.body === undefined && p.template === undefined)
+      add(at, 'A send_message state needs a body or a template.');
     if (p.body !== undefined) text('body', false);
     if (p.template !== undefined) {
       const t = p.template;
@@ -221,7 +235,10 @@ function checkProperties(type: StateType, p: Record<string, unknown>, at: string
   if (type === 'wait_for_reply' && p.timeout_seconds !== undefined) {
     const s = p.timeout_seconds;
     if (typeof s !== 'number' || !Number.isInteger(s) || s < FLOW_LIMITS.minTimeoutSeconds || s > FLOW_LIMITS.maxTimeoutSeconds)
-      add(`${at}.timeout_seconds`, `The timeout is whole seconds from ${FLOW_LIMITS.minTimeoutSeconds} to ${FLOW_LIMITS.maxTimeoutSeconds}.`);
+      add(
+        `${at}.timeout_seconds`,
+        `The timeout is whole seconds from ${FLOW_LIMITS.minTimeoutSeconds} to ${FLOW_LIMITS.maxTimeoutSeconds}.`,
+      );
   }
   if (type === 'split') {
     const cases = p.cases;
@@ -235,11 +252,13 @@ function checkProperties(type: StateType, p: Record<string, unknown>, at: string
         add(`${cat}.event`, 'The event must start with a letter and hold letters, digits, _ or -.');
       else if (events.has(c.event)) add(`${cat}.event`, `The event ${c.event} is used twice.`);
       else events.add(c.event);
-      if (!['equals', 'contains', 'any_of', 'regex'].includes(c.match as string)) add(`${cat}.match`, 'The match is equals, contains, any_of or regex.');
+      if (!['equals', 'contains', 'any_of', 'regex'].includes(c.match as string))
+        add(`${cat}.match`, 'The match is equals, contains, any_of or regex.');
       if (c.match === 'any_of') {
         if (!Array.isArray(c.value) || !c.value.length || c.value.some((v) => typeof v !== 'string' || !v || v.length > 200))
           add(`${cat}.value`, 'any_of takes a list of words.');
-      } else if (typeof c.value !== 'string' || !c.value || c.value.length > 200) add(`${cat}.value`, 'The value must be text of 1 to 200 characters.');
+      } else if (typeof c.value !== 'string' || !c.value || c.value.length > 200)
+        add(`${cat}.value`, 'The value must be text of 1 to 200 characters.');
       else if (c.match === 'regex')
         try {
           new RegExp(c.value, 'i');
@@ -250,7 +269,8 @@ function checkProperties(type: StateType, p: Record<string, unknown>, at: string
     });
   }
   if (type === 'set_lead_stage') {
-    if (!(LEAD_STAGE_NAMES as readonly unknown[]).includes(p.stage)) add(`${at}.stage`, `The stage is one of ${LEAD_STAGE_NAMES.join(', ')}.`);
+    if (!(LEAD_STAGE_NAMES as readonly unknown[]).includes(p.stage))
+      add(`${at}.stage`, `The stage is one of ${LEAD_STAGE_NAMES.join(', ')}.`);
     text('reason', false, 500);
   }
   if (type === 'run_operation') {
@@ -282,10 +302,11 @@ function cycleWithoutWait(states: FlowState[]): string[] | null {
     colour.set(name, 'black');
     return null;
   };
-  for (const s of states) if (!colour.has(s.name)) {
-    const found = visit(s.name);
-    if (found) return found;
-  }
+  for (const s of states)
+    if (!colour.has(s.name)) {
+      const found = visit(s.name);
+      if (found) return found;
+    }
   return null;
 }
 
