@@ -163,7 +163,7 @@ export async function exportFlow(rc: RequestContext, id: number | string, q: Fro
     status: side === 'published' ? ('published' as const) : ('draft' as const),
     commit_message: flow.commit_message,
     exported_at: new Date().toISOString(),
-    definition: definition as unknown as FlowDefinition,
+    definition,
     checksum: checksumOf(definition),
   };
 }
