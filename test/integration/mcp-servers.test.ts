@@ -65,6 +65,9 @@ interface Refs {
   label: string;
   /** A's lead's phone number: B's upsert of it makes B's own lead. */
   leadPhone: string;
+  /** A's flow (published) and a live session of it. */
+  flow: string;
+  flowSession: string;
 }
 
 /**
@@ -98,6 +101,8 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'templates/{id}': 'template',
   'leads/{lead}': 'lead',
   'labels/{label}': 'label',
+  'flows/{id}': 'flow',
+  'sessions/{session}': 'flowSession',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -258,6 +263,16 @@ async function seed(t: Tenant): Promise<Refs> {
     note: `${MARK} note`,
   });
 
+  // A's flow, published, with a session waiting for its customer's reply.
+  const loaded = await admin('POST', `/accounts/${t.accountId}/flows`, {
+    name: `${MARK} flow`,
+    definition: { initial_state: 'wait', states: [{ name: 'wait', type: 'wait_for_reply', properties: { timeout_seconds: 86_400 } }] },
+  });
+  assert.equal(loaded.status, 201, loaded.text);
+  const flow = String(loaded.body.data.id);
+  await created('POST', `/api/v3/flows/${flow}/publish`, key, {});
+  const flowSession = (await created('POST', `/api/v3/flows/${flow}/sessions`, key, { to: customer, parameters: { note: MARK } })).uid;
+
   return {
     sms,
     whatsapp,
@@ -289,6 +304,8 @@ async function seed(t: Tenant): Promise<Refs> {
     lead: String(lead.id),
     label: 'vip',
     leadPhone,
+    flow,
+    flowSession,
   };
 }
 
@@ -384,7 +401,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 18, empty.join());
+    assert.equal(empty.length, 17, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -445,6 +462,7 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   add_lead_labels: () => ({ labels: ['from-b'] }),
   add_lead_note: () => ({ body: 'from B' }),
   merge_leads: (r) => ({ lead_id: Number(r.lead) }),
+  start_flow_session: () => ({ to: uniquePhone('2556') }),
 };
 
 /**
@@ -521,6 +539,7 @@ const NO_RESOURCE_ID = [
   'list_leads',
   'get_lead_settings',
   'update_lead_settings',
+  'list_flows',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */
@@ -540,24 +559,43 @@ async function fingerprint(t: Tenant, r: Refs) {
   };
   const C = `/api/v3/catalogues/${r.catalogue}`;
   // (Not A's message count: its campaign may still be sending.)
-  const [group, contact, contacts, shop, product, products, feed, order, record, records, chat, payment, occasion, template, lead] =
-    await Promise.all([
-      get(`/api/v3/contact-groups/${r.contactGroup}`),
-      get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
-      get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
-      get(C),
-      get(`${C}/products/${r.product}`),
-      get(`${C}/products`),
-      get(`${C}/feeds/${r.feed}`),
-      get(`/api/v3/catalogues/orders/${r.order}`),
-      get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
-      get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
-      get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
-      get(`/api/v3/payments/${r.payment}`),
-      get(`/api/v3/occasions/${r.occasion}`),
-      get(`/api/v3/whatsapp/templates/${r.template}`),
-      get(`/api/v3/leads/${r.lead}`),
-    ]);
+  const [
+    group,
+    contact,
+    contacts,
+    shop,
+    product,
+    products,
+    feed,
+    order,
+    record,
+    records,
+    chat,
+    payment,
+    occasion,
+    template,
+    lead,
+    flow,
+    session,
+  ] = await Promise.all([
+    get(`/api/v3/contact-groups/${r.contactGroup}`),
+    get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
+    get(`/api/v3/contact-groups/${r.contactGroup}/contacts`),
+    get(C),
+    get(`${C}/products/${r.product}`),
+    get(`${C}/products`),
+    get(`${C}/feeds/${r.feed}`),
+    get(`/api/v3/catalogues/orders/${r.order}`),
+    get(`/api/v3/data/tables/${r.table}/records/${r.record}`),
+    get(`/api/v3/data/tables/${r.table}/records?with_count=true`),
+    get(`/api/v3/whatsapp/groups/${r.chatGroup}`),
+    get(`/api/v3/payments/${r.payment}`),
+    get(`/api/v3/occasions/${r.occasion}`),
+    get(`/api/v3/whatsapp/templates/${r.template}`),
+    get(`/api/v3/leads/${r.lead}`),
+    get(`/api/v3/flows/${r.flow}`),
+    get(`/api/v3/flows/${r.flow}/sessions/${r.flowSession}`),
+  ]);
   return {
     group: group.name,
     contact: [contact.name, contact.full_phone_number],
@@ -574,6 +612,8 @@ async function fingerprint(t: Tenant, r: Refs) {
     occasion: [occasion.name, occasion.date, occasion.message],
     template: [template.name, template.business_account_id, template.components],
     lead: [lead.name, lead.stage, lead.labels, lead.assignee_id, lead.identities, lead.updated_at],
+    flow: [flow.status, flow.revision, flow.published_revision, flow.updated_at],
+    session: [session.status, session.current_state, session.end_reason],
   };
 }
 
