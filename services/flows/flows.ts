@@ -264,6 +264,10 @@ export async function endSession(rc: RequestContext, deps: FlowServiceDeps, id: 
   try {
     await deps.temporal.workflow.getHandle(flowSessionWorkflowId(rc.account.id, session.uid)).executeUpdate<FlowSessionState, []>('end');
   } catch (err) {
+    // The session ended on its own between the read and the update (its workflow closed): 409 as above.
+    const now = await sessionOfAccount(rc.em.fork(), rc.account.id, session.uid);
+    if (now?.status === 'ended')
+      throw refuse('conflict', `The session ended already (${now.end_reason}).`, 'session_ended', { end_reason: now.end_reason });
     // No workflow behind a live row (it was lost): the row is ended here, as the workflow would have.
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     await closeSession(rc.em, {
