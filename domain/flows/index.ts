@@ -44,6 +44,10 @@ export const FLOW_LIMITS = {
   minTimeoutSeconds: 1,
   maxTimeoutSeconds: 7 * 24 * 3600,
   defaultTimeoutSeconds: 24 * 3600,
+  /** How much of a reply a regex case reads. */
+  regexInput: 500,
+  /** Steps a session may take (a loop through a wait is allowed; a customer cannot keep it going for ever): beyond, it ends failed. */
+  steps: 1000,
 } as const;
 export const MAX_BUNDLE_BYTES = 512 * 1024;
 
@@ -323,7 +327,8 @@ export function splitEvent(cases: readonly SplitCase[], reply: string): string {
     if (c.match === 'equals' && typeof v === 'string' && said === v.trim().toLowerCase()) return c.event;
     if (c.match === 'contains' && typeof v === 'string' && said.includes(v.trim().toLowerCase())) return c.event;
     if (c.match === 'any_of' && Array.isArray(v) && v.some((w) => said === w.trim().toLowerCase())) return c.event;
-    if (c.match === 'regex' && typeof v === 'string' && new RegExp(v, 'i').test(reply)) return c.event;
+    // Only the reply's start is matched against an expression: a pattern loaded from elsewhere cannot backtrack for long.
+    if (c.match === 'regex' && typeof v === 'string' && new RegExp(v, 'i').test(reply.slice(0, FLOW_LIMITS.regexInput))) return c.event;
   }
   return 'no_match';
 }

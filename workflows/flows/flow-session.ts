@@ -232,6 +232,11 @@ export async function flowSessionWorkflow(input: FlowSessionInput): Promise<Flow
     await walk.run(async () => {
       let name = definition.initial_state;
       for (let seq = 0; ; seq++) {
+        if (seq >= FLOW_LIMITS.steps) {
+          reason = 'failed';
+          error = `the session took ${FLOW_LIMITS.steps} steps`;
+          return;
+        }
         const s = states.get(name)!;
         st.current_state = name;
         const out = await step(s, seq);
