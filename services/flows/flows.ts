@@ -10,6 +10,7 @@ import { numericId } from '../platform/ids.js';
 import { pageAnswer, pageOf } from '../platform/pagination.js';
 import { toE164 } from '../platform/phones.js';
 import { emitEvent } from '../webhooks/index.js';
+import { resolveWhatsAppSender } from '../messaging/index.js';
 import {
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
@@ -214,6 +215,8 @@ export async function startSession(rc: RequestContext, deps: FlowServiceDeps, id
     throw validationFailed({ parameters: ['The parameters may be at most 16 KB.'] });
   if (!flow.published_definition || flow.published_revision === null)
     throw refuse('conflict', 'The flow has no published revision; publish its draft first.', 'flow_not_published');
+  // The number the session writes from: one of the account's, else 422 before anything starts.
+  await resolveWhatsAppSender(rc, body.sender_id);
   const live = await liveSessionOf(rc.em, rc.account.id, customer);
   if (live) throw sessionActive(live);
   const definition = flow.published_definition as unknown as FlowDefinition;

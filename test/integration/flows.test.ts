@@ -396,3 +396,88 @@ test(
     assert.ok(ea.every((e) => e.account_id === a.accountId && e.flow_id === fa && e.customer === customer));
   },
 );
+
+test(
+  'templates: an unknown one goes to the provider; one the account knows and the review rejected fails the step and the session; a number not the account’s is 422',
+  { timeout: 90_000 },
+  async () => {
+    const t = await waTenant();
+    const rejected = await api('POST', '/api/v3/whatsapp/templates', t.token, {
+      name: 'reject_spring_sale',
+      category: 'MARKETING',
+      components: [{ type: 'BODY', text: 'Spring sale!' }],
+    });
+    assert.equal(rejected.status, 201, rejected.text);
+    await eventually(
+      () => api('GET', `/api/v3/whatsapp/templates/${rejected.body.data.id}`, t.token),
+      (r) => r.body.data?.status === 'rejected',
+      30_000,
+    );
+    const flowWith = async (name: string, template: string) => {
+      const r = await load(t, {
+        name,
+        definition: {
+          initial_state: 'promo',
+          states: [
+            {
+              name: 'promo',
+              type: 'send_message',
+              properties: { template: { name: template, language: 'en' } },
+              transitions: [{ event: 'sent', next: 'done' }],
+            },
+            { name: 'done', type: 'end' },
+          ],
+        },
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal((await api('POST', `${F}/${r.body.data.id}/publish`, t.token, {})).status, 200);
+      return r.body.data.id as number;
+    };
+    const good = await flowWith('Promo', 'summer_sale');
+    const bad = await flowWith('Rejected promo', 'reject_spring_sale');
+
+    const c1 = tzCustomer();
+    const notOurs = await api('POST', `${F}/${good}/sessions`, t.token, { to: c1, sender_id: '999999999' });
+    assert.equal(notOurs.status, 422, notOurs.text);
+    assert.ok(notOurs.body.errors.sender_id);
+    const s1 = await api('POST', `${F}/${good}/sessions`, t.token, { to: c1, sender_id: t.phoneNumberId });
+    assert.equal(s1.status, 201, s1.text);
+    const done = await eventually(
+      () => api('GET', `${F}/${good}/sessions/${s1.body.data.uid}`, t.token),
+      (r) => r.body.data?.status === 'ended',
+      30_000,
+    );
+    assert.equal(done.body.data.end_reason, 'completed');
+    // The step's message was accepted (queued); it reaches the provider on its own workflow.
+    const sent = await eventually(
+      async () => (await sim('GET', `/_sim/whatsapp/messages?to=${c1.replace('+', '')}`)).body.messages as any[],
+      (m) => m.length === 1,
+      20_000,
+    );
+    assert.deepEqual(
+      sent.map((m) => [m.type, m.request?.body?.template?.name]),
+      [['template', 'summer_sale']],
+    );
+
+    const c2 = tzCustomer();
+    const s2 = await api('POST', `${F}/${bad}/sessions`, t.token, { to: c2 });
+    assert.equal(s2.status, 201, s2.text);
+    const failed = await eventually(
+      () => api('GET', `${F}/${bad}/sessions/${s2.body.data.uid}`, t.token),
+      (r) => r.body.data?.status === 'ended',
+      30_000,
+    );
+    assert.equal(failed.body.data.end_reason, 'failed');
+    assert.match(failed.body.data.error, /rejected/);
+    const steps = (await api('GET', `${F}/${bad}/sessions/${s2.body.data.uid}/steps`, t.token)).body.data.steps;
+    assert.deepEqual(
+      steps.map((s: any) => [s.state, s.event, s.next]),
+      [['promo', 'failed', null]],
+    );
+    const ended = (await flowEvents(t)).filter((e) => e.session_uid === s2.body.data.uid && e.event === 'flow.session.ended');
+    assert.deepEqual(
+      ended.map((e) => [e.end_reason, /rejected/.test(e.error)]),
+      [['failed', true]],
+    );
+  },
+);
