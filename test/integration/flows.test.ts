@@ -474,6 +474,24 @@ test(
       steps.map((s: any) => [s.state, s.event, s.next]),
       [['promo', 'failed', null]],
     );
+    // Starts for one customer at the same moment: one session, the others 409 naming it.
+    const waits = await load(t, { name: 'Wait', definition: { initial_state: 'w', states: [{ name: 'w', type: 'wait_for_reply' }] } });
+    assert.equal((await api('POST', `${F}/${waits.body.data.id}/publish`, t.token, {})).status, 200);
+    const c3 = tzCustomer();
+    const raced = await Promise.all([1, 2, 3, 4].map(() => api('POST', `${F}/${waits.body.data.id}/sessions`, t.token, { to: c3 })));
+    const won = raced.filter((r) => r.status === 201);
+    assert.equal(won.length, 1, raced.map((r) => r.text).join('\n'));
+    for (const r of raced.filter((x) => x.status !== 201)) {
+      assert.deepEqual([r.status, r.body.reason], [409, 'session_active'], r.text);
+      assert.equal(r.body.details?.session_uid ?? won[0]!.body.data.uid, won[0]!.body.data.uid);
+    }
+    const live = await api('GET', `${F}/${waits.body.data.id}/sessions?status=active`, t.token);
+    assert.deepEqual(
+      live.body.data.sessions.map((x: any) => x.uid),
+      [won[0]!.body.data.uid],
+    );
+    assert.equal((await api('POST', `${F}/${waits.body.data.id}/sessions/${won[0]!.body.data.uid}/end`, t.token, {})).status, 200);
+
     const ended = (await flowEvents(t)).filter((e) => e.session_uid === s2.body.data.uid && e.event === 'flow.session.ended');
     assert.deepEqual(
       ended.map((e) => [e.end_reason, /rejected/.test(e.error)]),
