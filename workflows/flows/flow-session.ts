@@ -116,7 +116,8 @@ export async function flowSessionWorkflow(input: FlowSessionInput): Promise<Flow
     return opened!;
   });
   setHandler(endUpdate, async () => {
-    if (st.status === 'active' && !endAsked) {
+    // Asked while the row is being written too: the walk is then cancelled before its first step.
+    if ((st.status === 'active' || st.status === 'opening') && !endAsked) {
       endAsked = true;
       walk.cancel();
     }
