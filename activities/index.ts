@@ -25,6 +25,7 @@ import { createReconciliationActivities } from './payments/reconciliation.js';
 import { createOccasionActivities } from './occasions/occasion.js';
 import { createTemplateActivities } from './templates/template.js';
 import { createPostActivities } from './posts/post.js';
+import { createFlowActivities } from './flows/flow-session.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOccasionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createTemplateActivities({ orm: deps.orm, log: deps.log, templates: () => providers.templates() }),
     ...createPostActivities({ orm: deps.orm, log: deps.log, social: () => providers.social() }),
+    ...createFlowActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
   });
 }
 

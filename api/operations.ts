@@ -46,6 +46,7 @@ import { occasionOperations, occasionSettingsOperations } from './occasions/occa
 import { templateOperations } from './templates/templates.js';
 import { leadOperations, leadSettingsOperations } from './leads/leads.js';
 import { postOperations } from './posts/posts.js';
+import { flowOperations, flowSettingsOperations } from './flows/flows.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -79,6 +80,7 @@ export const customerOperations: readonly Operation[] = [
   ...templateOperations,
   ...leadOperations,
   ...postOperations,
+  ...flowOperations,
 ];
 
 /**
@@ -99,6 +101,7 @@ export const operatorOperations: readonly Operation[] = [
   ...oauthSettingsOperations,
   ...occasionSettingsOperations,
   ...leadSettingsOperations,
+  ...flowSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

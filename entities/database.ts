@@ -7,6 +7,7 @@ import type * as campaigns from './campaigns.js';
 import type * as catalogues from './catalogues.js';
 import type * as contacts from './contacts.js';
 import type * as data from './data.js';
+import type * as flows from './flows.js';
 import type * as groups from './groups.js';
 import type * as messaging from './messaging.js';
 import type * as oauth from './oauth.js';
@@ -52,6 +53,7 @@ export interface FamilyTables {
   catalogues: Tables<typeof catalogues>;
   contacts: Tables<typeof contacts>;
   data: Tables<typeof data>;
+  flows: Tables<typeof flows>;
   groups: Tables<typeof groups>;
   messaging: Tables<typeof messaging>;
   oauth: Tables<typeof oauth>;

@@ -16,6 +16,7 @@ import * as occasions from './occasions.js';
 import * as templates from './templates.js';
 import * as leads from './leads.js';
 import * as posts from './posts.js';
+import * as flows from './flows.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -34,6 +35,7 @@ export * from './occasions.js';
 export * from './templates.js';
 export * from './leads.js';
 export * from './posts.js';
+export * from './flows.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -55,4 +57,5 @@ export const entities: EntitySchema<any, any>[] = [
   templates,
   leads,
   posts,
+  flows,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

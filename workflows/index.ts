@@ -22,3 +22,4 @@ export { occasionWorkflow } from './occasions/occasion.js';
 export { templateReviewWorkflow } from './templates/template-review.js';
 export { templateCallWorkflow } from './templates/template-call.js';
 export { scheduledPostWorkflow } from './posts/scheduled-post.js';
+export { flowSessionWorkflow } from './flows/flow-session.js';

@@ -82,8 +82,6 @@ function servedBy(endpoint: McpEndpoint) {
 const NAMED_NOT_SHOWN: Partial<Record<McpServerKey, string>> = {
   agents: 'Agent tasks',
   forms: 'Forms',
-  flows: 'Flows',
-  posts: 'Posts',
 };
 
 /**

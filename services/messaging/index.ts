@@ -6,9 +6,11 @@ export { sendChatInteractive, type ChatInteractiveSend } from './interactive-sen
 export { receiveInbound, type InboundMessage } from './inbound.js';
 // A note another family's reading of an inbound message leaves on it (a chat order's outcome).
 export { noteOnMessage } from './store/messages.js';
-export type { ChatOrderHook } from './ingress.js';
+export type { ChatOrderHook, CustomerReply, ReplyHook } from './ingress.js';
 // Chat conversations: whether the customer's 24-hour window is open, and the numbers a chat goes out from.
-export { windowOpen, chatOfMessage, messageRef, messageOfOperationRun } from './store/messages.js';
+export { windowOpen, chatOfMessage, messageRef, messageOfOperationRun, messageOfSourceKey } from './store/messages.js';
+// A chat message (text or template) another family sends as the account would (flow sessions).
+export { sendWhatsApp, resolveWhatsAppSender, type TemplateSendCheck } from './whatsapp.js';
 export { whatsappSenders, chatSenderOf, type WhatsAppNumber } from './store/routes.js';
 // The message record's presentation, which a group message carries too (api/groups/messages.ts).
 export { messageSchema } from './message-view.js';

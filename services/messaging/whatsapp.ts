@@ -36,7 +36,7 @@ export async function sendWhatsApp(
   rc: RequestContext,
   deps: MessageServiceDeps,
   input: WhatsAppSendInput,
-  hooks: { checkTemplate?: TemplateSendCheck } = {},
+  hooks: { checkTemplate?: TemplateSendCheck; metadata?: Record<string, unknown> } = {},
 ) {
   // Every recipient is checked before anything is created: a bad one refuses the whole request.
   const checked = checkRecipients(input.recipient, input.recipients);
@@ -44,6 +44,8 @@ export async function sendWhatsApp(
   const { errors, prepared } = prepareWhatsAppMessage(input);
   Object.assign(errors, checked.errors);
   if (Object.keys(errors).length || !prepared) throw validationFailed(errors);
+  // Another family's send says what it was about (a flow session's step: its source_key finds it again).
+  if (hooks.metadata) prepared.metadata = { ...prepared.metadata, ...hooks.metadata };
   const scheduledAt = parseScheduleTime(input.schedule_time);
   const from = await resolveWhatsAppSender(rc, input.sender_id);
   // A template the account knows is checked before the provider is asked (approved, parameter counts).

@@ -69,6 +69,9 @@ interface Refs {
   post: string;
   /** The platform A has a connection to (a path parameter of the post connection tools). */
   platform: string;
+  /** A's flow (published) and a live session of it. */
+  flow: string;
+  flowSession: string;
 }
 
 /**
@@ -104,6 +107,8 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'labels/{label}': 'label',
   'posts/{uid}': 'post',
   'connections/{platform}': 'platform',
+  'flows/{id}': 'flow',
+  'sessions/{session}': 'flowSession',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -271,6 +276,15 @@ async function seed(t: Tenant): Promise<Refs> {
     name: `${MARK} page`,
   });
   const post = await created('POST', '/api/v3/posts', key, { text: `${MARK} post`, platforms: ['facebook'] });
+  // A's flow, published, with a session waiting for its customer's reply.
+  const loaded = await admin('POST', `/accounts/${t.accountId}/flows`, {
+    name: `${MARK} flow`,
+    definition: { initial_state: 'wait', states: [{ name: 'wait', type: 'wait_for_reply', properties: { timeout_seconds: 86_400 } }] },
+  });
+  assert.equal(loaded.status, 201, loaded.text);
+  const flow = String(loaded.body.data.id);
+  await created('POST', `/api/v3/flows/${flow}/publish`, key, {});
+  const flowSession = (await created('POST', `/api/v3/flows/${flow}/sessions`, key, { to: customer, parameters: { note: MARK } })).uid;
 
   return {
     post: post.uid,
@@ -305,6 +319,8 @@ async function seed(t: Tenant): Promise<Refs> {
     lead: String(lead.id),
     label: 'vip',
     leadPhone,
+    flow,
+    flowSession,
   };
 }
 
@@ -400,7 +416,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 17, empty.join());
+    assert.equal(empty.length, 16, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -463,6 +479,7 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   merge_leads: (r) => ({ lead_id: Number(r.lead) }),
   update_post: () => ({ text: 'from B' }),
   schedule_post: () => ({ scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }),
+  start_flow_session: () => ({ to: uniquePhone('2556') }),
 };
 
 /**
@@ -544,6 +561,7 @@ const NO_RESOURCE_ID = [
   'list_post_connections',
   'list_posts',
   'create_post',
+  'list_flows',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */
@@ -581,6 +599,8 @@ async function fingerprint(t: Tenant, r: Refs) {
     lead,
     post,
     page,
+    flow,
+    session,
   ] = await Promise.all([
     get(`/api/v3/contact-groups/${r.contactGroup}`),
     get(`/api/v3/contact-groups/${r.contactGroup}/contacts/${r.contact}`),
@@ -599,6 +619,8 @@ async function fingerprint(t: Tenant, r: Refs) {
     get(`/api/v3/leads/${r.lead}`),
     get(`/api/v3/posts/${r.post}`),
     get(`/api/v3/posts/connections/${r.platform}`),
+    get(`/api/v3/flows/${r.flow}`),
+    get(`/api/v3/flows/${r.flow}/sessions/${r.flowSession}`),
   ]);
   return {
     group: group.name,
@@ -618,6 +640,8 @@ async function fingerprint(t: Tenant, r: Refs) {
     lead: [lead.name, lead.stage, lead.labels, lead.assignee_id, lead.identities, lead.updated_at],
     post: [post.text, post.status, post.platforms, post.updated_at],
     page: [page.external_id, page.token_hint, page.name, page.updated_at],
+    flow: [flow.status, flow.revision, flow.published_revision, flow.updated_at],
+    session: [session.status, session.current_state, session.end_reason],
   };
 }
 

@@ -92,6 +92,8 @@ const FAMILY_SERVERS: Record<string, readonly McpServerKey[]> = {
   Leads: ['leads'],
   // The contract names the posts server and the mcp:posts scope: the Posts family's own.
   Posts: ['posts'],
+  // The contract names the flows server: the Flows family's own.
+  Flows: ['flows'],
 };
 
 /** REST-only operations: the five compatibility contact paths, covered by the contact-group tools. */
@@ -152,7 +154,6 @@ test('every server a tag is mapped to has tools; every other server of the contr
     'calls',
     'comments',
     'content',
-    'flows',
     'forms',
     'ivr',
     'kb',

@@ -71,9 +71,9 @@ function problems(schema: unknown, at: string, out: string[] = []): string[] {
   return out;
 }
 
-// The all-tools list grows with every family (occasions and oauth took it past 200 KB, posts past
-// 256 KB); an assistant with a small context connects to one server instead (docs/architecture.md,
-// MCP servers), so each server keeps the tight budget and /mcp a looser one.
+// The all-tools list grows with every family (occasions and oauth took it past 200 KB, flows and
+// posts past 256 KB); an assistant with a small context connects to one server instead
+// (docs/architecture.md, MCP servers), so each server keeps the tight budget and /mcp a looser one.
 test('tools/list with output schemas: under 320 KB on /mcp (every tool), under 100 KB on each server', () => {
   const bytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools }));
   const all = operationsOf('all').map(toolOf);

@@ -247,6 +247,14 @@ export const messageOfOperationRun = (em: EntityManager, accountId: number, runI
     [accountId, runId],
   );
 
+/** The message another family's send left its key on (metadata source_key), so a retried send finds it instead of sending again. */
+export const messageOfSourceKey = (em: EntityManager, accountId: number, key: string) =>
+  one<Pick<MessageRecord, 'id' | 'uid' | 'status'>>(
+    em,
+    `select id, uid, status from messages where account_id = ? and metadata->>'source_key' = ?`,
+    [accountId, key],
+  );
+
 /** A message of the account by uid, as a pin names it: its group and the provider's id; null when none. */
 export const messageRef = async (em: EntityManager, accountId: number, uid: string) =>
   (await tablesOf(em, 'messaging')
