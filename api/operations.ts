@@ -45,6 +45,8 @@ import { oauthSettingsOperations } from './oauth/settings.js';
 import { occasionOperations, occasionSettingsOperations } from './occasions/occasions.js';
 import { templateOperations } from './templates/templates.js';
 import { leadOperations, leadSettingsOperations } from './leads/leads.js';
+import { engineOperations } from './agents/engine.js';
+import { agentSettingsOperations } from './agents/settings.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -77,6 +79,7 @@ export const customerOperations: readonly Operation[] = [
   ...occasionOperations,
   ...templateOperations,
   ...leadOperations,
+  ...engineOperations,
 ];
 
 /**
@@ -97,6 +100,7 @@ export const operatorOperations: readonly Operation[] = [
   ...oauthSettingsOperations,
   ...occasionSettingsOperations,
   ...leadSettingsOperations,
+  ...agentSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

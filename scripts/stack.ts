@@ -115,6 +115,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     SMS_GATEWAY_URL: process.env.SMS_GATEWAY_URL || `${simulatorUrl}/sms`,
     WHATSAPP_API_URL: process.env.WHATSAPP_API_URL || `${simulatorUrl}/whatsapp/v21.0`,
     PAYMENT_PROVIDER_URL: process.env.PAYMENT_PROVIDER_URL || `${simulatorUrl}/daraja`,
+    // The agents' model: the simulator's OpenAI-compatible chat completions (simulator/model.ts).
+    MODEL_API_URL: process.env.MODEL_API_URL || `${simulatorUrl}/v1`,
     SIM_SMS_INBOUND_URL: `${apiUrl}/providers/sms/inbound`,
     SIM_WA_WEBHOOK_URL: `${apiUrl}/providers/whatsapp/webhook`,
     ...o.extraEnv,

@@ -22,7 +22,8 @@ export interface RouteDef {
   permission?: string;
   /** When set, the key must have a live issuer (endpoint families added since 7 September 2026). */
   issuerRequired?: boolean;
-  envelope?: 'v3' | 'data';
+  /** engine: the agent engine's own error envelope and throttle (/api/engine). */
+  envelope?: 'v3' | 'data' | 'engine';
   body?: JsonSchema;
   query?: JsonSchema;
   /** Request headers the route reads (documented as header parameters). */

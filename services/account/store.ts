@@ -274,8 +274,10 @@ const PRINCIPAL_SQL = `k as (
  */
 export async function findCredential(
   em: EntityManager,
-  q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number },
+  q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number; throttle?: 'v3' | 'engine' },
 ): Promise<CredentialRow | null> {
+  // The window the request is counted in: the key's v3 window, or the agent engine's own (/api/engine).
+  const bucket = q.throttle === 'engine' ? `'engine:' || p.key_id` : `'key:' || p.key_id`;
   // Every authenticated request runs it: planned once per connection (onePlanned). Its commit does
   // not wait for the WAL flush (docs/security.md, Rate limit): every request of a key updates the
   // key's window row, which a flush would hold locked against the key's next request; a count lost
@@ -283,9 +285,9 @@ export async function findCredential(
   return onePlanned<CredentialRow>(
     em,
     `with ${PRINCIPAL_SQL}, hit as (
-       ${countInWindowSql(`'key:' || p.key_id`, 'from p where p.admitted')}
+       ${countInWindowSql(bucket, 'from p where p.admitted')}
      )
-     select p.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || p.key_id`)} as rate_previous
+     select p.*, (select count from hit) as rate_count, ${previousWindowSql(bucket)} as rate_previous
        from p
       where set_config('synchronous_commit', 'off', true) is not null`,
     [q.surface, q.tokenHash, q.windowStart, q.windowStart - WINDOW_MS],
