@@ -134,6 +134,8 @@ export interface Config {
   engineRateLimitPerMinute: number;
   /** The longest a submission waits for its run to settle when it asks to (wait_seconds). */
   engineMaxWaitSeconds: number;
+  /** Whether this API process serves the agent runs' tool door (AGENT_TOOL_WORKER, default true). */
+  agentToolWorker: boolean;
   /**
    * Task queue of webhook and automation deliveries. Not derived from taskQueue on purpose: every
    * worker of a deployment polls it, so a delivery never waits for one particular worker.
@@ -324,6 +326,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     agentToolCallPrice: env('AGENT_TOOL_CALL_PRICE', '0.001'),
     engineRateLimitPerMinute: Number(env('ENGINE_RATE_LIMIT_PER_MINUTE', '120')),
     engineMaxWaitSeconds: Number(env('ENGINE_MAX_WAIT_SECONDS', '10')),
+    agentToolWorker: env('AGENT_TOOL_WORKER', 'true') !== 'false',
     webhookTaskQueue: env('WEBHOOK_TASK_QUEUE', 'svc-webhooks'),
     production: env('NODE_ENV', '') === 'production',
     operatorPort: env('OPERATOR_PORT', '') === '' ? null : Number(env('OPERATOR_PORT', '')),

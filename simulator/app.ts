@@ -1,6 +1,7 @@
 // Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API (messages, the
 // Groups API and the Commerce catalogue API) under /whatsapp/{version}, Safaricom Daraja's M-Pesa
-// Express, reversals and the organisation statement under /daraja, and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
+// Express, reversals and the organisation statement under /daraja, an OpenAI-compatible chat model
+// under /v1, and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -15,6 +16,7 @@ import { metaCatalogueRouter } from './meta-catalogue.js';
 import { groupsSimRouter, whatsappGroupsRouter } from './whatsapp-groups.js';
 import { darajaRouter, paymentsSimRouter } from './mpesa-daraja.js';
 import { templatesSimRouter, whatsappTemplatesRouter } from './whatsapp-templates.js';
+import { modelRouter } from './model.js';
 
 export type { SimulatorOptions } from './options.js';
 export type { SimState } from './state.js';
@@ -76,6 +78,8 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
     darajaRouter(state),
     paymentsSimRouter(state),
     templatesSimRouter(state),
+    // The agents' model: OpenAI-compatible chat completions under /v1 (simulator/model.ts).
+    modelRouter(state),
     simRouter(state),
   ];
   for (const router of routers) {

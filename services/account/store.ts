@@ -193,6 +193,30 @@ export const insertKey = (
 export const keysOf = (em: EntityManager, accountId: number, kind: KeyRecord['kind']) =>
   db(em).selectFrom('api_keys').select(KEY_COLUMNS).where('account_id', '=', accountId).where('kind', '=', kind).orderBy('id').execute();
 
+/**
+ * A key of the account with its issuer as they stand now, for work a key started that acts later
+ * (an agent run's tool calls): null when the account has no such key.
+ */
+export const issuedKey = (em: EntityManager, accountId: number, keyId: number) =>
+  one<{
+    id: number;
+    kind: KeyRecord['kind'];
+    name: string;
+    user_id: number | null;
+    expires_at: string | null;
+    revoked_at: string | null;
+    expired: boolean;
+    user_active: boolean | null;
+    user_permissions: string[] | null;
+  }>(
+    em,
+    `select k.id, k.kind, k.name, k.user_id, k.expires_at, k.revoked_at, coalesce(k.expires_at <= now(), false) as expired,
+            u.active as user_active, u.permissions as user_permissions
+       from api_keys k left join users u on u.id = k.user_id and u.account_id = k.account_id
+      where k.account_id = ? and k.id = ?`,
+    [accountId, keyId],
+  );
+
 /** Revocation is permanent: a second revoke keeps the first time. Null when the account has no such key. */
 export const revokeKeyRow = async (em: EntityManager, accountId: number, kind: KeyRecord['kind'], keyId: number) =>
   (await db(em)

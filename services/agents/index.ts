@@ -8,5 +8,6 @@ export {
   recordedStep,
   beginToolStep,
   finishToolStep,
+  runCredential,
   type Prices,
 } from './progress.js';

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { debitSegments } from '../account/index.js';
+import { accountForContext, debitSegments, issuedKey } from '../account/index.js';
+import type { AccountRow, KeyRow, UserRow } from '../platform/context.js';
 import { emitEvent } from '../webhooks/index.js';
 import type { RunReason } from '../../domain/agents/index.js';
 import {
@@ -172,4 +173,28 @@ export async function recordUncalledTool(
     completion_tokens: 0,
     finished: true,
   });
+}
+
+/**
+ * The credential a run acts with, as it stands now: the submitting key and its issuer, checked at
+ * every tool call (a key revoked, expired or whose issuer was deactivated since the run started
+ * calls nothing more). A refusal is the model's to read, as the message.
+ */
+export async function runCredential(
+  em: EntityManager,
+  accountId: number,
+  keyId: number | null,
+): Promise<{ ok: true; account: AccountRow; key: KeyRow; user: UserRow | null } | { ok: false; message: string }> {
+  if (keyId === null) return { ok: false, message: 'This run has no key to act with.' };
+  const [account, key] = await Promise.all([accountForContext(em, accountId), issuedKey(em, accountId, keyId)]);
+  if (!account || !key) return { ok: false, message: 'The key that started this run no longer exists.' };
+  if (account.status !== 'active') return { ok: false, message: 'This account is suspended.' };
+  if (key.revoked_at) return { ok: false, message: 'The key that started this run has been revoked.' };
+  if (key.expired) return { ok: false, message: 'The key that started this run has expired.' };
+  return {
+    ok: true,
+    account,
+    key: { id: key.id, kind: key.kind, name: key.name, user_id: key.user_id, expires_at: key.expires_at, revoked_at: key.revoked_at },
+    user: key.user_id === null ? null : { id: key.user_id, active: key.user_active ?? false, permissions: key.user_permissions ?? [] },
+  };
 }
