@@ -148,6 +148,8 @@ export interface OperationOutput {
    * object; the MCP tool's structuredContent is the answer itself, as for every operation.
    */
   besideStatus?: boolean;
+  /** A second success status with the same answer, chosen by the operation's answerStatus (an engine run settled in its wait: 200). */
+  alsoStatus?: { status: number; description: string };
 }
 
 /** The fields that name a resource: a presentation carries one of them at its top. */

@@ -30,7 +30,8 @@ export interface RouteDef {
   headers?: Record<string, { schema: JsonSchema; description?: string }>;
   /** A body limit above the default (config.bodyLimitBytes). */
   bodyLimitBytes?: number;
-  response: { status: number; description: string; schema: JsonSchema };
+  /** alsoStatus: a second success status answering the same schema (OperationOutput.alsoStatus). */
+  response: { status: number; description: string; schema: JsonSchema; alsoStatus?: { status: number; description: string } };
   /** A page for browsers: its answer and its own refusals are text/html (the door's own stay JSON). */
   html?: boolean;
   /** Body is read raw (signature checks); no JSON parsing or body schema. */

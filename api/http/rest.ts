@@ -35,6 +35,7 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     response: {
       status: op.output.status,
       description: op.output.description,
+      ...(op.output.alsoStatus ? { alsoStatus: op.output.alsoStatus } : {}),
       schema:
         op.envelope === 'data' || op.envelope === 'engine'
           ? op.output.schema
