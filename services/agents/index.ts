@@ -11,3 +11,5 @@ export {
   runCredential,
   type Prices,
 } from './progress.js';
+// The worker's relay starts runs whose workflow start was lost.
+export { startRunsLeftBehind } from './runs.js';

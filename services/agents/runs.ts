@@ -10,7 +10,9 @@ import { startWorkflow } from '../../temporal/starters.js';
 import { agentRunStarter, agentRunWorkflowId } from '../../workflows/agents/agent-run.starter.js';
 import type { AgentRunInput } from '../../workflows/agents/agent-run.js';
 import { agentToolsTaskQueue, isTerminal } from '../../domain/agents/index.js';
+import { endRun } from './progress.js';
 import {
+  staleQueuedRuns,
   insertRun,
   profileById,
   profileByName,
@@ -264,4 +266,25 @@ export async function operatorDecision(oc: OperatorContext, deps: RunDeps, accou
 export async function operatorCancel(oc: OperatorContext, deps: RunDeps, accountId: number, runId: string) {
   await requireAccount(oc, accountId);
   return cancelOf(oc.em, deps, accountId, runId, 'operator');
+}
+
+/**
+ * Starts the runs whose workflow start was lost (an API that stopped between the run's row and its
+ * start): queued for 30 seconds or more. A second start of a started run is a no-op (REJECT_DUPLICATE).
+ */
+export async function startRunsLeftBehind(em: RequestContext['em'], deps: RunDeps): Promise<number> {
+  const left = await staleQueuedRuns(em, 30_000, 100);
+  for (const r of left) {
+    const run = await runById(em, r.account_id, r.id);
+    const profile = run && (await profileById(em, r.account_id, run.profile_id));
+    if (run && profile) await startRun(deps, run, profile);
+    else if (run)
+      await endRun(em, r.account_id, r.id, {
+        status: 'failed',
+        output: null,
+        reason: 'internal_error',
+        error: 'The agent was deleted before the run started.',
+      });
+  }
+  return left.length;
 }
