@@ -139,3 +139,32 @@ test('a model that never answers is stopped by the step limit; a preapproved ele
   assert.deepEqual(d.log.called, ['send_x', 'send_x'], 'turns and calls count as steps: model, tool, model, tool, model');
   assert.deepEqual(d.log.waiting, []);
 });
+
+test(
+  'a long run continues as new (same workflow id, the conversation carried) and still ends at its step limit',
+  { timeout: 60_000 },
+  async () => {
+    const d = doubles('get_x', { answerAfterResult: false });
+    const turns: number[] = [];
+    const model = d.main.agentModelTurn;
+    d.main.agentModelTurn = async (a) => {
+      turns.push(a.messages.length);
+      return model(a);
+    };
+    const { result, runs } = await run(d, async (taskQueue, toolsQueue) => {
+      const h = await env.client.workflow.start<typeof agentRunWorkflow>('agentRunWorkflow', {
+        taskQueue,
+        workflowId: `agent-run-${Math.random()}`,
+        args: [input(toolsQueue, { maxSteps: 60 })],
+      });
+      const r = await h.result();
+      const last = await env.client.workflow.getHandle(h.workflowId).describe();
+      return { result: r, runs: [h.firstExecutionRunId, last.runId] };
+    });
+    assert.deepEqual(result, { status: 'failed', reason: 'step_limit' });
+    assert.notEqual(runs[0], runs[1], 'the run continued as new');
+    assert.equal(d.log.called.length, 30, '60 steps: 30 model turns and 30 tool calls');
+    // The conversation grows across the continue-as-new: no turn starts from scratch again.
+    assert.ok(turns.every((n, i) => i === 0 || n > turns[i - 1]));
+  },
+);
