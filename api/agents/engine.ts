@@ -111,6 +111,8 @@ export const engineOperations: readonly Operation[] = [
     path: '/api/engine/runs/{run}/cancel',
     summary: 'Cancel a run',
     refusals: { 409: 'The run has already ended' },
+    // No fields: an empty body or none.
+    body: { type: 'object', additionalProperties: false, properties: {} },
     output: {
       kind: 'resource',
       status: 202,

@@ -169,6 +169,7 @@ export const agentSettingsOperations: readonly Operation[] = [
     path: `${A}/agent-runs/{run}/cancel`,
     summary: 'Cancel a run',
     refusals: { 409: 'The run has already ended' },
+    body: { type: 'object', additionalProperties: false, properties: {} },
     output: {
       kind: 'resource',
       status: 202,
