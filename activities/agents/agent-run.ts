@@ -75,6 +75,8 @@ export function createAgentRunActivities(deps: AgentRunDeps) {
       } catch (err) {
         if (!(err instanceof ModelCallFailed)) throw err;
         if (err.retryable) throw ApplicationFailure.retryable(err.message, 'ModelUnavailable');
+        // A 4xx of the endpoint (a wrong key, an unknown model) is no output of the model: the run fails as model_unavailable.
+        if (err.status !== null) throw ApplicationFailure.nonRetryable(err.message, 'ModelRefused');
         turn = {
           kind: 'invalid',
           problem: `The model's answer was unusable: ${err.message}`,
