@@ -149,6 +149,15 @@ test(
     // Tenancy: another account can neither read the run, nor decide on it, nor run this account's agent.
     assert.equal((await read(u, run)).status, 404);
     assert.equal((await engine(u, 'POST', `/runs/${run}/cancel`)).status, 404);
+    assert.equal((await engine(u, 'POST', `/runs/${run}/approval`, { call_id: pending.call_id, decision: 'approve' })).status, 404);
+    // An agent is named within its account: an account without one named helper cannot reach ours.
+    const stranger = await newTenant();
+    assert.equal((await submit(stranger, 'helper', { prompt: 'ANSWER x' })).status, 404);
+    assert.equal(
+      (await admin('POST', `/accounts/${u.accountId}/agent-runs/${run}/cancel`)).status,
+      404,
+      "the operator path names the run's account",
+    );
     const list = await engine(t, 'GET', '/agents/helper/runs?limit=50');
     assert.equal(list.status, 200);
     assert.ok(list.body.runs.some((x: any) => x.run_uuid === run));
