@@ -120,6 +120,25 @@ export interface Config {
   /** Price of one SMS segment debited from prepaid wallets by campaigns (decimal string). */
   smsSegmentPrice: string;
   /**
+   * The model of agent runs (docs/agents.md): an OpenAI-compatible chat-completions endpoint
+   * (MODEL_API_URL, e.g. https://api.openai.com/v1; the stack points it at the simulator's /v1),
+   * its key and the model a profile gets when it names none. Each call is bounded by modelTimeoutMs;
+   * Temporal retries a 429, a 5xx or a timeout.
+   */
+  modelApiUrl: string;
+  modelApiKey: string;
+  modelName: string;
+  modelTimeoutMs: number;
+  /** Agent usage prices (decimal strings, the account's currency): per 1,000 model tokens and per tool call. */
+  agentTokenPrice: string;
+  agentToolCallPrice: string;
+  /** The engine's own throttle (/api/engine): requests per key per minute, apart from the v3 window. */
+  engineRateLimitPerMinute: number;
+  /** The longest a submission waits for its run to settle when it asks to (wait_seconds). */
+  engineMaxWaitSeconds: number;
+  /** Whether this API process serves the agent runs' tool door (AGENT_TOOL_WORKER, default true). */
+  agentToolWorker: boolean;
+  /**
    * Task queue of webhook and automation deliveries. Not derived from taskQueue on purpose: every
    * worker of a deployment polls it, so a delivery never waits for one particular worker.
    */
@@ -302,6 +321,15 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     campaignPageSize: Number(env('CAMPAIGN_PAGE_SIZE', '1000')),
     campaignPagesPerRun: Number(env('CAMPAIGN_PAGES_PER_RUN', '20')),
     smsSegmentPrice: env('SMS_SEGMENT_PRICE', '0.01'),
+    modelApiUrl: env('MODEL_API_URL', 'http://127.0.0.1:4010/v1'),
+    modelApiKey: env('MODEL_API_KEY', 'sim-model-key'),
+    modelName: env('MODEL_NAME', 'sim-agent-1'),
+    modelTimeoutMs: Number(env('MODEL_TIMEOUT_MS', '30000')),
+    agentTokenPrice: env('AGENT_TOKEN_PRICE', '0.002'),
+    agentToolCallPrice: env('AGENT_TOOL_CALL_PRICE', '0.001'),
+    engineRateLimitPerMinute: Number(env('ENGINE_RATE_LIMIT_PER_MINUTE', '120')),
+    engineMaxWaitSeconds: Number(env('ENGINE_MAX_WAIT_SECONDS', '10')),
+    agentToolWorker: env('AGENT_TOOL_WORKER', 'true') !== 'false',
     webhookTaskQueue: env('WEBHOOK_TASK_QUEUE', 'svc-webhooks'),
     production: env('NODE_ENV', '') === 'production',
     operatorPort: env('OPERATOR_PORT', '') === '' ? null : Number(env('OPERATOR_PORT', '')),

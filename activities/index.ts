@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { providerTaskQueue, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createProviderRegistry } from '../providers/index.js';
+import { createChatModel, createProviderRegistry, type ChatModel } from '../providers/index.js';
+import { createAgentRunActivities } from './agents/agent-run.js';
 import { createMessageActivities } from './messaging/messages.js';
 import { createDispatchActivities, providerBudgetBucket, providerBudgets } from './messaging/dispatch.js';
 import { createWebhookActivities } from './webhooks/webhook-delivery.js';
@@ -42,6 +43,8 @@ export function createActivities(deps: ActivityDeps) {
     sms: { bucket: providerBudgetBucket(providerTaskQueue(deps.config, 'sms')), perSecond: deps.config.smsMaxPerSecond },
     whatsapp: { bucket: providerBudgetBucket(providerTaskQueue(deps.config, 'whatsapp')), perSecond: deps.config.whatsappMaxPerSecond },
   });
+  let chatModel: ChatModel | undefined;
+  const model = () => (chatModel ??= createChatModel(deps.config));
   const messageDeps = { orm: deps.orm, providers, log: deps.log, countProviderCall: (c: 'sms' | 'whatsapp') => void budgets.count[c]() };
   return mapDomainErrors({
     ...createMessageActivities(messageDeps),
@@ -73,6 +76,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTemplateActivities({ orm: deps.orm, log: deps.log, templates: () => providers.templates() }),
     ...createPostActivities({ orm: deps.orm, log: deps.log, social: () => providers.social() }),
     ...createFlowActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
+    ...createAgentRunActivities({ orm: deps.orm, log: deps.log, model, prices: deps.config }),
   });
 }
 

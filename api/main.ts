@@ -8,6 +8,7 @@ import { createApp } from './http/app.js';
 import { rawIngress } from './http/ingress.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './http/client-errors.js';
 import { probeHandler } from '../services/platform/readiness.js';
+import { startAgentToolWorker } from './agents/tool-door.js';
 
 const config = loadConfig();
 refuseDefaultSecrets(config);
@@ -21,6 +22,14 @@ const temporal = await connectTemporalClient(config.temporalConnection, config.t
   waitMs: Math.max(config.answeredSendWaitMs, 15_000),
 });
 const deps = { config, orm, temporal: temporal.client, log };
+// The agent runs' tool door (api/agents/tool-door.ts): activities on a queue of their own, served
+// here where the operation registry lives. AGENT_TOOL_WORKER=false leaves it to other API processes.
+const toolWorker = config.agentToolWorker
+  ? await startAgentToolWorker(deps).catch((err: unknown) => {
+      log.error({ err }, 'the agent tool door could not start; agent runs wait for another API process to serve it');
+      return null;
+    })
+  : null;
 // OPERATOR_PORT moves /admin/v1 (and its OpenAPI document) to an address of its own, which can be
 // kept off the public network; the public port then answers 404 there.
 const app = createApp(deps, config.operatorPort === null ? 'all' : 'public');
@@ -98,6 +107,7 @@ const stop = () => {
     }, config.apiStopGraceSeconds * 1000).unref();
     void closed.then(async () => {
       clearInterval(sweep);
+      await toolWorker?.shutdown();
       await temporal.close();
       await orm.close();
       log.info({ ms: Date.now() - t0 }, 'api stopped');

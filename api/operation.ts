@@ -148,10 +148,12 @@ export interface OperationOutput {
    * object; the MCP tool's structuredContent is the answer itself, as for every operation.
    */
   besideStatus?: boolean;
+  /** A second success status with the same answer, chosen by the operation's answerStatus (an engine run settled in its wait: 200). */
+  alsoStatus?: { status: number; description: string };
 }
 
 /** The fields that name a resource: a presentation carries one of them at its top. */
-const IDENTITY = ['id', 'uid', 'run_id'];
+const IDENTITY = ['id', 'uid', 'run_id', 'run_uuid'];
 type SchemaNode = { type?: unknown; properties?: Record<string, SchemaNode>; items?: SchemaNode };
 const holdsIdentity = (s: SchemaNode | undefined) => IDENTITY.some((k) => k in (s?.properties ?? {}));
 const typesOf = (s: SchemaNode | undefined) => ([] as unknown[]).concat(s?.type ?? []);
@@ -228,8 +230,12 @@ export interface OperationDef<A extends Auth, P extends string, B, Q, K extends 
   permission?: string;
   /** The key must have a live issuer (endpoint families added since 7 September 2026). */
   issuerRequired?: boolean;
-  /** Error envelope of the REST door. */
-  envelope?: 'v3' | 'data';
+  /** Error envelope of the REST door; `engine` also gives the route the engine's own throttle (/api/engine). */
+  envelope?: 'v3' | 'data' | 'engine';
+  /** The answer's status when it depends on the answer (an engine run settled within its wait: 200, not 202). */
+  answerStatus?: (answer: NoInfer<AnswerOf<K, S>>) => number;
+  /** Headers that depend on the answer (Idempotent-Replayed on a replayed engine run). */
+  answerHeaders?: (answer: NoInfer<AnswerOf<K, S>>) => Record<string, string>;
   body?: B;
   query?: Q;
   /**
@@ -275,7 +281,9 @@ export interface Operation {
   auth: Auth;
   permission?: string;
   issuerRequired?: boolean;
-  envelope?: 'v3' | 'data';
+  envelope?: 'v3' | 'data' | 'engine';
+  answerStatus?: (answer: unknown) => number;
+  answerHeaders?: (answer: unknown) => Record<string, string>;
   body?: JsonSchema;
   query?: JsonSchema;
   headers?: Record<string, string>;

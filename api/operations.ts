@@ -47,6 +47,8 @@ import { templateOperations } from './templates/templates.js';
 import { leadOperations, leadSettingsOperations } from './leads/leads.js';
 import { postOperations } from './posts/posts.js';
 import { flowOperations, flowSettingsOperations } from './flows/flows.js';
+import { engineOperations } from './agents/engine.js';
+import { agentSettingsOperations } from './agents/settings.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -81,6 +83,7 @@ export const customerOperations: readonly Operation[] = [
   ...leadOperations,
   ...postOperations,
   ...flowOperations,
+  ...engineOperations,
 ];
 
 /**
@@ -102,6 +105,7 @@ export const operatorOperations: readonly Operation[] = [
   ...occasionSettingsOperations,
   ...leadSettingsOperations,
   ...flowSettingsOperations,
+  ...agentSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

@@ -16,6 +16,7 @@ import type * as payments from './payments.js';
 import type * as occasions from './occasions.js';
 import type * as leads from './leads.js';
 import type * as posts from './posts.js';
+import type * as agents from './agents.js';
 import type * as shop from './shop.js';
 import type * as templates from './templates.js';
 import type * as webhooks from './webhooks.js';
@@ -62,6 +63,7 @@ export interface FamilyTables {
   occasions: Tables<typeof occasions>;
   leads: Tables<typeof leads>;
   posts: Tables<typeof posts>;
+  agents: Tables<typeof agents>;
   shop: Tables<typeof shop>;
   templates: Tables<typeof templates>;
   webhooks: Tables<typeof webhooks>;

@@ -17,6 +17,7 @@ import * as templates from './templates.js';
 import * as leads from './leads.js';
 import * as posts from './posts.js';
 import * as flows from './flows.js';
+import * as agents from './agents.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -36,6 +37,7 @@ export * from './templates.js';
 export * from './leads.js';
 export * from './posts.js';
 export * from './flows.js';
+export * from './agents.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -58,4 +60,5 @@ export const entities: EntitySchema<any, any>[] = [
   leads,
   posts,
   flows,
+  agents,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

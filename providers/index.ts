@@ -6,6 +6,8 @@ import { createWhatsAppCloud, createWhatsAppCloudGroups, createWhatsAppCloudTemp
 import { createWhatsAppCatalogue } from './whatsapp-cloud/catalogue.js';
 import { createMpesaDaraja } from './mpesa-daraja/index.js';
 import { createMetaSocial } from './meta-social/index.js';
+import { createOpenAiChatModel } from './openai-chat/index.js';
+import type { ChatModel } from './types.js';
 import type {
   CatalogueProvider,
   ChannelType,
@@ -20,7 +22,11 @@ import type {
 } from './types.js';
 
 export type * from './types.js';
-export { MalformedWebhook } from './types.js';
+export { MalformedWebhook, ModelCallFailed } from './types.js';
+
+/** The agents' model (an OpenAI-compatible chat-completions endpoint; docs/agents.md). */
+export const createChatModel = (s: { modelApiUrl: string; modelApiKey: string; modelTimeoutMs: number }): ChatModel =>
+  createOpenAiChatModel({ baseUrl: s.modelApiUrl, apiKey: s.modelApiKey, timeoutMs: s.modelTimeoutMs });
 
 export type ProviderSettings = Pick<
   Config,

@@ -637,3 +637,37 @@ export interface SocialPublisher {
     progress: { containerId: string | null; onContainer(id: string | null): Promise<void> },
   ): Promise<ProviderResult<{ platformPostId: string }>>;
 }
+
+/**
+ * The model of agent runs: one OpenAI-compatible chat completion (tool calls, no streaming). The
+ * adapter (providers/openai-chat) answers a normalized turn or throws ModelCallFailed: `retryable`
+ * for a 429, a 5xx, a timeout or a dropped connection; not for an answer that is no chat completion.
+ */
+export interface ChatModelRequest {
+  model: string;
+  messages: unknown[];
+  tools: { name: string; description: string; parameters: Record<string, unknown> }[];
+}
+
+export interface ChatModelAnswer {
+  content: string | null;
+  /** Each call's arguments as the model wrote them (a JSON string on the wire; the caller parses it). */
+  toolCalls: { id: string; name: string; arguments: unknown }[];
+  finishReason: string | null;
+  usage: { promptTokens: number; completionTokens: number };
+}
+
+export interface ChatModel {
+  complete(req: ChatModelRequest): Promise<ChatModelAnswer>;
+}
+
+export class ModelCallFailed extends Error {
+  constructor(
+    message: string,
+    public readonly retryable: boolean,
+    public readonly status: number | null = null,
+  ) {
+    super(message);
+    this.name = 'ModelCallFailed';
+  }
+}

@@ -116,6 +116,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     WHATSAPP_API_URL: process.env.WHATSAPP_API_URL || `${simulatorUrl}/whatsapp/v21.0`,
     PAYMENT_PROVIDER_URL: process.env.PAYMENT_PROVIDER_URL || `${simulatorUrl}/daraja`,
     SOCIAL_GRAPH_URL: process.env.SOCIAL_GRAPH_URL || `${simulatorUrl}/graph/v21.0`,
+    // The agents' model: the simulator's OpenAI-compatible chat completions (simulator/model.ts).
+    MODEL_API_URL: process.env.MODEL_API_URL || `${simulatorUrl}/v1`,
     SIM_SMS_INBOUND_URL: `${apiUrl}/providers/sms/inbound`,
     SIM_WA_WEBHOOK_URL: `${apiUrl}/providers/whatsapp/webhook`,
     ...o.extraEnv,

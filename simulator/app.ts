@@ -1,7 +1,8 @@
 // Provider simulator: a Twilio-shaped SMS gateway under /sms, the WhatsApp Cloud API (messages, the
 // Groups API and the Commerce catalogue API) under /whatsapp/{version}, Safaricom Daraja's M-Pesa
 // Express, reversals and the organisation statement under /daraja, Facebook Page and Instagram
-// publishing under /graph/{version} (social.ts), and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
+// publishing under /graph/{version} (social.ts), an OpenAI-compatible chat model under /v1
+// (model.ts), and test controls under /_sim. Built as a factory so tests can run it in-process on port 0 and read its state directly.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -17,6 +18,7 @@ import { groupsSimRouter, whatsappGroupsRouter } from './whatsapp-groups.js';
 import { darajaRouter, paymentsSimRouter } from './mpesa-daraja.js';
 import { templatesSimRouter, whatsappTemplatesRouter } from './whatsapp-templates.js';
 import { socialRouter, socialSimRouter } from './social.js';
+import { modelRouter } from './model.js';
 
 export type { SimulatorOptions } from './options.js';
 export type { SimState } from './state.js';
@@ -80,6 +82,8 @@ export function createSimulator(opts: Partial<SimulatorOptions> = {}): Simulator
     templatesSimRouter(state),
     socialRouter(state.social),
     socialSimRouter(state.social),
+    // The agents' model: OpenAI-compatible chat completions under /v1 (simulator/model.ts).
+    modelRouter(state),
     simRouter(state),
   ];
   for (const router of routers) {

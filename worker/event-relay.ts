@@ -5,10 +5,11 @@ import type { Logger } from '../logger.js';
 import { relayEvents } from '../services/webhooks/dispatch.js';
 import { queuedRunsLeftBehind, relayBusinessEvents, startOperationWorkflow } from '../services/automations/index.js';
 import { startPoller } from './poller.js';
+import { startRunsLeftBehind } from '../services/agents/index.js';
 
 /**
  * Polls the outboxes (communication events, business events) and turns committed rows into
- * delivery workflows; also starts operation runs whose workflow start was lost. Because it reads
+ * delivery workflows; also starts operation runs and agent runs whose workflow start was lost. Because it reads
  * only what committed, an API or worker dying right after a commit delays an event, never loses it.
  */
 export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal: Client; log: Logger }, everyMs = 500, maxPassMs = 5_000) {
@@ -25,6 +26,7 @@ export function startEventRelay(deps: { config: Config; orm: MikroORM; temporal:
         if (n < 500 && b < 500) break;
       }
       for (const r of await queuedRunsLeftBehind(deps.orm.em.fork())) await startOperationWorkflow(deps, r.account_id, r);
+      await startRunsLeftBehind(deps.orm.em.fork(), deps);
     },
   });
 }

@@ -23,3 +23,4 @@ export { templateReviewWorkflow } from './templates/template-review.js';
 export { templateCallWorkflow } from './templates/template-call.js';
 export { scheduledPostWorkflow } from './posts/scheduled-post.js';
 export { flowSessionWorkflow } from './flows/flow-session.js';
+export { agentRunWorkflow } from './agents/agent-run.js';

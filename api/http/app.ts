@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import { HttpError, TEMPORARY_FAILURE, asHttpError, v3ErrorBody, dataErrorBody } from './errors.js';
+import { HttpError, TEMPORARY_FAILURE, asHttpError, v3ErrorBody, dataErrorBody, engineErrorBody } from './errors.js';
 import { koaPath, type RouteDef, type RouteResult } from './registry.js';
 import { readRawBody, parseBody } from './body.js';
 import { validateBody, validateQuery, unstorableTextAt } from './validation.js';
@@ -72,7 +72,11 @@ export function createApp(deps: AppDeps, surface: Surface = 'all'): Koa {
       for (const [k, v] of Object.entries(e.extra.headers ?? {})) ctx.set(k, v);
       // RFC 6750: every 401 names the scheme it expects, whichever door refused.
       if (e.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', 'Bearer');
-      ctx.body = ctx.state.envelope === 'data' ? dataErrorBody(e) : v3ErrorBody(e);
+      if (ctx.state.envelope === 'engine') {
+        // The engine's own renderer (RFC 9457 problem details), not the v3 one.
+        ctx.body = engineErrorBody(e);
+        ctx.type = 'application/problem+json';
+      } else ctx.body = ctx.state.envelope === 'data' ? dataErrorBody(e) : v3ErrorBody(e);
     } finally {
       requestEnded();
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -145,7 +149,7 @@ async function runRoute(deps: AppDeps, def: RouteDef, ctx: Koa.Context): Promise
   } else if (def.auth === 'rest') {
     // Only account routes get a request-scoped EntityManager; provider receipts (thousands a second)
     // and operator routes open their own where they need one.
-    const caller = await callerOf(ctx, deps, 'rest');
+    const caller = await callerOf(ctx, deps, 'rest', {}, def.envelope === 'engine' ? 'engine' : 'v3');
     if (def.issuerRequired || def.permission) authorizeIssuer(caller.principal, def.permission);
     result = await answer(deps, def, ctx, caller.rc);
   } else {

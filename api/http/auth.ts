@@ -94,13 +94,14 @@ export async function authenticate(
   surface: 'rest' | 'mcp',
   rateLimitPerMinute: number,
   now = Date.now(),
+  throttle: 'v3' | 'engine' = 'v3',
 ): Promise<Authenticated> {
   const token = bearerToken(header);
   if (!token) throw unauthenticated();
   const looksMcp = token.startsWith(MCP_PREFIX);
   if ((surface === 'rest') === looksMcp) throw unauthenticated('Unauthenticated.');
   const windowStart = windowStartOf(now);
-  const row = await findCredential(em, { tokenHash: hashToken(token), surface, windowStart });
+  const row = await findCredential(em, { tokenHash: hashToken(token), surface, windowStart, throttle });
   if (!row || row.kind !== surface) throw unauthenticated();
   if (row.revoked_at) throw unauthenticated('API token has been revoked.');
   if (row.expired) throw unauthenticated('API token has expired.');
@@ -143,16 +144,19 @@ export async function callerOf(
   deps: { orm: MikroORM; config: Config; log: Logger },
   surface: 'rest' | 'mcp',
   logFields: Record<string, unknown> = {},
+  /** The agent engine counts its requests in a window of its own, at its own limit. */
+  throttle: 'v3' | 'engine' = 'v3',
 ): Promise<{ principal: Principal; rc: RequestContext; authenticated: Authenticated }> {
   const em = deps.orm.em.fork();
   const header = ctx.get('authorization');
+  const limit = throttle === 'engine' ? deps.config.engineRateLimitPerMinute : deps.config.rateLimitPerMinute;
   // Checked whatever the failure throttle says: only a failure is answered by it (throttledFailure).
-  const authenticated = await authenticate(em, header, surface, deps.config.rateLimitPerMinute).catch((err: unknown) => {
+  const authenticated = await authenticate(em, header, surface, limit, Date.now(), throttle).catch((err: unknown) => {
     if (surface === 'rest') forgetAuthenticated(header);
     if (err instanceof HttpError && err.status === 401) throw throttledFailure(throttlesOf(deps.config).account, ctx, header) ?? err;
     throw err;
   });
-  if (surface === 'rest') rememberAuthenticated(header, authenticated);
+  if (surface === 'rest' && throttle === 'v3') rememberAuthenticated(header, authenticated);
   const { rate, fingerprint: _fingerprint, ...principal } = authenticated;
   ctx.state.accountId = principal.account.id;
   answerRate(ctx, rate);

@@ -122,3 +122,37 @@ export function dataErrorBody(e: HttpError) {
     ...(e.extra.errors ? { errors: e.extra.errors } : {}),
   };
 }
+
+const ENGINE_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  402: 'payment_required',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'too_large',
+  415: 'unsupported_media_type',
+  422: 'invalid_request',
+  429: 'rate_limited',
+  503: 'temporary_failure',
+};
+
+/**
+ * The agent engine's envelope (/api/engine; docs/agents.md): RFC 9457 problem details, as the
+ * Idempotency-Key draft answers its refusals, with `code` (the reason when there is one) for a
+ * client to branch on and `errors` naming each field of a 422.
+ */
+export function engineErrorBody(e: HttpError) {
+  const code = e.extra.reason ?? ENGINE_CODES[e.status] ?? (e.status >= 500 ? 'server_error' : 'error');
+  const retryAfter = Number(e.extra.headers?.['Retry-After']);
+  return {
+    type: `about:blank#${code}`,
+    title: ENGINE_CODES[e.status] ?? code,
+    status: e.status,
+    detail: e.message,
+    code,
+    ...(e.extra.errors ? { errors: e.extra.errors } : {}),
+    ...(Number.isFinite(retryAfter) ? { retry_after_seconds: retryAfter } : {}),
+  };
+}

@@ -35,6 +35,21 @@ const dataError = {
   },
 };
 
+/** The agent engine refuses in problem details (api/http/errors.ts engineErrorBody). */
+const engineError = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+    retry_after_seconds: { type: 'integer' },
+  },
+};
+
 /**
  * OpenAPI 3.1 from the route definitions: the request schemas are the very objects ajv validates with.
  * Two documents: the customer one (account keys) and the operator one (/admin/v1, operator token),
@@ -62,6 +77,15 @@ export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operato
         `${r.method.toLowerCase()}${r.path.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       parameters: [...params, ...queryParams, ...headerParams],
       responses: {
+        // A second success status with the same body (an engine run that settled within its wait: 200).
+        ...(r.response.alsoStatus
+          ? {
+              [String(r.response.alsoStatus.status)]: {
+                description: r.response.alsoStatus.description,
+                content: { 'application/json': { schema: r.response.schema } },
+              },
+            }
+          : {}),
         [String(r.response.status)]: {
           description: r.response.description,
           ...(r.response.status === 204 ? {} : { content: { [r.html ? 'text/html' : 'application/json']: { schema: r.response.schema } } }),
@@ -75,7 +99,9 @@ export function buildOpenApi(routes: RouteDef[], audience: 'customer' | 'operato
               content:
                 r.html && r.refusals?.[Number(status)]
                   ? { 'text/html': { schema: { type: 'string' } } }
-                  : { 'application/json': { schema: r.envelope === 'data' ? dataError : v3Error } },
+                  : r.envelope === 'engine'
+                    ? { 'application/problem+json': { schema: engineError } }
+                    : { 'application/json': { schema: r.envelope === 'data' ? dataError : v3Error } },
             },
           ]),
         ),

@@ -22,14 +22,16 @@ export interface RouteDef {
   permission?: string;
   /** When set, the key must have a live issuer (endpoint families added since 7 September 2026). */
   issuerRequired?: boolean;
-  envelope?: 'v3' | 'data';
+  /** engine: the agent engine's own error envelope and throttle (/api/engine). */
+  envelope?: 'v3' | 'data' | 'engine';
   body?: JsonSchema;
   query?: JsonSchema;
   /** Request headers the route reads (documented as header parameters). */
   headers?: Record<string, { schema: JsonSchema; description?: string }>;
   /** A body limit above the default (config.bodyLimitBytes). */
   bodyLimitBytes?: number;
-  response: { status: number; description: string; schema: JsonSchema };
+  /** alsoStatus: a second success status answering the same schema (OperationOutput.alsoStatus). */
+  response: { status: number; description: string; schema: JsonSchema; alsoStatus?: { status: number; description: string } };
   /** A page for browsers: its answer and its own refusals are text/html (the door's own stay JSON). */
   html?: boolean;
   /** Body is read raw (signature checks); no JSON parsing or body schema. */

@@ -35,8 +35,13 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
     response: {
       status: op.output.status,
       description: op.output.description,
+      ...(op.output.alsoStatus ? { alsoStatus: op.output.alsoStatus } : {}),
       schema:
-        op.envelope === 'data' ? op.output.schema : op.output.besideStatus ? besideStatusOf(op.output.schema) : successOf(op.output.schema),
+        op.envelope === 'data' || op.envelope === 'engine'
+          ? op.output.schema
+          : op.output.besideStatus
+            ? besideStatusOf(op.output.schema)
+            : successOf(op.output.schema),
     },
     cli: op.cli,
     refusals: op.refusals,
@@ -50,11 +55,16 @@ export function restRoute(op: Operation, deps: OperationDeps): RouteDef {
       const call = op.auth === 'operator' ? { oc: operatorContext(deps, op), deps } : op.auth === 'rest' ? { rc, deps } : { deps };
       const data = await op.handler(call, input);
       checkAnswer?.(data);
+      const headers = { ...(op.secretInAnswer ? { 'Cache-Control': 'no-store' } : {}), ...op.answerHeaders?.(data) };
       return {
-        status: op.output.status,
+        status: op.answerStatus?.(data) ?? op.output.status,
         body:
-          op.envelope === 'data' ? data : op.output.besideStatus ? { status: 'success', ...(data as object) } : { status: 'success', data },
-        ...(op.secretInAnswer ? { headers: { 'Cache-Control': 'no-store' } } : {}),
+          op.envelope === 'data' || op.envelope === 'engine'
+            ? data
+            : op.output.besideStatus
+              ? { status: 'success', ...(data as object) }
+              : { status: 'success', data },
+        ...(Object.keys(headers).length ? { headers } : {}),
       };
     },
   };

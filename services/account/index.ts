@@ -5,6 +5,8 @@ export { requireAccount, accountRef, actingForAccount } from './settings.js';
 // The svc_mcp_ credentials among an account's MCP connections (services/oauth/connections.ts).
 export { listKeys, revokeKey } from './settings.js';
 export { debitSegments, debitSql } from './wallet.js';
+// A key and its issuer as they stand now (an agent run's tool calls apply them at each call).
+export { issuedKey } from './store.js';
 export { recordNotice, recordNotices, type NoticeInput } from './notices.js';
 // What other families read of an account, instead of naming `accounts` in their statements.
 export { accountStatus, accountCurrency, accountCountry, accountStatusSql, accountCurrencySql, userIdsOf } from './store.js';

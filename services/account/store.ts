@@ -193,6 +193,30 @@ export const insertKey = (
 export const keysOf = (em: EntityManager, accountId: number, kind: KeyRecord['kind']) =>
   db(em).selectFrom('api_keys').select(KEY_COLUMNS).where('account_id', '=', accountId).where('kind', '=', kind).orderBy('id').execute();
 
+/**
+ * A key of the account with its issuer as they stand now, for work a key started that acts later
+ * (an agent run's tool calls): null when the account has no such key.
+ */
+export const issuedKey = (em: EntityManager, accountId: number, keyId: number) =>
+  one<{
+    id: number;
+    kind: KeyRecord['kind'];
+    name: string;
+    user_id: number | null;
+    expires_at: string | null;
+    revoked_at: string | null;
+    expired: boolean;
+    user_active: boolean | null;
+    user_permissions: string[] | null;
+  }>(
+    em,
+    `select k.id, k.kind, k.name, k.user_id, k.expires_at, k.revoked_at, coalesce(k.expires_at <= now(), false) as expired,
+            u.active as user_active, u.permissions as user_permissions
+       from api_keys k left join users u on u.id = k.user_id and u.account_id = k.account_id
+      where k.account_id = ? and k.id = ?`,
+    [accountId, keyId],
+  );
+
 /** Revocation is permanent: a second revoke keeps the first time. Null when the account has no such key. */
 export const revokeKeyRow = async (em: EntityManager, accountId: number, kind: KeyRecord['kind'], keyId: number) =>
   (await db(em)
@@ -274,8 +298,10 @@ const PRINCIPAL_SQL = `k as (
  */
 export async function findCredential(
   em: EntityManager,
-  q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number },
+  q: { tokenHash: string; surface: 'rest' | 'mcp'; windowStart: number; throttle?: 'v3' | 'engine' },
 ): Promise<CredentialRow | null> {
+  // The window the request is counted in: the key's v3 window, or the agent engine's own (/api/engine).
+  const bucket = q.throttle === 'engine' ? `'engine:' || p.key_id` : `'key:' || p.key_id`;
   // Every authenticated request runs it: planned once per connection (onePlanned). Its commit does
   // not wait for the WAL flush (docs/security.md, Rate limit): every request of a key updates the
   // key's window row, which a flush would hold locked against the key's next request; a count lost
@@ -283,9 +309,9 @@ export async function findCredential(
   return onePlanned<CredentialRow>(
     em,
     `with ${PRINCIPAL_SQL}, hit as (
-       ${countInWindowSql(`'key:' || p.key_id`, 'from p where p.admitted')}
+       ${countInWindowSql(bucket, 'from p where p.admitted')}
      )
-     select p.*, (select count from hit) as rate_count, ${previousWindowSql(`'key:' || p.key_id`)} as rate_previous
+     select p.*, (select count from hit) as rate_count, ${previousWindowSql(bucket)} as rate_previous
        from p
       where set_config('synchronous_commit', 'off', true) is not null`,
     [q.surface, q.tokenHash, q.windowStart, q.windowStart - WINDOW_MS],

@@ -54,6 +54,12 @@ export const EVENT_KINDS = [
   'flow.session.ended',
   'post.published',
   'post.failed',
+  // agent runs (docs/agents.md): each change of a run's status a receiver may act on
+  'agent.run.started',
+  'agent.run.requires_action',
+  'agent.run.completed',
+  'agent.run.failed',
+  'agent.run.cancelled',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

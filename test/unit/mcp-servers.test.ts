@@ -103,6 +103,12 @@ const REST_ONLY = [
   'search_contact_compat',
   'store_contact_compat',
   'update_contact_compat',
+  // Agent tasks take the REST key only (contract: Authentication 1; an MCP credential is a 401 there).
+  'engine_cancel_run',
+  'engine_decide_tool_call',
+  'engine_get_run',
+  'engine_list_agent_runs',
+  'engine_submit_run',
 ];
 
 const expectedServers = (tag: string): readonly McpServerKey[] | undefined => CONTRACT_MAP[CONTRACT_TAG[tag] ?? tag] ?? FAMILY_SERVERS[tag];
@@ -129,7 +135,7 @@ test("each tool is on exactly the servers the contract maps its REST tag to (or 
   assert.deepEqual(wrong, []);
 });
 
-test('every account operation is a tool but the five compatibility contact paths; no Webhooks operation is', () => {
+test('every account operation is a tool but the five compatibility contact paths and the agent engine; no Webhooks operation is', () => {
   const notTools = customerOperations.filter((op) => !op.mcp).map((op) => op.name);
   assert.deepEqual(sorted(notTools), sorted(REST_ONLY));
   assert.deepEqual(
