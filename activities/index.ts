@@ -24,6 +24,7 @@ import { createRefundActivities } from './payments/refund.js';
 import { createReconciliationActivities } from './payments/reconciliation.js';
 import { createOccasionActivities } from './occasions/occasion.js';
 import { createTemplateActivities } from './templates/template.js';
+import { createFormSessionActivities } from './forms/form-session.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -69,6 +70,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities({ orm: deps.orm, log: deps.log, payments: (stored) => providers.payments(stored) }),
     ...createOccasionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createTemplateActivities({ orm: deps.orm, log: deps.log, templates: () => providers.templates() }),
+    ...createFormSessionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
   });
 }
 

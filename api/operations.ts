@@ -45,6 +45,7 @@ import { oauthSettingsOperations } from './oauth/settings.js';
 import { occasionOperations, occasionSettingsOperations } from './occasions/occasions.js';
 import { templateOperations } from './templates/templates.js';
 import { leadOperations, leadSettingsOperations } from './leads/leads.js';
+import { formOperations, formSettingsOperations } from './forms/forms.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -77,6 +78,7 @@ export const customerOperations: readonly Operation[] = [
   ...occasionOperations,
   ...templateOperations,
   ...leadOperations,
+  ...formOperations,
 ];
 
 /**
@@ -97,6 +99,7 @@ export const operatorOperations: readonly Operation[] = [
   ...oauthSettingsOperations,
   ...occasionSettingsOperations,
   ...leadSettingsOperations,
+  ...formSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

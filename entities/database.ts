@@ -14,6 +14,7 @@ import type * as orders from './orders.js';
 import type * as payments from './payments.js';
 import type * as occasions from './occasions.js';
 import type * as leads from './leads.js';
+import type * as forms from './forms.js';
 import type * as shop from './shop.js';
 import type * as templates from './templates.js';
 import type * as webhooks from './webhooks.js';
@@ -58,6 +59,7 @@ export interface FamilyTables {
   payments: Tables<typeof payments>;
   occasions: Tables<typeof occasions>;
   leads: Tables<typeof leads>;
+  forms: Tables<typeof forms>;
   shop: Tables<typeof shop>;
   templates: Tables<typeof templates>;
   webhooks: Tables<typeof webhooks>;

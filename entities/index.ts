@@ -15,6 +15,7 @@ import * as oauth from './oauth.js';
 import * as occasions from './occasions.js';
 import * as templates from './templates.js';
 import * as leads from './leads.js';
+import * as forms from './forms.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -32,6 +33,7 @@ export * from './oauth.js';
 export * from './occasions.js';
 export * from './templates.js';
 export * from './leads.js';
+export * from './forms.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -52,4 +54,5 @@ export const entities: EntitySchema<any, any>[] = [
   occasions,
   templates,
   leads,
+  forms,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

@@ -21,3 +21,4 @@ export { paymentReconciliationWorkflow } from './payments/reconciliation.js';
 export { occasionWorkflow } from './occasions/occasion.js';
 export { templateReviewWorkflow } from './templates/template-review.js';
 export { templateCallWorkflow } from './templates/template-call.js';
+export { formSessionWorkflow } from './forms/form-session.js';

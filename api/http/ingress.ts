@@ -15,6 +15,7 @@ import {
 import { receiveGroupWebhook } from '../../services/groups/index.js';
 import { receiveTemplateWebhook } from '../../services/templates/index.js';
 import { receiveChatOrder } from '../../services/orders/index.js';
+import { receiveFormReply } from '../../services/forms/index.js';
 import { paymentWebhooks } from '../../services/payments/index.js';
 import { requestIdFor, withRequestId } from '../../observability/request-id.js';
 import { httpRequestDuration, httpRequests } from '../../observability/metrics.js';
@@ -59,7 +60,7 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
     ];
     const chatOrders: ChatOrderHook = (e) => receiveChatOrder(deps, e);
     // A customer's reply reaches the conversations waiting for one (forms, flows): subscribed here too.
-    const replyHooks: ReplyHook[] = [];
+    const replyHooks: ReplyHook[] = [(reply) => receiveFormReply(deps, reply)];
     // The payment provider's result callbacks are forwarded to each payment's workflow.
     list = [...providerWebhooks({ ...deps, inboundHooks, chatOrders, replyHooks }), ...paymentWebhooks(deps)].map((w) => ({
       method: w.method,

@@ -2,11 +2,11 @@
 export { resolveSmsRoute, type ResolvedRoute } from './channels.js';
 export { parseScheduleTime } from './messages.js';
 export { createOutboundMessages } from './outbound.js';
-export { sendChatInteractive, type ChatInteractiveSend } from './interactive-send.js';
+export { sendChatInteractive, sendChatText, type ChatInteractiveSend } from './interactive-send.js';
 export { receiveInbound, type InboundMessage } from './inbound.js';
 // A note another family's reading of an inbound message leaves on it (a chat order's outcome).
 export { noteOnMessage } from './store/messages.js';
-export type { ChatOrderHook } from './ingress.js';
+export type { ChatOrderHook, CustomerReply, ReplyHook } from './ingress.js';
 // Chat conversations: whether the customer's 24-hour window is open, and the numbers a chat goes out from.
 export { windowOpen, chatOfMessage, messageRef, messageOfOperationRun } from './store/messages.js';
 export { whatsappSenders, chatSenderOf, type WhatsAppNumber } from './store/routes.js';

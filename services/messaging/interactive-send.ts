@@ -28,10 +28,7 @@ export interface ChatInteractiveSend {
  * before anything is written.
  */
 export async function sendChatInteractive(rc: RequestContext, deps: MessageServiceDeps, send: ChatInteractiveSend) {
-  const to = toE164(send.to);
-  if (!to) throw validationFailed({ to: ['The recipient must be a phone number in international format.'] });
-  const from = await resolveWhatsAppSender(rc, send.senderId);
-  const prepared: PreparedWhatsAppMessage = {
+  return sendChatMessage(rc, deps, send, {
     kind: 'interactive',
     previewBody: send.previewBody,
     caption: null,
@@ -39,7 +36,35 @@ export async function sendChatInteractive(rc: RequestContext, deps: MessageServi
     mediaType: null,
     templateParams: null,
     metadata: { source: 'api', ...send.metadata, interactive: send.interactive },
-  };
+  });
+}
+
+/** One plain text chat message built by another family (a form's question), sent as sendChatInteractive sends. */
+export async function sendChatText(
+  rc: RequestContext,
+  deps: MessageServiceDeps,
+  send: { to: string; senderId?: string; body: string; metadata?: Record<string, unknown> },
+) {
+  return sendChatMessage(rc, deps, send, {
+    kind: 'text',
+    previewBody: send.body,
+    caption: null,
+    mediaUrl: null,
+    mediaType: null,
+    templateParams: null,
+    metadata: { source: 'api', ...send.metadata },
+  });
+}
+
+async function sendChatMessage(
+  rc: RequestContext,
+  deps: MessageServiceDeps,
+  send: { to: string; senderId?: string },
+  prepared: PreparedWhatsAppMessage,
+) {
+  const to = toE164(send.to);
+  if (!to) throw validationFailed({ to: ['The recipient must be a phone number in international format.'] });
+  const from = await resolveWhatsAppSender(rc, send.senderId);
   const chat = providerRegistry(deps.config).chat(from.provider);
   const [message] = await createOutboundMessages(
     rc,
