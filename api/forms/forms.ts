@@ -55,8 +55,9 @@ export const formOperations = [
     method: 'POST',
     path: F,
     permission: MANAGE,
-    summary: 'Build a form: typed questions (text, number, choice, date, phone, e-mail) with their rules',
+    summary: 'Build a form of typed questions (a draft)',
     description:
+      'Build a form: typed questions (text, number, choice, date, phone, e-mail) with their rules. ' +
       'The form starts as a draft; publish it to send it. Each question has a key (the answer’s field name), a type, a label, ' +
       'required (default true) and its type’s rules: number min/max/integer, date min/max (YYYY-MM-DD), text min_length/' +
       'max_length/pattern, choice options [{id, title}]. A definition that breaks a rule is 422 with every field named.',
@@ -71,7 +72,8 @@ export const formOperations = [
     method: 'GET',
     path: F,
     permission: VIEW,
-    summary: 'List the account’s forms, newest first',
+    summary: 'List forms',
+    description: 'The account’s forms, newest first.',
     query: formListQuery,
     output: { kind: 'list', status: 200, description: 'A page of forms', schema: formListSchema },
     mcp: read,
@@ -83,7 +85,8 @@ export const formOperations = [
     method: 'GET',
     path: `${F}/{form}`,
     permission: VIEW,
-    summary: 'Read a form: its draft and its published versions',
+    summary: 'Read a form and its versions',
+    description: 'Read a form: its draft and its published versions',
     query: noInput,
     output: form(200, 'The form'),
     mcp: read,
@@ -95,8 +98,10 @@ export const formOperations = [
     method: 'PATCH',
     path: `${F}/{form}`,
     permission: MANAGE,
-    summary: 'Edit a form’s draft (fields sent replace the draft’s); published versions never change',
-    description: 'questions, when sent, replaces the whole list. The next publish makes a new version; sessions already sent keep theirs.',
+    summary: 'Edit a form’s draft',
+    description:
+      'Edit a form’s draft (fields sent replace the draft’s); published versions never change. ' +
+      'questions, when sent, replaces the whole list. The next publish makes a new version; sessions already sent keep theirs.',
     body: formUpdateBody,
     output: form(200, 'The form'),
     mcp: { ...tools, elevation: 'mcp:write', annotations: HINTS.update },
@@ -108,8 +113,9 @@ export const formOperations = [
     method: 'POST',
     path: `${F}/{form}/publish`,
     permission: MANAGE,
-    summary: 'Publish the draft as the next version (frozen from then on)',
+    summary: 'Publish the draft as a frozen version',
     description:
+      'Publish the draft as the next version (frozen from then on). ' +
       'The version carries its native chat form (a one-screen WhatsApp Flow JSON and the Flow name a send opens). A draft unchanged ' +
       'since the last publish answers that version again (a retried publish makes no second version).',
     body: { type: 'object', additionalProperties: false, properties: {} },
@@ -123,7 +129,8 @@ export const formOperations = [
     method: 'GET',
     path: `${F}/{form}/versions/{version}`,
     permission: VIEW,
-    summary: 'Read a published version of a form (3 or v3)',
+    summary: 'Read a published version',
+    description: 'A published version of a form ({version}: 3 or v3).',
     query: noInput,
     output: { kind: 'resource', status: 200, description: 'The version', schema: versionSchema },
     mcp: read,
@@ -135,8 +142,9 @@ export const formOperations = [
     method: 'POST',
     path: `${F}/{form}/sends`,
     permission: SEND,
-    summary: 'Send a published form to a phone number or into a chat: one session for the recipient',
+    summary: 'Send a form into a chat',
     description:
+      'Send a published form to a phone number or into a chat: one session for the recipient. ' +
       'mode native (default): one WhatsApp Flow message, answered with the whole form (nfm_reply); questions: one chat message per ' +
       'question, each answer checked, an answer that does not fit asked again with why. The session reminds once after ' +
       'remind_after_minutes quiet and expires after expire_after_minutes (form.expired); every answer in: submitted ' +
@@ -153,7 +161,8 @@ export const formOperations = [
     method: 'GET',
     path: `${F}/{form}/sessions`,
     permission: VIEW,
-    summary: 'The form’s sessions with their answers, newest first: per recipient, by status or recipient',
+    summary: 'List a form’s sessions and answers',
+    description: 'The form’s sessions with their answers (one per recipient), newest first; by status or recipient.',
     query: sessionListQuery,
     output: { kind: 'list', status: 200, description: 'A page of sessions', schema: sessionListSchema },
     mcp: read,
@@ -165,7 +174,8 @@ export const formOperations = [
     method: 'GET',
     path: `${F}/{form}/sessions/{session}`,
     permission: VIEW,
-    summary: 'Read one recipient’s session: its status and the answers accepted so far',
+    summary: 'Read a form session',
+    description: 'Read one recipient’s session: its status and the answers accepted so far',
     query: noInput,
     output: session(200, 'The session'),
     mcp: read,
@@ -177,7 +187,8 @@ export const formOperations = [
     method: 'POST',
     path: `${F}/{form}/sessions/{session}/cancel`,
     permission: SEND,
-    summary: 'End an active session now (cancelled): no more questions, reminders or expiry',
+    summary: 'Cancel a form session',
+    description: 'End an active session now (cancelled): no more questions, reminders or expiry',
     body: { type: 'object', additionalProperties: false, properties: {} },
     refusals: { 409: 'The session has ended already (reason session_ended)' },
     output: session(200, 'The session'),
@@ -190,9 +201,10 @@ export const formOperations = [
     method: 'GET',
     path: `${F}/{form}/answers`,
     permission: VIEW,
-    summary:
-      'The answers in aggregate: sessions by status; per question how many answered, each option’s count, a number’s min, max, average',
-    description: 'Counts the submitted sessions. Questions as the version given says (default the latest).',
+    summary: 'A form’s answers in aggregate',
+    description:
+      'Sessions by status; per question how many submitted sessions answered it, each option’s count, a number’s min, max and ' +
+      'average. Questions as the version given says (default the latest).',
     query: { type: 'object', additionalProperties: false, properties: { version: { type: 'integer', minimum: 1 } } },
     output: { kind: 'outcome', status: 200, description: 'The summary', schema: summarySchema },
     mcp: read,

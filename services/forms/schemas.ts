@@ -10,68 +10,69 @@ const questionSchema = {
   additionalProperties: false,
   required: ['key', 'type', 'label'],
   properties: {
-    key: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'The answer’s field name: snake_case, unique in the form' },
+    key: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,39}$' },
     type: { type: 'string', enum: QUESTION_TYPES },
-    label: { type: 'string', minLength: 1, maxLength: 300, description: 'What the customer is asked' },
+    label: { type: 'string', minLength: 1, maxLength: 300 },
     required: { type: 'boolean', default: true },
     options: {
       type: 'array',
       maxItems: MAX_OPTIONS,
-      description: 'choice: the options (at most 10); the answer stored is the option’s id',
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['id', 'title'],
         properties: {
           id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
-          title: { type: 'string', minLength: 1, maxLength: 24, description: 'At most 24 characters (a WhatsApp list row)' },
+          title: { type: 'string', minLength: 1, maxLength: 24 },
         },
       },
     },
-    min: { type: ['number', 'string'], description: 'number: the least value; date: the earliest date (YYYY-MM-DD)' },
-    max: { type: ['number', 'string'], description: 'number: the greatest value; date: the latest date (YYYY-MM-DD)' },
-    integer: { type: 'boolean', description: 'number: whole numbers only' },
+    min: { type: ['number', 'string'] },
+    max: { type: ['number', 'string'] },
+    integer: { type: 'boolean' },
     min_length: { type: 'integer', minimum: 0, maximum: 1000 },
-    max_length: { type: 'integer', minimum: 1, maximum: 1000, description: 'text: default 1000' },
-    pattern: { type: 'string', maxLength: 200, description: 'text: a regular expression the whole answer must match' },
+    max_length: { type: 'integer', minimum: 1, maximum: 1000 },
+    pattern: { type: 'string', maxLength: 200 },
     error_message: {
       type: 'string',
       minLength: 1,
       maxLength: 300,
-      description: 'Told when an answer does not fit (else the rule’s own message)',
     },
   },
 } as const;
 
 const definitionProperties = {
   name: { type: 'string', minLength: 1, maxLength: 160 },
-  title: { type: 'string', minLength: 1, maxLength: 60, description: 'The native form’s title; default the name' },
-  intro: { type: 'string', minLength: 1, maxLength: 1024, description: 'The message that opens the form; default the title' },
+  title: { type: 'string', minLength: 1, maxLength: 60 },
+  intro: { type: 'string', minLength: 1, maxLength: 1024 },
   submit_label: {
     type: 'string',
     minLength: 1,
     maxLength: 20,
-    description: 'The native form’s button (WhatsApp flow_cta, ≤20 characters); default Start',
   },
-  thank_you: { type: ['string', 'null'], maxLength: 1024, description: 'Sent once every answer is in; null (default) sends nothing' },
-  remind_after_minutes: { type: 'integer', minimum: 1, maximum: 2880, description: 'Quiet minutes before the one reminder; default 60' },
+  thank_you: { type: ['string', 'null'], maxLength: 1024 },
+  remind_after_minutes: { type: 'integer', minimum: 1, maximum: 2880 },
   expire_after_minutes: {
     type: 'integer',
     minimum: 2,
     maximum: 2880,
-    description: 'Quiet minutes before the session expires; default 240 (at most 48 h)',
   },
   max_attempts: {
     type: 'integer',
     minimum: 1,
     maximum: 10,
-    description: 'Answers to one question that may fail before the session ends; default 3',
   },
   questions: { type: 'array', minItems: 1, maxItems: MAX_QUESTIONS, items: questionSchema },
 } as const;
 
+const DEFINITION_NOTE =
+  'Questions: key (snake_case, unique), type, label, required (default true); choice options [{id, title}]; number min, max, integer; ' +
+  'date min, max (YYYY-MM-DD); text min_length, max_length, pattern; error_message. Defaults: title = name, intro = title, ' +
+  'submit_label Start, thank_you null, remind_after_minutes 60, expire_after_minutes 240, max_attempts 3 (docs/forms.md).';
+
 export const formBody = {
   type: 'object',
+  description: DEFINITION_NOTE,
   additionalProperties: false,
   required: ['name', 'questions'],
   properties: definitionProperties,
@@ -79,12 +80,13 @@ export const formBody = {
 
 export const formUpdateBody = {
   type: 'object',
+  description: `Fields sent replace the draft’s; published versions never change. ${DEFINITION_NOTE}`,
   additionalProperties: false,
   minProperties: 1,
-  description: 'Fields sent replace the draft’s; published versions never change',
   properties: definitionProperties,
 } as const;
 
+/** A stored definition as answers show it: the body create_form takes, with every default filled in (its fields are create_form's). */
 const definitionSchema = {
   type: 'object',
   required: [
@@ -98,17 +100,16 @@ const definitionSchema = {
     'max_attempts',
     'questions',
   ],
-  properties: definitionProperties,
 } as const;
 
 export const formSchema = {
   type: 'object',
   required: ['id', 'status', 'latest_version', 'draft_changed', 'draft', 'versions', 'created_at', 'updated_at'],
   properties: {
-    id: { type: 'string', description: 'frm_…' },
-    status: { type: 'string', enum: ['draft', 'published'], description: 'published once a version exists' },
-    latest_version: { type: ['integer', 'null'], description: 'The version a send uses by default; null before the first publish' },
-    draft_changed: { type: 'boolean', description: 'The draft differs from the latest version (publish makes a new one)' },
+    id: { type: 'string' },
+    status: { type: 'string', enum: ['draft', 'published'] },
+    latest_version: { type: ['integer', 'null'] },
+    draft_changed: { type: 'boolean' },
     draft: definitionSchema,
     versions: {
       type: 'array',
@@ -130,14 +131,13 @@ export const versionSchema = {
   type: 'object',
   required: ['id', 'form_id', 'version', 'definition', 'whatsapp_flow', 'published_at'],
   properties: {
-    id: { type: 'string', description: '<form id>/v<version>' },
+    id: { type: 'string' },
     form_id: { type: 'string' },
     version: { type: 'integer' },
     definition: definitionSchema,
     whatsapp_flow: {
       type: 'object',
       required: ['name', 'flow_json'],
-      description: 'The native chat form of this version: the Flow name a send opens and its Flow JSON (complete-only, one screen)',
       properties: { name: { type: 'string' }, flow_json: { type: 'object' } },
     },
     published_at: { type: 'string' },
@@ -146,28 +146,26 @@ export const versionSchema = {
 
 export const sendBody = {
   type: 'object',
+  description:
+    'Exactly one of to (a phone number) and conversation_id (whatsapp:<phone number id>:<customer>, or a message uid). ' +
+    'mode native (default): one WhatsApp Flow message; questions: one chat message per question. version: default the latest.',
   additionalProperties: false,
-  description: 'Exactly one of to and conversation_id',
   properties: {
-    to: { type: 'string', minLength: 1, maxLength: 32, description: 'The customer’s phone number, with its country code' },
+    to: { type: 'string', minLength: 1, maxLength: 32 },
     conversation_id: {
       type: 'string',
       minLength: 1,
       maxLength: 120,
-      description: 'A chat of the account: whatsapp:<phone number id>:<customer>, or the uid of one of its messages',
     },
     sender_id: {
       type: 'string',
       minLength: 1,
       maxLength: 64,
-      description: 'The account’s WhatsApp number (phone number id) to send from; default its first',
     },
-    version: { type: 'integer', minimum: 1, description: 'A published version; default the latest' },
+    version: { type: 'integer', minimum: 1 },
     mode: {
       type: 'string',
       enum: FORM_SESSION_MODES,
-      description:
-        'native (default on WhatsApp): one interactive Flow message answered with the whole form; questions: one chat message per question',
     },
   },
 } as const;
@@ -191,16 +189,16 @@ export const sessionSchema = {
     'ended_at',
   ],
   properties: {
-    id: { type: 'string', description: 'fss_…; the native form’s flow_token' },
+    id: { type: 'string' },
     form_id: { type: 'string' },
     version: { type: 'integer' },
     recipient: { type: 'string' },
     conversation_id: { type: 'string' },
     mode: { type: 'string', enum: FORM_SESSION_MODES },
     status: { type: 'string', enum: FORM_SESSION_STATUSES },
-    answers: { type: 'object', description: 'Accepted answers by question key (a skipped optional question: null)' },
-    current_question: { type: ['string', 'null'], description: 'The question waited on (question by question)' },
-    end_reason: { type: ['string', 'null'], description: 'expired: no_reply or invalid_answers; cancelled: cancelled' },
+    answers: { type: 'object' },
+    current_question: { type: ['string', 'null'] },
+    end_reason: { type: ['string', 'null'] },
     created_at: { type: 'string' },
     updated_at: { type: 'string' },
     submitted_at: { type: ['string', 'null'] },
@@ -215,7 +213,7 @@ export const sessionListQuery = {
   properties: {
     ...pageQueryProperties,
     status: { type: 'string', enum: FORM_SESSION_STATUSES },
-    recipient: { type: 'string', minLength: 1, maxLength: 32, description: 'One customer’s sessions (a phone number)' },
+    recipient: { type: 'string', minLength: 1, maxLength: 32 },
   },
 } as const;
 
@@ -244,7 +242,7 @@ export const summarySchema = {
           key: { type: 'string' },
           type: { type: 'string' },
           label: { type: 'string' },
-          answered: { type: 'integer', description: 'Submitted sessions that answered it' },
+          answered: { type: 'integer' },
           options: {
             type: 'array',
             items: {
@@ -266,7 +264,7 @@ export const settingsSchema = {
   type: 'object',
   required: ['enabled', 'updated_at'],
   properties: {
-    enabled: { type: 'boolean', description: 'false: every forms path answers 403 (reason module_disabled)' },
+    enabled: { type: 'boolean' },
     updated_at: { type: ['string', 'null'] },
   },
 } as const;
@@ -275,5 +273,5 @@ export const settingsBody = {
   type: 'object',
   additionalProperties: false,
   required: ['enabled'],
-  properties: { enabled: { type: 'boolean', description: 'Switch the Forms module on or off' } },
+  properties: { enabled: { type: 'boolean' } },
 } as const;

@@ -65,6 +65,10 @@ interface Refs {
   label: string;
   /** A's lead's phone number: B's upsert of it makes B's own lead. */
   leadPhone: string;
+  /** A's published form, its version and a session of it. */
+  form: string;
+  formVersion: string;
+  formSession: string;
 }
 
 /**
@@ -98,6 +102,9 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'templates/{id}': 'template',
   'leads/{lead}': 'lead',
   'labels/{label}': 'label',
+  'forms/{form}': 'form',
+  'versions/{version}': 'formVersion',
+  'sessions/{session}': 'formSession',
 };
 
 /** The tool's path parameters filled with A's resources. */
@@ -258,7 +265,17 @@ async function seed(t: Tenant): Promise<Refs> {
     note: `${MARK} note`,
   });
 
+  const aForm = await created('POST', '/api/v3/forms', key, {
+    name: `${MARK} form`,
+    questions: [{ key: 'q', type: 'text', label: `${MARK}?` }],
+  });
+  await created('POST', `/api/v3/forms/${aForm.id}/publish`, key, {});
+  const formSession = await created('POST', `/api/v3/forms/${aForm.id}/sends`, key, { to: customer, mode: 'questions' });
+
   return {
+    form: aForm.id,
+    formVersion: '1',
+    formSession: formSession.id,
     sms,
     whatsapp,
     operation,
@@ -384,7 +401,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 18, empty.join());
+    assert.equal(empty.length, 17, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -445,6 +462,8 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   add_lead_labels: () => ({ labels: ['from-b'] }),
   add_lead_note: () => ({ body: 'from B' }),
   merge_leads: (r) => ({ lead_id: Number(r.lead) }),
+  update_form: () => ({ name: 'from B' }),
+  send_form: () => ({ to: uniquePhone('2556') }),
 };
 
 /**
@@ -521,6 +540,8 @@ const NO_RESOURCE_ID = [
   'list_leads',
   'get_lead_settings',
   'update_lead_settings',
+  'create_form',
+  'list_forms',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */

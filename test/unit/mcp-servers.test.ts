@@ -90,6 +90,8 @@ const FAMILY_SERVERS: Record<string, readonly McpServerKey[]> = {
   Occasions: ['messaging'],
   // The contract names the leads server and the mcp:leads scope: the Leads family's own.
   Leads: ['leads'],
+  // The contract names the forms server: the Forms family's own.
+  Forms: ['forms'],
 };
 
 /** REST-only operations: the five compatibility contact paths, covered by the contact-group tools. */
@@ -151,7 +153,6 @@ test('every server a tag is mapped to has tools; every other server of the contr
     'comments',
     'content',
     'flows',
-    'forms',
     'ivr',
     'kb',
     'meetings',
