@@ -33,7 +33,7 @@ const adminCall = operatorCaller(stack.apiUrl, operator);
 const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 4 });
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const temporal = new Client({ connection });
-const cpuDelta = (a: Record<string, number>, b: Record<string, number>) =>
+const cpuDelta = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.keys(b).map((k) => [k, r1(b[k] - (a[k] ?? 0))]));
 const sum = (o: Record<string, number>) => Object.values(o).reduce((s, x) => s + x, 0);
 
@@ -114,7 +114,10 @@ try {
   }
   const floorSeconds = (performance.now() - t0) / 1000;
   const benchCpu = process.cpuUsage(bench0);
-  const floorCpu = { ...cpuDelta(cpu0, stackCpuSeconds(stack, dir)), bench_process: r1((benchCpu.user + benchCpu.system) / 1e6) };
+  const floorCpu: Record<string, number> = {
+    ...cpuDelta(cpu0, stackCpuSeconds(stack, dir)),
+    bench_process: r1((benchCpu.user + benchCpu.system) / 1e6),
+  };
   worker.shutdown();
   await workerRun;
   await native.close();

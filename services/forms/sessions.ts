@@ -75,7 +75,7 @@ export async function sendFormPrompt(deps: SessionStepDeps, input: { accountId: 
   const def = ctx.definition;
   const rc = await systemContext(deps, ctx, em);
   if (!rc) return { sent: false };
-  const send = { to: ctx.recipient, senderId: ctx.sender_id, metadata: { form_session: ctx.uid, form_prompt: key } };
+  const send = { to: ctx.recipient, senderId: ctx.sender_id, metadata: { form_session: ctx.uid, form_prompt: key }, answered: false };
   const messageDeps = { temporal: deps.temporal, config: deps.config };
   const waitingOn = p.kind === 'open' && ctx.mode === 'questions' ? (unanswered(def, ctx.answers)[0]?.key ?? null) : ctx.current_question;
   if (p.kind === 'thanks') {

@@ -17,6 +17,12 @@ export interface ChatInteractiveSend {
   previewBody: string;
   /** Kept on the record beside the interactive payload (what the send was about). */
   metadata?: Record<string, unknown>;
+  /**
+   * Whether the caller answers with the provider's first verdict (default true: waits for it). A
+   * send from a workflow's activity (a form's question) does not: it is queued like any send, so a
+   * busy provider never holds the activity.
+   */
+  answered?: boolean;
 }
 
 /**
@@ -43,7 +49,7 @@ export async function sendChatInteractive(rc: RequestContext, deps: MessageServi
 export async function sendChatText(
   rc: RequestContext,
   deps: MessageServiceDeps,
-  send: { to: string; senderId?: string; body: string; metadata?: Record<string, unknown> },
+  send: { to: string; senderId?: string; body: string; metadata?: Record<string, unknown>; answered?: boolean },
 ) {
   return sendChatMessage(rc, deps, send, {
     kind: 'text',
@@ -59,7 +65,7 @@ export async function sendChatText(
 async function sendChatMessage(
   rc: RequestContext,
   deps: MessageServiceDeps,
-  send: { to: string; senderId?: string },
+  send: { to: string; senderId?: string; answered?: boolean },
   prepared: PreparedWhatsAppMessage,
 ) {
   const to = toE164(send.to);
@@ -85,7 +91,7 @@ async function sendChatMessage(
         providerRequest: chat.buildPayload({ providerPhoneNumberId: from.provider_phone_number_id }, to, prepared, null),
       },
     ],
-    { answered: true },
+    { answered: send.answered ?? true },
   );
   return message;
 }

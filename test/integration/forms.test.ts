@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
 import { formSessionWorkflowId } from '../../workflows/forms/form-session.starter.js';
+import type { FormSessionState } from '../../workflows/forms/form-session.js';
 import { admin, api, eventually, sim, uniquePhone, type Tenant } from '../support/stack.js';
 import { keyWith, waTenant, type WaTenant } from '../support/groups.js';
 
@@ -238,7 +239,7 @@ test('native form: one Flow message; the nfm_reply is checked, what fits is kept
   );
   const params = flow!.request.body.interactive.action.parameters;
   assert.deepEqual([params.flow_token, params.flow_name, params.flow_cta, params.mode], [session.id, `${form.id}_v1`, 'Send', 'published']);
-  assert.equal((await handle.query('state')).phase, 'waiting');
+  assert.equal((await handle.query<FormSessionState>('state')).phase, 'waiting');
 
   // age does not fit (a stringified number out of range), the rest does: kept, age asked in the chat.
   const answers = {

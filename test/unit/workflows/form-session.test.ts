@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { Context } from '@temporalio/activity';
 import type { FormSessionActivities } from '../../../activities/forms/form-session.js';
-import type { formSessionWorkflow, FormSessionInput, ReplyOutcome } from '../../../workflows/forms/form-session.js';
+import type { formSessionWorkflow, FormSessionInput, FormSessionState, ReplyOutcome } from '../../../workflows/forms/form-session.js';
 import { timeSkippingEnv, withQueueWorker } from '../../support/workflow-env.js';
 
 // A form session's timers on the time-skipping server: the one reminder after remind_after quiet,
@@ -84,7 +84,7 @@ test(
         d.calls.map((c) => c.step),
         ['open', 'reply:old', 'ask:age'],
       );
-      assert.equal((await h.query('state')).phase, 'waiting');
+      assert.equal((await h.query<FormSessionState>('state')).phase, 'waiting');
       await h.signal('reply', { uid: 'msg_2', text: '34', fields: null });
       return h.result();
     });
