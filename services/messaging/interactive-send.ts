@@ -91,7 +91,7 @@ async function sendChatMessage(
         providerRequest: chat.buildPayload({ providerPhoneNumberId: from.provider_phone_number_id }, to, prepared, null),
       },
     ],
-    { answered: send.answered ?? true },
+    send.answered === false ? { queued: true } : { answered: true },
   );
   return message;
 }
