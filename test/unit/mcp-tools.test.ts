@@ -71,14 +71,15 @@ function problems(schema: unknown, at: string, out: string[] = []): string[] {
   return out;
 }
 
-// The all-tools list grows with every family (occasions and oauth took it past 200 KB); an assistant
-// with a small context connects to one server instead (docs/architecture.md, MCP servers), so each
-// server keeps the tight budget and /mcp a looser one.
-test('tools/list with output schemas: under 256 KB on /mcp (every tool), under 100 KB on each server', () => {
+// The all-tools list grows with every family (occasions and oauth took it past 200 KB, forms past
+// 256 KB: 252 KB before its 11 tools, 18 KB); an assistant with a small context connects to one
+// server instead (docs/architecture.md, MCP servers), so each server keeps the tight budget and /mcp
+// a looser one.
+test('tools/list with output schemas: under 320 KB on /mcp (every tool), under 100 KB on each server', () => {
   const bytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools }));
   const all = operationsOf('all').map(toolOf);
   assert.ok(all.length >= 80, `${all.length} tools`);
-  assert.ok(bytes(all) < 256 * 1024, `tools/list on /mcp is ${bytes(all)} bytes`);
+  assert.ok(bytes(all) < 320 * 1024, `tools/list on /mcp is ${bytes(all)} bytes`);
   for (const key of MCP_SERVERS) {
     const size = bytes(operationsOf(key).map(toolOf));
     assert.ok(size < 100 * 1024, `tools/list on /mcp/v1/${key} is ${size} bytes`);
