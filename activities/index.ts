@@ -27,6 +27,7 @@ import { createOccasionActivities } from './occasions/occasion.js';
 import { createTemplateActivities } from './templates/template.js';
 import { createPostActivities } from './posts/post.js';
 import { createFlowActivities } from './flows/flow-session.js';
+import { createFormSessionActivities } from './forms/form-session.js';
 import { mapDomainErrors } from './failures.js';
 
 export interface ActivityDeps {
@@ -77,6 +78,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPostActivities({ orm: deps.orm, log: deps.log, social: () => providers.social() }),
     ...createFlowActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
     ...createAgentRunActivities({ orm: deps.orm, log: deps.log, model, prices: deps.config }),
+    ...createFormSessionActivities({ orm: deps.orm, config: deps.config, log: deps.log }),
   });
 }
 

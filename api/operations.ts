@@ -49,6 +49,7 @@ import { postOperations } from './posts/posts.js';
 import { flowOperations, flowSettingsOperations } from './flows/flows.js';
 import { engineOperations } from './agents/engine.js';
 import { agentSettingsOperations } from './agents/settings.js';
+import { formOperations, formSettingsOperations } from './forms/forms.js';
 
 /** Every account operation of the contract (the routing order is computed from the paths: allRoutes). */
 export const customerOperations: readonly Operation[] = [
@@ -84,6 +85,7 @@ export const customerOperations: readonly Operation[] = [
   ...postOperations,
   ...flowOperations,
   ...engineOperations,
+  ...formOperations,
 ];
 
 /**
@@ -106,6 +108,7 @@ export const operatorOperations: readonly Operation[] = [
   ...leadSettingsOperations,
   ...flowSettingsOperations,
   ...agentSettingsOperations,
+  ...formSettingsOperations,
 ];
 
 /** Every page operation (public, answered in HTML by the page door): the shop page's reads and forms. */

@@ -17,6 +17,7 @@ import type * as occasions from './occasions.js';
 import type * as leads from './leads.js';
 import type * as posts from './posts.js';
 import type * as agents from './agents.js';
+import type * as forms from './forms.js';
 import type * as shop from './shop.js';
 import type * as templates from './templates.js';
 import type * as webhooks from './webhooks.js';
@@ -64,6 +65,7 @@ export interface FamilyTables {
   leads: Tables<typeof leads>;
   posts: Tables<typeof posts>;
   agents: Tables<typeof agents>;
+  forms: Tables<typeof forms>;
   shop: Tables<typeof shop>;
   templates: Tables<typeof templates>;
   webhooks: Tables<typeof webhooks>;

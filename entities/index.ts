@@ -18,6 +18,7 @@ import * as leads from './leads.js';
 import * as posts from './posts.js';
 import * as flows from './flows.js';
 import * as agents from './agents.js';
+import * as forms from './forms.js';
 
 export * from './account.js';
 export * from './messaging.js';
@@ -38,6 +39,7 @@ export * from './leads.js';
 export * from './posts.js';
 export * from './flows.js';
 export * from './agents.js';
+export * from './forms.js';
 
 /** Every table the ORM knows: each family file's entities, found by what they are (a new one needs no listing here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of schemas has no narrower common type
@@ -61,4 +63,5 @@ export const entities: EntitySchema<any, any>[] = [
   posts,
   flows,
   agents,
+  forms,
 ].flatMap((family) => Object.values(family).filter((v): v is EntitySchema => v instanceof EntitySchema));

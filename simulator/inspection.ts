@@ -15,6 +15,7 @@ import { registerSmsInbound } from './sms-receipts.js';
 import type { SimState, WaRecord } from './state.js';
 import { digitsOf } from './util.js';
 import { registerWhatsAppSim } from './whatsapp-inbound.js';
+import { registerFormsSim } from './whatsapp-forms.js';
 import { registerCatalogueSim } from './meta-catalogue.js';
 
 function query(ctx: Context, name: string): string | null {
@@ -132,6 +133,7 @@ export function simRouter(state: SimState): Router {
   registerConfig(r, state);
   registerSmsInbound(r, state);
   registerWhatsAppSim(r, state);
+  registerFormsSim(r, state);
   registerCatalogueSim(r, state);
   return r;
 }

@@ -59,6 +59,34 @@ export function orderProblem(order: unknown): string | null {
   return null;
 }
 
+/**
+ * A message a WhatsApp user sends to a business number: recorded, the 24 h window opened (even if our
+ * receiver is down, as on the real platform), and delivered as Meta's signed webhook.
+ */
+export async function deliverInbound(
+  state: SimState,
+  who: { waId: string; phoneNumberId: string },
+  message: Record<string, unknown>,
+  opts: { url?: string; name?: string } = {},
+) {
+  state.wa.windows.set(windowKey(who.phoneNumberId, who.waId), Date.now());
+  state.wa.inbound.push({
+    seq: state.nextSeq(),
+    id: message.id as string,
+    from: who.waId,
+    phoneNumberId: who.phoneNumberId,
+    message,
+    at: new Date().toISOString(),
+  });
+  const url = opts.url ?? state.config.waWebhookUrl;
+  if (!url || !isHttpUrl(url)) return { wamid: message.id, delivered: false, reason: 'no WhatsApp webhook URL configured', message };
+  const name = opts.name ?? 'Simulated User';
+  const payload = envelope(state, who.phoneNumberId, { contacts: [{ profile: { name }, wa_id: who.waId }], messages: [message] });
+  const request = metaJson(state.options.waAppSecret, payload);
+  const record = await deliver(state, { provider: 'whatsapp', kind: 'whatsapp.inbound', messageId: message.id as string, url, request });
+  return { wamid: message.id, url, delivered: record.delivered, statusCode: record.statusCode, attempts: record.attempts.length, message };
+}
+
 export function registerWhatsAppSim(router: Router, state: SimState): void {
   /**
    * {from, phone_number_id, text} or {from, phone_number_id, type, <type>: {...}, context?, name?, url?, id?};
@@ -96,34 +124,10 @@ export function registerWhatsAppSim(router: Router, state: SimState): void {
     const message: Record<string, unknown> = { from: who.waId, id, timestamp: unixSeconds(), type, [type]: content };
     for (const extra of ['context', 'referral', 'errors']) if (input[extra] !== undefined) message[extra] = input[extra];
 
-    // The user wrote in, so the window opens even if our webhook receiver is down.
-    state.wa.windows.set(windowKey(who.phoneNumberId, who.waId), Date.now());
-    state.wa.inbound.push({
-      seq: state.nextSeq(),
-      id: message.id as string,
-      from: who.waId,
-      phoneNumberId: who.phoneNumberId,
-      message,
-      at: new Date().toISOString(),
+    ctx.body = await deliverInbound(state, who, message, {
+      url: typeof input.url === 'string' ? input.url : undefined,
+      name: typeof input.name === 'string' ? input.name : undefined,
     });
-
-    const url = typeof input.url === 'string' ? input.url : state.config.waWebhookUrl;
-    if (!url || !isHttpUrl(url)) {
-      ctx.body = { wamid: message.id, delivered: false, reason: 'no WhatsApp webhook URL configured', message };
-      return;
-    }
-    const name = typeof input.name === 'string' ? input.name : 'Simulated User';
-    const payload = envelope(state, who.phoneNumberId, { contacts: [{ profile: { name }, wa_id: who.waId }], messages: [message] });
-    const request = metaJson(state.options.waAppSecret, payload);
-    const record = await deliver(state, { provider: 'whatsapp', kind: 'whatsapp.inbound', messageId: message.id as string, url, request });
-    ctx.body = {
-      wamid: message.id,
-      url,
-      delivered: record.delivered,
-      statusCode: record.statusCode,
-      attempts: record.attempts.length,
-      message,
-    };
   });
 
   /** {from, phone_number_id, last_inbound_at?} sets the window's start; last_inbound_at: null closes it. */

@@ -9,6 +9,7 @@ import { headersOfInterest, isUndeliverable, wamid } from './util.js';
 import { validateMessage } from './whatsapp-validate.js';
 import { startWaTimeline, statusError } from './whatsapp-webhooks.js';
 import { managedTemplate } from './whatsapp-templates.js';
+import { answerAsCustomer } from './whatsapp-forms.js';
 
 export const WINDOW_MS = 24 * 3600 * 1000;
 
@@ -130,6 +131,7 @@ export function whatsappRouter(state: SimState): Router {
     state.wa.byId.set(record.id, record);
     state.log.info({ wamid: record.id, to: msg.waId, type: msg.type, asyncError }, 'whatsapp message accepted');
     startWaTimeline(state, record);
+    answerAsCustomer(state, record);
 
     const message: Record<string, unknown> = { id: record.id };
     if (msg.type === 'template') message.message_status = 'accepted';

@@ -24,3 +24,4 @@ export { templateCallWorkflow } from './templates/template-call.js';
 export { scheduledPostWorkflow } from './posts/scheduled-post.js';
 export { flowSessionWorkflow } from './flows/flow-session.js';
 export { agentRunWorkflow } from './agents/agent-run.js';
+export { formSessionWorkflow } from './forms/form-session.js';

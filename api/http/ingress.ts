@@ -16,6 +16,7 @@ import { receiveGroupWebhook } from '../../services/groups/index.js';
 import { receiveTemplateWebhook } from '../../services/templates/index.js';
 import { receiveChatOrder } from '../../services/orders/index.js';
 import { receiveFlowReply } from '../../services/flows/index.js';
+import { receiveFormReply } from '../../services/forms/index.js';
 import { paymentWebhooks } from '../../services/payments/index.js';
 import { requestIdFor, withRequestId } from '../../observability/request-id.js';
 import { httpRequestDuration, httpRequests } from '../../observability/metrics.js';
@@ -60,7 +61,7 @@ export function ingressHooks(deps: AppDeps): IngressHook[] {
     ];
     const chatOrders: ChatOrderHook = (e) => receiveChatOrder(deps, e);
     // A customer's reply reaches the conversations waiting for one (forms, flows): subscribed here too.
-    const replyHooks: ReplyHook[] = [(reply) => receiveFlowReply(deps, reply)];
+    const replyHooks: ReplyHook[] = [(reply) => receiveFlowReply(deps, reply), (reply) => receiveFormReply(deps, reply)];
     // The payment provider's result callbacks are forwarded to each payment's workflow.
     list = [...providerWebhooks({ ...deps, inboundHooks, chatOrders, replyHooks }), ...paymentWebhooks(deps)].map((w) => ({
       method: w.method,

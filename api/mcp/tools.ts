@@ -75,13 +75,13 @@ function servedBy(endpoint: McpEndpoint) {
 }
 
 /**
- * Servers whose family the contract names without showing its operations ("paths and fields: not
- * shown"): nothing of theirs is built, so they serve no tools yet. Every other server without
- * tools belongs to a family the contract does not describe at all (calls, ivr, meetings, …).
+ * Servers whose family the contract names but serves elsewhere: agent tasks are the engine's REST
+ * surface (`/api/engine`, a REST key), and the contract shows no MCP operation of theirs. Every
+ * other server without tools belongs to a family the contract does not describe at all (calls,
+ * ivr, meetings, …).
  */
 const NAMED_NOT_SHOWN: Partial<Record<McpServerKey, string>> = {
-  agents: 'Agent tasks',
-  forms: 'Forms',
+  agents: 'Agent tasks family, served under /api/engine with a REST key,',
 };
 
 /**
@@ -92,7 +92,7 @@ export function emptyServerNote(key: McpServerKey): string | undefined {
   if (operationsOf(key).length) return undefined;
   const family = NAMED_NOT_SHOWN[key];
   return family
-    ? `No tools: the contract names the ${family} family but does not show its operations, and none is served yet.`
+    ? `No tools: the contract names the ${family} but shows no MCP operations of it.`
     : 'No tools: the contract maps no REST family to this server and does not describe its family.';
 }
 

@@ -2,7 +2,7 @@
 export { resolveSmsRoute, type ResolvedRoute } from './channels.js';
 export { parseScheduleTime } from './messages.js';
 export { createOutboundMessages } from './outbound.js';
-export { sendChatInteractive, type ChatInteractiveSend } from './interactive-send.js';
+export { sendChatInteractive, sendChatText, type ChatInteractiveSend } from './interactive-send.js';
 export { receiveInbound, type InboundMessage } from './inbound.js';
 // A note another family's reading of an inbound message leaves on it (a chat order's outcome).
 export { noteOnMessage } from './store/messages.js';

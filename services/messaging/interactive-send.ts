@@ -17,6 +17,12 @@ export interface ChatInteractiveSend {
   previewBody: string;
   /** Kept on the record beside the interactive payload (what the send was about). */
   metadata?: Record<string, unknown>;
+  /**
+   * Whether the caller answers with the provider's first verdict (default true: waits for it). A
+   * send from a workflow's activity (a form's question) does not: it is queued like any send, so a
+   * busy provider never holds the activity.
+   */
+  answered?: boolean;
 }
 
 /**
@@ -28,10 +34,7 @@ export interface ChatInteractiveSend {
  * before anything is written.
  */
 export async function sendChatInteractive(rc: RequestContext, deps: MessageServiceDeps, send: ChatInteractiveSend) {
-  const to = toE164(send.to);
-  if (!to) throw validationFailed({ to: ['The recipient must be a phone number in international format.'] });
-  const from = await resolveWhatsAppSender(rc, send.senderId);
-  const prepared: PreparedWhatsAppMessage = {
+  return sendChatMessage(rc, deps, send, {
     kind: 'interactive',
     previewBody: send.previewBody,
     caption: null,
@@ -39,7 +42,35 @@ export async function sendChatInteractive(rc: RequestContext, deps: MessageServi
     mediaType: null,
     templateParams: null,
     metadata: { source: 'api', ...send.metadata, interactive: send.interactive },
-  };
+  });
+}
+
+/** One plain text chat message built by another family (a form's question), sent as sendChatInteractive sends. */
+export async function sendChatText(
+  rc: RequestContext,
+  deps: MessageServiceDeps,
+  send: { to: string; senderId?: string; body: string; metadata?: Record<string, unknown>; answered?: boolean },
+) {
+  return sendChatMessage(rc, deps, send, {
+    kind: 'text',
+    previewBody: send.body,
+    caption: null,
+    mediaUrl: null,
+    mediaType: null,
+    templateParams: null,
+    metadata: { source: 'api', ...send.metadata },
+  });
+}
+
+async function sendChatMessage(
+  rc: RequestContext,
+  deps: MessageServiceDeps,
+  send: { to: string; senderId?: string; answered?: boolean },
+  prepared: PreparedWhatsAppMessage,
+) {
+  const to = toE164(send.to);
+  if (!to) throw validationFailed({ to: ['The recipient must be a phone number in international format.'] });
+  const from = await resolveWhatsAppSender(rc, send.senderId);
   const chat = providerRegistry(deps.config).chat(from.provider);
   const [message] = await createOutboundMessages(
     rc,
@@ -60,7 +91,7 @@ export async function sendChatInteractive(rc: RequestContext, deps: MessageServi
         providerRequest: chat.buildPayload({ providerPhoneNumberId: from.provider_phone_number_id }, to, prepared, null),
       },
     ],
-    { answered: true },
+    send.answered === false ? { queued: true } : { answered: true },
   );
   return message;
 }

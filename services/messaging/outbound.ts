@@ -91,6 +91,9 @@ const insufficientBalance = () => quotaExceeded('The prepaid balance cannot cove
  * queued for the batch dispatcher: the answer is then queued at once, and the engine is spared one
  * workflow per message.
  *
+ * `queued` sends every immediate record through the batch dispatcher at once, whatever the load: for
+ * a caller that is itself a durable process (a form session's activity) and needs no first outcome.
+ *
  * `answered` is for a single send whose answer promises the provider's verdict (product messages:
  * a refusal is 502): it always runs its own workflow, whatever the load, and waits up to
  * `answeredSendWaitMs`, long enough for a provider that is slow but alive.
@@ -103,12 +106,14 @@ export async function createOutboundMessages(
   rc: RequestContext,
   deps: MessageServiceDeps,
   drafts: OutboundDraft[],
-  opts: { answered?: boolean } = {},
+  opts: { answered?: boolean; queued?: boolean } = {},
 ) {
   const deadline = Date.now() + (opts.answered ? deps.config.answeredSendWaitMs : deps.config.firstOutcomeWaitMs);
   const planned = drafts.map((d) => {
     const future = d.scheduledAt !== null && d.scheduledAt.getTime() > Date.now();
     if (opts.answered && !d.failure) return { d, future, uid: newUid('msg'), mode: 'workflow' };
+    // A send from a workflow's activity (a form's question) wants no first outcome: the batch dispatcher sends it.
+    if (opts.queued && !d.failure && !future) return { d, future, uid: newUid('msg'), mode: 'batch' };
     const lightLoad = !future && !d.failure && immediateSends() <= deps.config.firstOutcomePerSecond;
     const fastPath =
       lightLoad &&

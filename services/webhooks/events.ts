@@ -29,6 +29,7 @@ export const EVENT_KINDS = [
   'group.join_requested',
   'template.status_changed',
   'form.submitted',
+  'form.expired',
   'cart.submitted',
   'cart.abandoned',
   'order.received',

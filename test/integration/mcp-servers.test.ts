@@ -72,6 +72,10 @@ interface Refs {
   /** A's flow (published) and a live session of it. */
   flow: string;
   flowSession: string;
+  /** A's published form, its version and a session of it. */
+  form: string;
+  formVersion: string;
+  formSession: string;
 }
 
 /**
@@ -108,17 +112,21 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
   'posts/{uid}': 'post',
   'connections/{platform}': 'platform',
   'flows/{id}': 'flow',
-  'sessions/{session}': 'flowSession',
+  // A flow's and a form's sessions share the segment: the parameter before it tells them apart.
+  '{id}/sessions/{session}': 'flowSession',
+  'forms/{form}': 'form',
+  'versions/{version}': 'formVersion',
+  '{form}/sessions/{session}': 'formSession',
 };
 
 /** The tool's path parameters filled with A's resources. */
 function pathArgs(op: Operation, refs: Refs): Record<string, string> {
   const args: Record<string, string> = {};
-  for (const m of op.path.matchAll(/([^/]+)\/\{(\w+)\}/g)) {
-    const key = `${m[1]}/{${m[2]}}`;
-    const ref = REF_OF_PARAM[key];
+  for (const m of op.path.matchAll(/(?:(\{\w+\})\/)?([^/{}]+)\/\{(\w+)\}/g)) {
+    const key = `${m[2]}/{${m[3]}}`;
+    const ref = (m[1] && REF_OF_PARAM[`${m[1]}/${key}`]) || REF_OF_PARAM[key];
     assert.ok(ref, `${op.name}: no resource for the path parameter ${key}; add it to REF_OF_PARAM`);
-    args[m[2]!] = refs[ref];
+    args[m[3]!] = refs[ref];
   }
   assert.deepEqual(Object.keys(args).sort(), [...op.params].sort(), op.name);
   return args;
@@ -286,9 +294,19 @@ async function seed(t: Tenant): Promise<Refs> {
   await created('POST', `/api/v3/flows/${flow}/publish`, key, {});
   const flowSession = (await created('POST', `/api/v3/flows/${flow}/sessions`, key, { to: customer, parameters: { note: MARK } })).uid;
 
+  const aForm = await created('POST', '/api/v3/forms', key, {
+    name: `${MARK} form`,
+    questions: [{ key: 'q', type: 'text', label: `${MARK}?` }],
+  });
+  await created('POST', `/api/v3/forms/${aForm.id}/publish`, key, {});
+  const formSession = await created('POST', `/api/v3/forms/${aForm.id}/sends`, key, { to: customer, mode: 'questions' });
+
   return {
     post: post.uid,
     platform: 'facebook',
+    form: aForm.id,
+    formVersion: '1',
+    formSession: formSession.id,
     sms,
     whatsapp,
     operation,
@@ -416,7 +434,7 @@ test(
     const token = await credential(b);
     const manifest = (await request('GET', '/api-docs/mcp.json')).body;
     const empty = MCP_SERVERS.filter((key) => !operationsOf(key).length);
-    assert.equal(empty.length, 16, empty.join());
+    assert.equal(empty.length, 15, empty.join());
     for (const [i, server] of empty.entries()) {
       const era: Era = i % 2 ? 'auto' : 'legacy';
       const seen = await withClient(token, server, era, async (c) => ({
@@ -480,6 +498,8 @@ const WRITE_BODIES: Record<string, (r: Refs) => Record<string, unknown>> = {
   update_post: () => ({ text: 'from B' }),
   schedule_post: () => ({ scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }),
   start_flow_session: () => ({ to: uniquePhone('2556') }),
+  update_form: () => ({ name: 'from B' }),
+  send_form: () => ({ to: uniquePhone('2556') }),
 };
 
 /**
@@ -562,6 +582,8 @@ const NO_RESOURCE_ID = [
   'list_posts',
   'create_post',
   'list_flows',
+  'create_form',
+  'list_forms',
 ];
 
 /** A refusal that a resource is not found: the v3 body's message, or the data envelope's code. */

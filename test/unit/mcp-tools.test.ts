@@ -71,8 +71,8 @@ function problems(schema: unknown, at: string, out: string[] = []): string[] {
   return out;
 }
 
-// The all-tools list grows with every family (occasions and oauth took it past 200 KB, flows and
-// posts past 256 KB); an assistant with a small context connects to one server instead
+// The all-tools list grows with every family (occasions and oauth took it past 200 KB, forms, flows
+// and posts past 256 KB); an assistant with a small context connects to one server instead
 // (docs/architecture.md, MCP servers), so each server keeps the tight budget and /mcp a looser one.
 test('tools/list with output schemas: under 320 KB on /mcp (every tool), under 100 KB on each server', () => {
   const bytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools }));

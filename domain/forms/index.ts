@@ -1,0 +1,3 @@
+export * from './definition.js';
+export * from './answers.js';
+export * from './native.js';
