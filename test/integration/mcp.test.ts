@@ -452,7 +452,7 @@ test('JSON-RPC errors: malformed JSON -32700, unknown method -32601, unknown too
   }
 });
 
-test('tools/list on /mcp, measured over the wire: every tool with its output schema in under 256 KB (319 KB before the portable projection)', async () => {
+test('tools/list on /mcp, measured over the wire: every tool with its output schema in under 320 KB, the budget of test/unit/mcp-tools.test.ts', async () => {
   const t = await newTenant();
   const { token } = await mcpCredential(t);
   const init = await rpc('/mcp', token, initialize);
@@ -468,7 +468,7 @@ test('tools/list on /mcp, measured over the wire: every tool with its output sch
   const tools = list.body.result.tools;
   process.stdout.write(`# tools/list on /mcp: ${tools.length} tools, ${bytes} bytes\n`);
   assert.ok(tools.length >= 80, `${tools.length} tools`);
-  assert.ok(bytes < 256 * 1024, `${bytes} bytes`);
+  assert.ok(bytes < 320 * 1024, `${bytes} bytes`);
   for (const tool of tools) {
     assert.equal(tool.outputSchema?.type, 'object', tool.name);
     assert.doesNotMatch(tool.description, /\n/, tool.name);
