@@ -6,7 +6,7 @@ import { HttpError, forbidden } from '../http/errors.js';
 import { MCP_PREFIX, bearerToken, callerOf, oauthCallerOf, type AccessTokenReader, type McpPrincipal } from '../http/auth.js';
 import { BASE_SCOPE, resourceMetadataUrl, resourceUrl } from '../../domain/oauth/index.js';
 import { MAX_JSON_DEPTH, bodyText, nestsDeeperThan, readRawBody } from '../http/body.js';
-import { createMcpDoor, PROTOCOL_VERSIONS, type McpSession } from './server.js';
+import { createMcpDoor, plainToolCall, PROTOCOL_VERSIONS, type McpSession } from './server.js';
 import { buildManifest, isServerKey, type McpEndpoint } from './tools.js';
 
 /**
@@ -86,6 +86,24 @@ export function mountMcp(router: Router, deps: OperationDeps, readToken: AccessT
     } catch {
       // Left to the SDK, which answers the JSON-RPC parse error (-32700).
     }
+    const plain = plainToolCall((name) => ctx.get(name) || undefined, parsedBody);
+    const answered = plain && (await door.callPlainly(plain, session));
+    if (answered) {
+      ctx.status = 200;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(answered);
+    } else await serveThroughSdk(ctx, session, raw, parsedBody);
+    // A tool the token's scopes do not cover: its tool error stays the body (a client that reads
+    // it sees the missing scope named), and the answer becomes the MCP authorization spec's
+    // step-up (403 insufficient_scope), which a client answers by authorizing again for them.
+    if (session.stepUp) {
+      ctx.status = 403;
+      ctx.set('WWW-Authenticate', scopeChallenge(session.stepUp, metadataUrl));
+    }
+  }
+
+  /** Hands the request to the SDK's door as a web Request, and its web Response back to Koa. */
+  async function serveThroughSdk(ctx: Koa.Context, session: McpSession, raw: Buffer, parsedBody: unknown): Promise<void> {
     const headers = new Headers();
     for (const [k, v] of Object.entries(ctx.req.headers)) {
       if (v !== undefined && k !== 'authorization' && k !== 'content-length') headers.set(k, Array.isArray(v) ? v.join(', ') : v);
@@ -95,15 +113,7 @@ export function mountMcp(router: Router, deps: OperationDeps, readToken: AccessT
       headers,
       body: new Uint8Array(raw),
     });
-    const response = await door.serve(request, session, parsedBody);
-    await respond(ctx, response);
-    // A tool the token's scopes do not cover: its tool error stays the body (a client that reads
-    // it sees the missing scope named), and the answer becomes the MCP authorization spec's
-    // step-up (403 insufficient_scope), which a client answers by authorizing again for them.
-    if (session.stepUp) {
-      ctx.status = 403;
-      ctx.set('WWW-Authenticate', scopeChallenge(session.stepUp, metadataUrl));
-    }
+    await respond(ctx, await door.serve(request, session, parsedBody));
   }
 }
 

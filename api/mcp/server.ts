@@ -2,6 +2,7 @@ import {
   Server,
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
+  isJsonContentType,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
@@ -102,9 +103,50 @@ export function plainlyLegacy(headers: Headers, body: unknown): boolean {
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && !(PROTOCOL_VERSION_META_KEY in meta);
 }
 
+/** A plain 2025-era `tools/call` as plainToolCall reads it. */
+export interface PlainToolCall {
+  id: string | number;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+const plainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const onlyKeys = (o: Record<string, unknown>, allowed: readonly string[]) => Object.keys(o).every((k) => allowed.includes(k));
+
+/**
+ * The request nearly every call of a 2025-era client is: one `tools/call`, nothing else in it (no
+ * `_meta`, no extra member), with the headers the SDK's stateless transport would accept (Accept
+ * naming JSON and event streams, a JSON Content-Type, no session id, a supported 2025-era
+ * MCP-Protocol-Version or none). Such a request is answered without building the SDK's server and
+ * transport for it (docs/decisions.md, "MCP tool calls without a server per request"): the answer
+ * is the same JSON-RPC result callTool gives the SDK's handler, and test/integration/mcp.test.ts
+ * holds the two paths to the same answers. Anything else (null here) goes through the SDK.
+ */
+export function plainToolCall(header: (name: string) => string | undefined, body: unknown): PlainToolCall | null {
+  if (!plainObject(body) || !onlyKeys(body, ['jsonrpc', 'id', 'method', 'params'])) return null;
+  if (body.jsonrpc !== '2.0' || body.method !== 'tools/call') return null;
+  const id = body.id;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return null;
+  const params = body.params;
+  if (!plainObject(params) || !onlyKeys(params, ['name', 'arguments']) || typeof params.name !== 'string') return null;
+  if (params.arguments !== undefined && !plainObject(params.arguments)) return null;
+  const accept = header('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  if (!isJsonContentType(header('content-type') ?? null)) return null;
+  if (header('mcp-session-id') !== undefined) return null;
+  const version = header('mcp-protocol-version');
+  if (version !== undefined && !(SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version < FIRST_MODERN_PROTOCOL_VERSION)) return null;
+  return { id, name: params.name, args: (params.arguments as Record<string, unknown> | undefined) ?? {} };
+}
+
 export interface McpDoor {
   /** Serves one authenticated POST; `parsedBody` is the JSON body when it parsed (else the SDK answers -32700). */
   serve(request: Request, session: McpSession, parsedBody: unknown): Promise<Response>;
+  /**
+   * The JSON-RPC response to a plain tools/call (plainToolCall) of a tool the endpoint serves, or
+   * null when the request is not one: then `serve` answers it.
+   */
+  callPlainly(call: PlainToolCall, session: McpSession): Promise<Record<string, unknown> | null>;
   close(): Promise<void>;
 }
 
@@ -137,6 +179,11 @@ export function createMcpDoor(opts: { maxRequestBodySize: number; onerror: (err:
   }
 
   return {
+    async callPlainly(call, session) {
+      const op = operationNamed(session.endpoint, call.name);
+      if (!op) return null; // the SDK's protocol error for a tool the endpoint does not serve
+      return { result: await callTool(op, call.args, session), jsonrpc: '2.0', id: call.id };
+    },
     async serve(request, session, parsedBody) {
       const p = session.principal;
       const authInfo: AuthInfo =

@@ -255,6 +255,52 @@ test('bad tool arguments answer a tool error with the problem of each field; the
   assert.deepEqual(groups.body.data.groups, [], 'nothing was created');
 });
 
+test('a plain tools/call is answered without the SDK exactly as the SDK answers it (api/mcp/server.ts plainToolCall)', async () => {
+  const t = await newTenant({ permissions: ['contacts.view', 'contacts.create'] });
+  const { token } = await mcpCredential(t);
+  const group = (await api('POST', '/api/v3/contact-groups', t.token, { name: 'Plain' })).body.data;
+  // The same call plainly, and with an empty `_meta`, which keeps it on the SDK's 2025-era leg.
+  const both = async (endpoint: string, params: Record<string, unknown>, id: number | string, headers: Record<string, string> = {}) => {
+    const plain = await rpc(endpoint, token, { jsonrpc: '2.0', id, method: 'tools/call', params }, headers);
+    const sdk = await rpc(endpoint, token, { jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, _meta: {} } }, headers);
+    assert.equal(plain.status, sdk.status, `${JSON.stringify(params)}: ${plain.text} / ${sdk.text}`);
+    assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+    assert.deepEqual(plain.body, sdk.body, JSON.stringify(params));
+    return plain;
+  };
+  const read = await both('/mcp/v1/contacts', { name: 'get_contact_group', arguments: { group: group.id } }, 7);
+  assert.equal(read.body.result.structuredContent.name, 'Plain');
+  assert.equal(read.body.id, 7);
+  await both('/mcp', { name: 'list_contact_groups' }, 'a-string-id', { 'mcp-protocol-version': '2025-06-18' });
+  // A tool error (invalid arguments, a permission the issuer lacks), a tool this endpoint does not serve, nothing created.
+  const invalid = await both('/mcp/v1/contacts', { name: 'create_contact_group', arguments: { name: 'x'.repeat(161) } }, 8);
+  assert.equal(invalid.body.result.isError, true);
+  const refused = await both('/mcp/v1/contacts', { name: 'delete_contact_group', arguments: { group: group.id } }, 9);
+  assert.match(refused.body.result.content[0].text, /contacts\.delete/);
+  const unknown = await both('/mcp/v1/contacts', { name: 'send_sms', arguments: {} }, 10);
+  assert.equal(unknown.body.error.code, -32602);
+  // What the plain path leaves to the SDK is still the SDK's answer: an unsupported protocol version, an Accept without event streams.
+  const badVersion = await rpc(
+    '/mcp',
+    token,
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_contact_groups' } },
+    { 'mcp-protocol-version': '1999-01-01' },
+  );
+  assert.equal(badVersion.status, 400, badVersion.text);
+  const jsonOnly = await rpc(
+    '/mcp',
+    token,
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_contact_groups' } },
+    { accept: 'application/json' },
+  );
+  assert.equal(jsonOnly.status, 406, jsonOnly.text);
+  const groups = await api('GET', '/api/v3/contact-groups', t.token);
+  assert.deepEqual(
+    groups.body.data.groups.map((g: { name: string }) => g.name),
+    ['Plain'],
+  );
+});
+
 test("the issuer's permissions apply per tool: hidden from tools/list and refused on call", async () => {
   const t = await newTenant({ permissions: ['contacts.view'] });
   const { token } = await mcpCredential(t);
