@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { OperationDeps } from '../operation.js';
 import type { RequestContext } from '../../services/platform/context.js';
 import {
@@ -109,6 +109,10 @@ function safeJson(text: string): unknown {
  * beside serving requests. Stopped with the API.
  */
 export async function startAgentToolWorker(deps: OperationDeps): Promise<{ shutdown(): Promise<void> }> {
+  // The API's own stop (api/main.ts) decides the order on SIGTERM: drain, close the listeners, then
+  // this worker. Left to the SDK's runtime, SIGTERM would also start the worker's shutdown at once,
+  // beside the drain, and the API stopped closing its listeners on time (test/integration/api-stop).
+  Runtime.install({ shutdownSignals: [] });
   const connection = await NativeConnection.connect(deps.config.temporalConnection);
   const worker = await Worker.create({
     connection,
