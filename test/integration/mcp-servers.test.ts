@@ -122,11 +122,15 @@ const REF_OF_PARAM: Record<string, keyof Refs> = {
 /** The tool's path parameters filled with A's resources. */
 function pathArgs(op: Operation, refs: Refs): Record<string, string> {
   const args: Record<string, string> = {};
-  for (const m of op.path.matchAll(/(?:(\{\w+\})\/)?([^/{}]+)\/\{(\w+)\}/g)) {
-    const key = `${m[2]}/{${m[3]}}`;
-    const ref = (m[1] && REF_OF_PARAM[`${m[1]}/${key}`]) || REF_OF_PARAM[key];
+  const segments = op.path.split('/');
+  for (const [i, segment] of segments.entries()) {
+    const param = /^\{(\w+)\}$/.exec(segment)?.[1];
+    if (!param || i === 0) continue;
+    const key = `${segments[i - 1]}/${segment}`;
+    // The parameter before the segment tells apart paths that share it (a flow's and a form's sessions).
+    const ref = (i > 1 && REF_OF_PARAM[`${segments[i - 2]}/${key}`]) || REF_OF_PARAM[key];
     assert.ok(ref, `${op.name}: no resource for the path parameter ${key}; add it to REF_OF_PARAM`);
-    args[m[3]!] = refs[ref];
+    args[param] = refs[ref];
   }
   assert.deepEqual(Object.keys(args).sort(), [...op.params].sort(), op.name);
   return args;
