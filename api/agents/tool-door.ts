@@ -1,4 +1,5 @@
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { installTemporalRuntime } from '../../observability/temporal-runtime.js';
 import type { OperationDeps } from '../operation.js';
 import type { RequestContext } from '../../services/platform/context.js';
 import {
@@ -109,10 +110,11 @@ function safeJson(text: string): unknown {
  * beside serving requests. Stopped with the API.
  */
 export async function startAgentToolWorker(deps: OperationDeps): Promise<{ shutdown(): Promise<void> }> {
-  // The API's own stop (api/main.ts) decides the order on SIGTERM: drain, close the listeners, then
-  // this worker. Left to the SDK's runtime, SIGTERM would also start the worker's shutdown at once,
-  // beside the drain, and the API stopped closing its listeners on time (test/integration/api-stop).
-  Runtime.install({ shutdownSignals: [] });
+  // As the worker's: the SDK's lines as pino JSON, and no signal handlers of the SDK's, so the API's
+  // own stop (api/main.ts) decides the order on SIGTERM: drain, close the listeners, then this
+  // worker. With the SDK's handlers SIGTERM also started the worker's shutdown at once, beside the
+  // drain, and the API closed its listeners late (test/integration/api-stop).
+  await installTemporalRuntime(deps.log, { coreMetrics: false });
   const connection = await NativeConnection.connect(deps.config.temporalConnection);
   const worker = await Worker.create({
     connection,
