@@ -8,7 +8,7 @@ import { accountForContext } from '../../services/account/index.js';
 import { messageOfSourceKey, sendWhatsApp } from '../../services/messaging/index.js';
 import { checkTemplateSend } from '../../services/templates/index.js';
 import { upsertLead, type UpsertBody } from '../../services/leads/index.js';
-import { closeSession, openSession, recordStep, type OpenResult } from '../../services/flows/index.js';
+import { closeSession, openSession, recordStep, type OpenResult, type OpenSessionInput } from '../../services/flows/index.js';
 import type { EndReason } from '../../domain/flows/index.js';
 
 export type { OpenResult } from '../../services/flows/index.js';
@@ -36,15 +36,7 @@ export function createFlowActivities(deps: FlowActivityDeps) {
   const refusal = (err: unknown): string | null => (err instanceof DomainError ? describeDomainError(err) : null);
 
   return {
-    async openFlowSession(a: {
-      accountId: number;
-      sessionUid: string;
-      flowId: number;
-      revision: number;
-      customer: string;
-      parameters: Record<string, unknown>;
-      initialState: string;
-    }): Promise<OpenResult> {
+    async openFlowSession(a: OpenSessionInput): Promise<OpenResult> {
       return openSession(deps.orm.em.fork(), a);
     },
 

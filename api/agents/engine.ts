@@ -39,6 +39,20 @@ export const decisionBody = {
   },
 } as const;
 
+/** A run's cancel, as the engine and the operator both define it: no fields, the run answered 202. */
+export const cancelRunShape = {
+  summary: 'Cancel a run',
+  refusals: { 409: 'The run has already ended' },
+  // No fields: an empty body or none.
+  body: { type: 'object', additionalProperties: false, properties: {} },
+  output: {
+    kind: 'resource',
+    status: 202,
+    description: 'The run; it records cancelled when its workflow takes the request',
+    schema: runSchema,
+  },
+} as const;
+
 export const engineOperations: readonly Operation[] = [
   defineOperation({
     ...base,
@@ -109,16 +123,7 @@ export const engineOperations: readonly Operation[] = [
     name: 'engine_cancel_run',
     method: 'POST',
     path: '/api/engine/runs/{run}/cancel',
-    summary: 'Cancel a run',
-    refusals: { 409: 'The run has already ended' },
-    // No fields: an empty body or none.
-    body: { type: 'object', additionalProperties: false, properties: {} },
-    output: {
-      kind: 'resource',
-      status: 202,
-      description: 'The run; it records cancelled when its workflow takes the request',
-      schema: runSchema,
-    },
+    ...cancelRunShape,
     handler: async ({ rc, deps }, { run }) => cancelRun(rc, deps, run),
   }),
   defineOperation({

@@ -12,7 +12,7 @@ import {
 } from '../../services/agents/settings.js';
 import { operatorCancel, operatorDecision, operatorRuns } from '../../services/agents/runs.js';
 import { profileSchema, runSchema, settingsSchema } from '../../services/agents/views.js';
-import { decisionBody, runsListSchema, runsQuery } from './engine.js';
+import { cancelRunShape, decisionBody, runsListSchema, runsQuery } from './engine.js';
 
 // The operator's interface of the agents family (docs/agents.md): per account the engine switch and
 // API availability, the agent profiles, and the account's runs (approve, deny, cancel).
@@ -167,15 +167,7 @@ export const agentSettingsOperations: readonly Operation[] = [
     name: 'admin_cancel_agent_run',
     method: 'POST',
     path: `${A}/agent-runs/{run}/cancel`,
-    summary: 'Cancel a run',
-    refusals: { 409: 'The run has already ended' },
-    body: { type: 'object', additionalProperties: false, properties: {} },
-    output: {
-      kind: 'resource',
-      status: 202,
-      description: 'The run; it records cancelled when its workflow takes the request',
-      schema: runSchema,
-    },
+    ...cancelRunShape,
     cli: [{ command: 'agents:cancel' }],
     handler: async ({ oc, deps }, { account, run }) => operatorCancel(oc, deps, await accountRef(oc, account), run),
   }),

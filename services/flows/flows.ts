@@ -297,19 +297,19 @@ const sessionEventFields = (s: SessionRow) => ({
   current_state: s.current_state,
 });
 
+/** A session as its workflow opens it: the revision it walks and where it starts. */
+export interface OpenSessionInput {
+  accountId: number;
+  sessionUid: string;
+  flowId: number;
+  revision: number;
+  customer: string;
+  parameters: Record<string, unknown>;
+  initialState: string;
+}
+
 /** Writes the session's row and flow.session.started once; refused when the customer has a live session in the account. */
-export async function openSession(
-  em: EntityManager,
-  a: {
-    accountId: number;
-    sessionUid: string;
-    flowId: number;
-    revision: number;
-    customer: string;
-    parameters: Record<string, unknown>;
-    initialState: string;
-  },
-): Promise<OpenResult> {
+export async function openSession(em: EntityManager, a: OpenSessionInput): Promise<OpenResult> {
   return em.transactional(async (tx) => {
     const row = await insertSession(tx, { ...a, uid: a.sessionUid, currentState: a.initialState });
     if (row) {

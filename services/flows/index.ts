@@ -14,6 +14,7 @@ export {
   recordStep,
   closeSession,
   type OpenResult,
+  type OpenSessionInput,
   type FlowServiceDeps,
 } from './flows.js';
 export { receiveFlowReply } from './replies.js';
