@@ -298,6 +298,14 @@ test(
     const revoked = (await admin('POST', `/accounts/${t.accountId}/keys`, { name: 'to revoke', user_id: t.userId })).body.data;
     await admin('DELETE', `/accounts/${t.accountId}/keys/${revoked.id}`);
     await unauth(revoked.token);
+    const expired = (
+      await admin('POST', `/accounts/${t.accountId}/keys`, {
+        name: 'expired',
+        user_id: t.userId,
+        expires_at: new Date(Date.now() - 1000).toISOString(),
+      })
+    ).body.data;
+    await unauth(expired.token);
     assert.equal((await engine(t.legacyToken, 'GET', '/agents/helper/runs')).status, 403, 'a key with no issuer is refused');
     await admin('PATCH', `/accounts/${t.accountId}`, { status: 'suspended' });
     const suspended = await engine(t, 'GET', '/agents/helper/runs');
