@@ -15,9 +15,18 @@ import pg from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { benchStack, capCpu, numberArg, stackCpuSeconds } from './lib.js';
+import { costPerMessage, walNow } from './message-cost.js';
 import { connectTemporalClient } from '../temporal/client.js';
 
 const contacts = numberArg('contacts', 100_000);
+// Statements per message come from pg_stat_statements (issue 31): on unless --no-statements, which
+// measures the run without its small overhead.
+const statements = !process.argv.includes('--no-statements');
+if (statements && !process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements'))
+  process.env.EMBEDDED_PG_SETTINGS = `${process.env.EMBEDDED_PG_SETTINGS ?? ''} shared_preload_libraries=pg_stat_statements`.trim();
+// --no-wal-detail skips reading the run's write-ahead log back record by record (pg_walinspect) for
+// the bytes per table and index: it runs after the clock stops but takes a while.
+const walDetail = !process.argv.includes('--no-wal-detail');
 const timeoutS = numberArg('timeout', 900);
 const workerCount = numberArg('workers', 1);
 const workerCpu = numberArg('worker-cpu', 0);
@@ -108,8 +117,8 @@ const cpuSeconds = () => {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 };
-const cpuAtStart = cpuSeconds();
-const stackCpuAtStart = stackCpuSeconds(stack, dir);
+let cpuAtStart = cpuSeconds();
+let stackCpuAtStart = stackCpuSeconds(stack, dir);
 let hwmReset = true;
 try {
   fs.writeFileSync(`/proc/${workerPid}/clear_refs`, '5');
@@ -150,6 +159,15 @@ try {
   out.databaseFloor = { rows: contacts, seconds: Math.round(performance.now() - t0) / 1000 };
   await pool.query(`delete from messages where dispatch_mode = 'bench'`);
 
+  // From here on is the campaign's own cost: CPU, WAL and statements are read again at the end.
+  await pool.query('checkpoint');
+  if (statements) {
+    await pool.query('create extension if not exists pg_stat_statements');
+    await pool.query('select pg_stat_statements_reset()');
+  }
+  const walAtStart = await walNow(pool);
+  stackCpuAtStart = stackCpuSeconds(stack, dir);
+  cpuAtStart = cpuSeconds();
   t0 = performance.now();
   const res = await fetch(`${stack.apiUrl}/api/v3/sms/campaign`, {
     method: 'POST',
@@ -175,7 +193,15 @@ try {
     await new Promise((r) => setTimeout(r, 2000));
   }
   const seconds = (performance.now() - t0) / 1000;
+  // The view is polled every 2 s; the records say when the last message was accepted.
+  const last = (
+    await pool.query(
+      `select extract(epoch from max(m.sent_at) - c.created_at)::float as s from messages m join campaigns c on c.id = m.campaign_id where c.uid = $1 group by c.created_at`,
+      [campaign.uid],
+    )
+  ).rows[0];
   out.campaign = {
+    lastAcceptedSeconds: last ? Math.round(Number(last.s) * 10) / 10 : null,
     recordsInsertedSeconds: completedAt ? Math.round(completedAt - t0) / 1000 : null,
     sentToProvider: received,
     failed,
@@ -221,12 +247,21 @@ try {
       allDelivered: hookIds.size >= expected,
     };
   }
-  // Every process's CPU seconds over the campaign (the database floor above is included for
-  // PostgreSQL): the two cores are saturated, so the run's time follows their sum.
+  // Every process's CPU seconds from the campaign request to the last message accepted (set-up
+  // and the database floor apart): the two cores are saturated, so the run's time follows their sum.
   const stackCpuAtEnd = stackCpuSeconds(stack, dir);
+  const walAtEnd = await walNow(pool);
   out.cpuSeconds = Object.fromEntries(
     Object.entries(stackCpuAtEnd).map(([k, v]) => [k, Math.round((v - (stackCpuAtStart[k] ?? 0)) * 10) / 10]),
   );
+  out.perMessage = await costPerMessage(pool, {
+    messages: received + failed,
+    cpu: out.cpuSeconds as Record<string, number>,
+    walAtStart,
+    walAtEnd,
+    statements,
+    walDetail,
+  });
   out.workerUnderLoad = {
     peakRssMb: hwmReset ? mem('VmHWM') : null,
     sampledPeakRssMb: sampledPeak,
@@ -243,7 +278,7 @@ try {
       return [name, Math.round(Number(m?.[1] ?? 0) / 1024)];
     }),
   );
-  // The write-ahead log the run produced (full-page images come after each checkpoint) and the checkpoints.
+  // The write-ahead log since the cluster started (set-up included; perMessage has the campaign's own).
   const wal = (
     await pool.query(
       `select wal_records::bigint as records, wal_fpi::bigint as full_page_images, round(wal_bytes / 1048576)::int as mb from pg_stat_wal`,
@@ -253,14 +288,6 @@ try {
     await pool.query(`select num_timed + num_requested as n from pg_stat_checkpointer`).catch(() => ({ rows: [{ n: null }] }))
   ).rows[0].n;
   out.databaseWal = { ...wal, checkpoints };
-  // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": where the database's time went.
-  if (process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements')) {
-    await pool.query('create extension if not exists pg_stat_statements');
-    out.statements = (
-      await pool.query(`select calls, round(total_exec_time)::int as ms, round(total_plan_time)::int as plan_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
-      from pg_stat_statements order by total_exec_time desc limit 15`)
-    ).rows;
-  }
 } finally {
   clearInterval(sampler);
   for (const undo of uncap) undo();
