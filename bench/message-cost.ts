@@ -26,11 +26,8 @@ export async function walNow(pool: pg.Pool): Promise<WalMark> {
  */
 const STEPS: Array<[step: string, test: RegExp]> = [
   ['transaction', /^\s*(begin|commit|rollback|savepoint|release|start transaction)\b/i],
-  [
-    'record',
-    /insert into messages .*campaign_id, contact_id|from contacts c|campaigns|wallet|blacklist|from accounts|from channels|insert into dispatch_queue/i,
-  ],
-  ['dispatch claim', /dispatch_claim|dispatch_queue|dispatch_claims/i],
+  ['dispatch claim', /dispatch_claim|dispatch_queue|message_dispatch/i],
+  ['record', /insert into messages .*campaign_id, contact_id|from contacts c|campaigns|wallet|blacklist|from accounts|from channels/is],
   ['provider budget', /rate_limit_windows/i],
   ['status move after the provider call', /v\(key bigint/i],
   ['receipt', /v\(key text/i],
