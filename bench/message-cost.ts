@@ -26,8 +26,9 @@ export async function walNow(pool: pg.Pool): Promise<WalMark> {
  */
 const STEPS: Array<[step: string, test: RegExp]> = [
   ['transaction', /^\s*(begin|commit|rollback|savepoint|release|start transaction)\b/i],
-  ['dispatch claim', /dispatch_claim|dispatch_queue|message_dispatch/i],
-  ['record', /insert into messages .*campaign_id, contact_id|from contacts c|campaigns|wallet|blacklist|from accounts|from channels/is],
+  ['record', /insert into messages .*campaign_id, contact_id/is],
+  ['dispatch claim', /dispatch_claim|message_dispatch/i],
+  ['record', /from contacts c|campaigns|wallet|blacklist|from accounts|from channels/is],
   ['provider budget', /rate_limit_windows/i],
   ['status move after the provider call', /v\(key bigint/i],
   ['receipt', /v\(key text/i],

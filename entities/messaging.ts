@@ -40,7 +40,10 @@ export const Message = defineEntity({
     // workflow: a message workflow of its own (scheduled sends, first outcome); batch: the outbound
     // dispatcher sends it with others (admission control under load, campaigns).
     dispatchMode: p.string().length(16).default('workflow'),
-    dispatchClaim: p.string().length(120).nullable(),
+    // A workflow-mode message whose workflow has not moved it yet: true from its insert until its
+    // first status move (null otherwise). The start-gap reconciler reads it; a column of its own so
+    // that no index names `status` (every move then rewrites the row in place, a HOT update).
+    workflowPending: p.boolean().nullable(),
     scheduledAt: p.datetime().nullable(),
     ...timestamps(),
     sentAt: p.datetime().nullable(),
@@ -48,39 +51,58 @@ export const Message = defineEntity({
     readAt: p.datetime().nullable(),
   },
   uniques: [{ name: 'messages_campaign_id_contact_id_unique', properties: ['campaignId', 'contactId'] }],
+  // No index may name a column a status move changes (status, the timestamps, the error), not even
+  // in a partial index's predicate: a move then rewrites the row in place (a heap-only update, one
+  // WAL record) instead of writing a new version and an entry in every index. The provider's id is
+  // the one exception, written once by the send's own move.
   indexes: [
     { properties: ['accountId', 'id'] },
-    { properties: ['accountId', 'status', 'id'] },
     // A group's messages (pins name them; the window reads the newest inbound one).
     {
       name: 'messages_chat_group_index',
       expression: `create index "messages_chat_group_index" on "messages" ("chat_group_id", "id") where "chat_group_id" is not null`,
     },
-    // The start-gap reconciler scans queued outbound messages that wait for their own workflow; batch
-    // messages (campaigns, sends under load) are found by the dispatcher's index and skip this one.
+    // The start-gap reconciler scans queued outbound messages that wait for their own workflow.
     {
-      name: 'messages_queued_index',
-      expression: `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow'`,
+      name: 'messages_workflow_pending_index',
+      expression: `create index "messages_workflow_pending_index" on "messages" ("id") where "workflow_pending"`,
     },
-    {
-      name: 'messages_batch_queue_index',
-      expression: `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch'`,
-    },
-    // Partial, so the status moves of a message (three per send) add no entry while the column is empty
-    // or the message is no longer claimed: every index entry is written again on each move.
     {
       name: 'messages_gateway_message_id_index',
       expression: `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null`,
     },
-    {
-      name: 'messages_claimed_index',
-      expression: `create index "messages_claimed_index" on "messages" ("dispatch_claim") where "status" = 'processing'`,
-    },
-    {
-      name: 'messages_silent_index',
-      expression: `create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch'`,
-    },
   ],
+});
+
+// What the batch dispatcher has yet to claim: a message written for batch dispatch has a row here
+// until a dispatch batch takes it (docs/architecture.md "Batch dispatch"). Apart from `messages`,
+// so that a claim writes no version of the message itself.
+export const DispatchQueueEntry = defineEntity({
+  name: 'DispatchQueueEntry',
+  tableName: 'message_dispatch_queue',
+  properties: {
+    messageId: p.bigint('string').primary(),
+    channelType: p.enum(['sms', 'whatsapp']),
+  },
+});
+
+// One claim of the batch dispatcher: the messages it took from the queue, tagged with the
+// dispatcher run's claim. A retried attempt of the same claim resends what is still queued of it;
+// an unfinished claim of a run that died goes back to the queue (STALE_CLAIM_MINUTES). Kept after
+// the sends until the receipt window passes: the sweep asks the provider about its messages that
+// got no receipt, and narrows `message_ids` to those.
+export const DispatchBatch = defineEntity({
+  name: 'DispatchBatch',
+  tableName: 'message_dispatch_batches',
+  properties: {
+    id: p.bigint('string').primary().autoincrement(),
+    claim: p.string().length(120).index(),
+    channelType: p.enum(['sms', 'whatsapp']),
+    messageIds: p.array<string>().columnType('bigint[]'),
+    claimedAt: p.datetime(),
+    sentAt: p.datetime().nullable(),
+    sweptAt: p.datetime().nullable(),
+  },
 });
 
 // A receipt for a provider id we do not know yet (it overtook the provider's own answer);

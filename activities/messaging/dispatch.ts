@@ -1,11 +1,10 @@
 import { heartbeat, sleep, ApplicationFailure } from '@temporalio/activity';
 import { throttledHeartbeat } from '../heartbeat.js';
 import {
-  claimQueued,
   claimQueuedOutbound,
-  claimedIds,
   claimedMessages,
   checkingBatchMessages,
+  closeClaim,
   releaseStaleClaims as releaseStale,
   silentBatchMessages,
   unclaim,
@@ -217,9 +216,9 @@ export function createDispatchActivities(deps: DispatchDeps) {
   const pacers = deps.budgets.pace;
   return {
     /**
-     * Claims up to `limit` queued batch messages of a channel (moving them to processing), waiting up
-     * to `waitMs` for work. The claim is tagged, so a retry of the same claim returns the same messages
-     * instead of stranding them in processing.
+     * Claims up to `limit` queued batch messages of a channel into a dispatch batch, waiting up to
+     * `waitMs` for work (runs recorded before streaming dispatch). The claim is tagged, so a retry of
+     * the same claim returns the same messages instead of stranding them.
      */
     async claimQueuedMessages({
       channelType,
@@ -233,11 +232,11 @@ export function createDispatchActivities(deps: DispatchDeps) {
       claim: string;
     }): Promise<number[]> {
       const em = deps.orm.em.fork();
-      const again = await claimedIds(em, claim);
+      const again = await claimedRows(em, claim);
       if (again.length) return again.map((r) => Number(r.id));
       const until = Date.now() + waitMs;
       for (;;) {
-        const rows = await claimQueued(em, claim, channelType, limit);
+        const rows = await claimQueuedOutbound(em, claim, channelType, limit, ACCOUNT_STATUS_COLUMN);
         if (rows.length || Date.now() >= until) return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
         heartbeat();
         await sleep(50);
@@ -377,13 +376,15 @@ export function createDispatchActivities(deps: DispatchDeps) {
         }),
       );
       await writer.drain();
-      // Whatever a stop left claimed but unsent goes back to the queue for the next run.
+      // Whatever a stop left claimed but unsent goes back to the queue for the next run; the
+      // transient failures stay with the workflow, which retries them by id.
       if (queue.length) {
         await unclaim(
           em,
           queue.map((m) => Number(m.id)),
         );
       }
+      await closeClaim(em, claim);
       return { sent: sent - retry.length, retry, lastError };
     },
 
@@ -396,10 +397,11 @@ export function createDispatchActivities(deps: DispatchDeps) {
 
     /**
      * Batch-sent SMS with no receipt after `olderThanSeconds` move to checking_delivery and the gateway is
-     * asked where they stand (the per-message workflow does the same for its own message).
+     * asked where they stand (the per-message workflow does the same for its own message). `limit`
+     * bounds the dispatch batches looked at per sweep, a few messages each once receipts came.
      */
     async sweepSilentMessages({ olderThanSeconds, limit }: { olderThanSeconds: number; limit: number }): Promise<number> {
-      const rows = await silentBatchMessages(deps.orm.em.fork(), olderThanSeconds, limit);
+      const rows = await silentBatchMessages(deps.orm.em.fork(), olderThanSeconds, Math.max(1, Math.ceil(limit / 10)));
       for (const r of rows) {
         await moveStatus(deps.orm, Number(r.id), 'checking_delivery');
         await pollOnce(deps, Number(r.id)).catch(() => undefined);

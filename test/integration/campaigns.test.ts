@@ -235,6 +235,16 @@ test('progress: the campaign answers queued, sent, delivered, awaiting receipt, 
   // The silent one may since have been polled (RECEIPT_TIMEOUT_SECONDS is 5 on the test stack).
   assert.equal(final.total_recipients, 5);
   assert.ok(final.failed_count >= 1);
+  // The silent one is swept: its dispatch batch is older than the receipt timeout, so the provider
+  // is asked where it stands, and it waits in checking_delivery (the simulator still says sent).
+  const swept = await eventually(
+    async () => (await allMessages(t)).find((m) => m.recipient === silent),
+    (m) => m?.status === 'checking_delivery',
+    60_000,
+    1000,
+    'the silent message swept into checking_delivery',
+  );
+  assert.ok(swept.gateway_message_id);
   // Every answer adds up: queued + sent + failed = written, sent = delivered + awaiting receipt,
   // in flight = queued + awaiting receipt.
   for (const v of seen) {

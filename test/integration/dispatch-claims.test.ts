@@ -9,14 +9,23 @@ import { newTenant, api, eventually, uniquePhone } from '../support/stack.js';
 const orm = await openOrm(process.env.DATABASE_URL!, 2);
 after(() => orm.close());
 
-const claimed = async (accountId: number, minutesAgo: number) =>
-  (await one<{ uid: string }>(
-    orm.em.fork(),
-    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, dispatch_claim, segments, encoding, created_at, updated_at)
-   values (?, ?, 'outbound', 'sms', ?, 'left behind', 'processing', 'batch', 'outbound-dispatcher/sms-terminated:7', 1, 'GSM-7', now(), now() - make_interval(mins => ?))
-   returning uid`,
-    [`msg_stale_${Date.now()}_${minutesAgo}`, accountId, uniquePhone(), minutesAgo],
-  ))!.uid;
+// A message claimed into a dispatch batch of a run that is gone: still queued, out of the queue.
+const claimed = async (accountId: number, minutesAgo: number) => {
+  const em = orm.em.fork();
+  const m = (await one<{ id: string; uid: string }>(
+    em,
+    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, segments, encoding, created_at, updated_at)
+   values (?, ?, 'outbound', 'sms', ?, 'left behind', 'queued', 'batch', 1, 'GSM-7', now(), now())
+   returning id, uid`,
+    [`msg_stale_${Date.now()}_${minutesAgo}`, accountId, uniquePhone()],
+  ))!;
+  await em.execute(
+    `insert into message_dispatch_batches (claim, channel_type, message_ids, claimed_at)
+     values ('outbound-dispatcher/sms-terminated:7', 'sms', array[?::bigint], now() - make_interval(mins => ?))`,
+    [m.id, minutesAgo],
+  );
+  return m.uid;
+};
 
 test('a stale claim is released and sent by the running dispatcher; a recent one is not touched', { timeout: 60_000 }, async () => {
   const t = await newTenant();
@@ -31,7 +40,13 @@ test('a stale claim is released and sent by the running dispatcher; a recent one
   assert.match(sent.body.data.gateway_message_id ?? JSON.stringify(sent.body), /^SM/);
   assert.ok(['sent', 'delivered'].includes(sent.body.data.status));
   const untouched = await api('GET', `/api/v3/sms/${recent}`, t.token);
-  assert.deepEqual([untouched.body.data.status, untouched.body.data.gateway_message_id], ['processing', null]);
-  // Not left in processing for later suites either.
+  assert.deepEqual([untouched.body.data.status, untouched.body.data.gateway_message_id], ['queued', null]);
+  const queued = await one<{ n: number }>(
+    orm.em.fork(),
+    `select count(*)::int as n from message_dispatch_queue q join messages m on m.id = q.message_id where m.uid = ?`,
+    [recent],
+  );
+  assert.equal(queued?.n, 0, 'a recent claim stays with its batch, out of the queue');
+  // Not left claimed for later suites either.
   await orm.em.fork().execute(`update messages set status = 'failed', error_message = 'test cleanup' where uid = ?`, [recent]);
 });

@@ -42,8 +42,8 @@ function countingClient(real: Client, starts: string[]): Client {
 const owedMessage = async (accountId: number) =>
   (await one<{ id: string; uid: string }>(
     orm.em.fork(),
-    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, segments, encoding, created_at, updated_at)
-     values (?, ?, 'outbound', 'sms', ?, 'owed a workflow', 'queued', 'workflow', 1, 'GSM-7', now() - interval '1 minute', now() - interval '1 minute')
+    `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, workflow_pending, segments, encoding, created_at, updated_at)
+     values (?, ?, 'outbound', 'sms', ?, 'owed a workflow', 'queued', 'workflow', true, 1, 'GSM-7', now() - interval '1 minute', now() - interval '1 minute')
      returning id, uid`,
     [`msg_owed_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`, accountId, uniquePhone()],
   ))!;

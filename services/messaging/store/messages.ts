@@ -4,6 +4,7 @@ import { tablesOf, type Row } from '../../../entities/database.js';
 import type { MessageEventRow } from '../../webhooks/index.js';
 import type { MessageStatus } from '../../../domain/messaging/message-status.js';
 import { defaultSmsChannelSql } from './routes.js';
+import { dispatchQueueInsertSql } from './dispatch.js';
 
 // The message records: the send statement, reads for the API, the inbound record's neighbours
 // (parked receipts, conversation windows) and the campaign pages' records.
@@ -47,20 +48,22 @@ export type StoredMessage = MessageRecord;
  * channel): none, and nothing is written.
  */
 const INSERT_MESSAGES_SQL = (where: string, defaultRoute = false) =>
-  `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
+  `ins as (insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
-                             campaign_id, scheduled_at, dispatch_mode, chat_group_id, created_at, updated_at)
+                             campaign_id, scheduled_at, dispatch_mode, workflow_pending, chat_group_id, created_at, updated_at)
        select v.uid, ?::int, 'outbound', v.channel_type, ${defaultRoute ? 'coalesce(v.channel_id, route.id), coalesce(v.channel_code, route.code)' : 'v.channel_id, v.channel_code'},
               v.sender, v.recipient, v.body, v.status,
               v.media_url, v.media_type, v.error_message, v.metadata, v.template_params, v.provider_request, v.segments, v.encoding,
-              v.campaign_id, v.scheduled_at, v.dispatch_mode, v.chat_group_id, now(), now()
+              v.campaign_id, v.scheduled_at, v.dispatch_mode, nullif(v.status = 'queued' and v.dispatch_mode = 'workflow', false), v.chat_group_id, now(), now()
          from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, channel_type text, channel_id int, channel_code text, sender text,
               recipient text, body text, status text, media_url text, media_type text, error_message text, metadata jsonb,
               template_params jsonb, provider_request jsonb, segments int, encoding text, campaign_id int, scheduled_at timestamptz,
               dispatch_mode text, chat_group_id bigint)${defaultRoute ? ' cross join route' : ''}
        ${where}
         order by v.ord
-       returning *`;
+       returning *),
+   queued as (${dispatchQueueInsertSql('ins')})
+   select * from ins order by id`;
 
 /** The debit of a send, as the account family writes it; `onlyIf` is this statement's own condition on it. */
 export type SendDebit = (onlyIf: string | undefined) => { sql: string; params: unknown[] };
@@ -81,7 +84,7 @@ export const insertMessagesWithDebit = (
 ) => {
   if (!opts.defaultRoute) {
     const debit = debitFor(undefined);
-    return manyPlanned<StoredMessage>(em, `with debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`, [
+    return manyPlanned<StoredMessage>(em, `with debit as (${debit.sql}), ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`, [
       ...debit.params,
       accountId,
       records,
@@ -90,20 +93,23 @@ export const insertMessagesWithDebit = (
   const debit = debitFor('exists (select from route)');
   return manyPlanned<StoredMessage>(
     em,
-    `with route as (${defaultSmsChannelSql('?::int')}), debit as (${debit.sql}) ${INSERT_MESSAGES_SQL(' where exists (select from debit)', true)}`,
+    `with route as (${defaultSmsChannelSql('?::int')}), debit as (${debit.sql}), ${INSERT_MESSAGES_SQL(' where exists (select from debit)', true)}`,
     [accountId, ...debit.params, accountId, records],
   );
 };
 
 /** The request's records without a debit of their own (the caller debits in the same transaction). */
 export const insertMessages = (em: EntityManager, accountId: number, records: string) =>
-  manyBound<StoredMessage>(em, INSERT_MESSAGES_SQL(''), [accountId, records]);
+  manyBound<StoredMessage>(em, `with ${INSERT_MESSAGES_SQL('')}`, [accountId, records]);
 
 /** Hands a still-queued immediate send to the batch dispatcher (no workflow of its own was started). */
 export const toBatchDispatch = (em: EntityManager, id: number | string) =>
   one<StoredMessage>(
     em,
-    `update messages set dispatch_mode = 'batch', updated_at = now() where id = ? and status = 'queued' and dispatch_mode = 'workflow' returning *`,
+    `with m as (update messages set dispatch_mode = 'batch', workflow_pending = null, updated_at = now()
+                  where id = ? and status = 'queued' and dispatch_mode = 'workflow' returning *),
+          q as (${dispatchQueueInsertSql('m')})
+     select * from m`,
     [id],
   );
 
@@ -149,7 +155,7 @@ export const unstartedMessages = (em: EntityManager, olderThanSeconds: number, l
   many<Pick<MessageRecord, 'id' | 'uid' | 'account_id'> & { channel_type: 'sms' | 'whatsapp' }>(
     em,
     `select id, uid, account_id, channel_type from messages
-      where status = 'queued' and direction = 'outbound' and dispatch_mode = 'workflow' and created_at < now() - make_interval(secs => ?)
+      where workflow_pending and status = 'queued' and direction = 'outbound' and dispatch_mode = 'workflow' and created_at < now() - make_interval(secs => ?)
         and (scheduled_at is null or scheduled_at < now() - make_interval(secs => ?))
       order by id limit ?`,
     [olderThanSeconds, olderThanSeconds, limit],
@@ -302,14 +308,16 @@ export interface CampaignPageRecords {
 export const insertCampaignRecords = (em: EntityManager, p: CampaignPageRecords) =>
   manyBound<Pick<MessageRecord, 'status' | 'segments'>>(
     em,
-    `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, error_message,
+    `with ins as (insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, error_message,
                            metadata, segments, encoding, campaign_id, contact_id, dispatch_mode, created_at, updated_at)
      select v.uid, ?::int, 'outbound', 'sms', ?::int, ?::text, ?::text, v.recipient, v.body, v.status, v.error_message,
             ?::jsonb, v.segments, v.encoding, ?::int, v.contact_id, 'batch', now(), now()
        from jsonb_to_recordset(?::jsonb) as v(ord int, uid text, recipient text, body text, status text, error_message text, segments int, encoding text, contact_id bigint)
       order by v.ord
      on conflict (campaign_id, contact_id) do nothing
-     returning status, segments`,
+     returning id, channel_type, status, dispatch_mode, segments),
+          queued as (${dispatchQueueInsertSql('ins')})
+     select status, segments from ins`,
     [p.accountId, p.channelId, p.channelCode, p.sender, JSON.stringify(p.metadata), p.campaignId, p.records],
   );
 

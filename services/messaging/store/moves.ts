@@ -32,7 +32,9 @@ export interface MoveResult {
   moved: boolean;
 }
 
-const SET_COLUMNS = `status = v.status, updated_at = now(),
+// workflow_pending: the first move of a workflow-mode message says its workflow started (a no-op,
+// and so no obstacle to an update in place, for every other message).
+const SET_COLUMNS = `status = v.status, updated_at = now(), workflow_pending = null,
        gateway_message_id = coalesce(v.gid, t.gateway_message_id),
        error_message = coalesce(v.err, t.error_message),
        sent_at = case when v.status in ('sent', 'delivered', 'read') then coalesce(t.sent_at, now()) else t.sent_at end,

@@ -1,0 +1,71 @@
+import { Migration } from '@mikro-orm/migrations';
+
+// Status moves rewrite a message in place (issue 31, docs/benchmarks.md "Cost per message"). A move
+// that changes no indexed column is a heap-only (HOT) update: one small WAL record instead of a new
+// row version plus an entry in every index. So no index names `status` any more, not even in a
+// partial index's predicate:
+// - the batch dispatcher's queue and claims move to their own narrow tables (the claim no longer
+//   writes a version of each message at all);
+// - the start-gap reconciler finds its messages by `workflow_pending`, which only the first move of
+//   a workflow-mode message clears;
+// - the account's messages filtered by status are read through (account_id, id).
+
+export class Migration20261129080000 extends Migration {
+  override name = 'Migration20261129080000';
+
+  override up(): void | Promise<void> {
+    this.addSql(
+      `create table "message_dispatch_queue" ("message_id" bigint not null, "channel_type" text not null, primary key ("message_id"));`,
+    );
+    this.addSql(
+      `alter table "message_dispatch_queue" add constraint "message_dispatch_queue_channel_type_check" check ("channel_type" in ('sms', 'whatsapp'));`,
+    );
+    this.addSql(
+      `create table "message_dispatch_batches" ("id" bigserial primary key, "claim" varchar(120) not null, "channel_type" text not null, "message_ids" bigint[] not null, "claimed_at" timestamptz not null, "sent_at" timestamptz null, "swept_at" timestamptz null);`,
+    );
+    this.addSql(
+      `alter table "message_dispatch_batches" add constraint "message_dispatch_batches_channel_type_check" check ("channel_type" in ('sms', 'whatsapp'));`,
+    );
+    this.addSql(`create index "message_dispatch_batches_claim_index" on "message_dispatch_batches" ("claim");`);
+
+    this.addSql(`alter table "messages" add column "workflow_pending" boolean null;`);
+    this.addSql(
+      `update "messages" set "workflow_pending" = true where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow';`,
+    );
+    this.addSql(`create index "messages_workflow_pending_index" on "messages" ("id") where "workflow_pending";`);
+
+    // What a batch dispatch had claimed goes back to the queue; the provider key (the uid) keeps a
+    // send that did happen from happening twice.
+    this.addSql(`update "messages" set "status" = 'queued' where "status" = 'processing' and "dispatch_mode" = 'batch';`);
+    this.addSql(
+      `insert into "message_dispatch_queue" ("message_id", "channel_type") select "id", "channel_type" from "messages" where "status" = 'queued' and "dispatch_mode" = 'batch';`,
+    );
+    this.addSql(`drop index "messages_queued_index";`);
+    this.addSql(`drop index "messages_batch_queue_index";`);
+    this.addSql(`drop index "messages_claimed_index";`);
+    this.addSql(`drop index "messages_silent_index";`);
+    this.addSql(`drop index "messages_account_id_status_id_index";`);
+    this.addSql(`alter table "messages" drop column "dispatch_claim";`);
+    // Room on each page for a message's later versions: an update stays in place only when the new
+    // version fits on the same page (new pages only; older ones keep what they have).
+    this.addSql(`alter table "messages" set (fillfactor = 80);`);
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(`alter table "messages" reset (fillfactor);`);
+    this.addSql(`alter table "messages" add column "dispatch_claim" varchar(120) null;`);
+    this.addSql(`create index "messages_account_id_status_id_index" on "messages" ("account_id", "status", "id");`);
+    this.addSql(
+      `create index "messages_queued_index" on "messages" ("id") where "status" = 'queued' and "direction" = 'outbound' and "dispatch_mode" = 'workflow';`,
+    );
+    this.addSql(
+      `create index "messages_batch_queue_index" on "messages" ("channel_type", "id") where "status" = 'queued' and "dispatch_mode" = 'batch';`,
+    );
+    this.addSql(`create index "messages_claimed_index" on "messages" ("dispatch_claim") where "status" = 'processing';`);
+    this.addSql(`create index "messages_silent_index" on "messages" ("sent_at") where "status" = 'sent' and "dispatch_mode" = 'batch';`);
+    this.addSql(`drop index "messages_workflow_pending_index";`);
+    this.addSql(`alter table "messages" drop column "workflow_pending";`);
+    this.addSql(`drop table if exists "message_dispatch_batches" cascade;`);
+    this.addSql(`drop table if exists "message_dispatch_queue" cascade;`);
+  }
+}
