@@ -4,6 +4,7 @@ import { openOrm } from '../../entities/orm.js';
 import { many, one } from '../../entities/db.js';
 import { moveMessage, moveMessages } from '../../services/messaging/store/moves.js';
 import { emitEvent } from '../../services/webhooks/events.js';
+import { eventPayloadSql } from '../../services/webhooks/store/outbox.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';
 import { newTenant } from '../support/stack.js';
 
@@ -22,10 +23,13 @@ async function message(accountId: number, status: string) {
   return { id: Number(row!.id), uid: row!.uid };
 }
 
+// The payload as receivers get it: a status move stores its message fields compactly (a JSON array).
 const eventsOf = (accountId: number) =>
-  many<{ kind: string; payload: Record<string, any> }>(orm.em.fork(), 'select kind, payload from events where account_id = ? order by id', [
-    accountId,
-  ]);
+  many<{ kind: string; payload: Record<string, any>; stored: unknown }>(
+    orm.em.fork(),
+    `select e.kind, ${eventPayloadSql('e')} as payload, e.payload as stored from events e where e.account_id = ? order by e.id`,
+    [accountId],
+  );
 
 test('moveMessages applies many moves in one call, forward only, one event per real change', async () => {
   const t = await newTenant();
@@ -92,7 +96,8 @@ test('moveMessages applies many moves in one call, forward only, one event per r
   assert.equal(sent.status, 'sent');
   assert.equal(sent.gateway_message_id, 'SMa');
   assert.match(sent.event_id, /^evt_/);
-  assert.ok(!Number.isNaN(Date.parse(sent.occurred_at)));
+  assert.match(sent.occurred_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.ok(Array.isArray(events[0].stored), 'stored without its field names');
 });
 
 test('moveMessage finds a message by uid or provider id and reports where it stands when nothing moved', async () => {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { many, manyPlanned, one } from '../../../entities/db.js';
 import type { Row } from '../../../entities/database.js';
+import { eventPayloadSql } from './outbox.js';
 
 // Deliveries and their attempts: the dispatcher's claims, the attempt log, the operator's reads.
 
@@ -34,7 +35,7 @@ export const claimFirstAttempts = (em: EntityManager, limit: number, leaseSecond
          update webhook_deliveries d set claimed_until = now() + make_interval(secs => ?)
            from picked where d.id = picked.id
          returning d.id, d.account_id, d.workflow_id, d.event_id, d.target_id, d.claimed_until)
-       select c.*, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.status as endpoint_status, e.payload
+       select c.*, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.status as endpoint_status, ${eventPayloadSql('e')} as payload
          from claimed c
          left join webhook_endpoints w on w.id = c.target_id and w.account_id = c.account_id
          left join events e on e.event_id = c.event_id and e.account_id = c.account_id

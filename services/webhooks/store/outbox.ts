@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { exec, many } from '../../../entities/db.js';
+import { exec, many, one } from '../../../entities/db.js';
 import { tablesOf, type Row } from '../../../entities/database.js';
 
 // The communication-event outbox (`events`) and the relay's move of its rows into queued deliveries.
@@ -16,17 +16,47 @@ export type EventRecord = Row<'webhooks', 'events'>;
  * instant as the event may or may not.
  */
 /**
+ * The message fields of a message event (messageEventFields), in the order a compact payload holds
+ * them. A status move's event stores only these values, as a JSON array: the event's own fields
+ * (event_id, event, occurred_at, account_id) are the row's columns already, and the field names
+ * would be most of the row. Two events are written per message sent, so this halves the outbox's
+ * share of the write-ahead log (docs/benchmarks.md "Cost per message"). Every read goes through
+ * eventPayloadSql, which answers the same object the payload used to hold.
+ */
+const COMPACT_MESSAGE_FIELDS = [
+  'message_id',
+  'uid',
+  'status',
+  'direction',
+  'channel_type',
+  'sender',
+  'recipient',
+  'gateway_message_id',
+  'error_message',
+] as const;
+
+/**
  * The outbox rows of moved messages, for a message statement to embed: `source` names a row set
  * carrying ev, account_id, kind, at and the message's fields (rows with no kind add nothing).
  */
 export const messageEventsInsertSql = (
   source: string,
 ) => `insert into events (event_id, account_id, kind, payload, occurred_at, dispatched_at)
-  select ${source}.ev, ${source}.account_id, ${source}.kind, jsonb_build_object('event_id', ${source}.ev, 'event', ${source}.kind, 'occurred_at', ${source}.at, 'account_id', ${source}.account_id,
-           'message_id', ${source}.id, 'uid', ${source}.uid, 'status', ${source}.status, 'direction', ${source}.direction, 'channel_type', ${source}.channel_type,
-           'sender', ${source}.sender, 'recipient', ${source}.recipient, 'gateway_message_id', ${source}.gateway_message_id, 'error_message', ${source}.error_message),
+  select ${source}.ev, ${source}.account_id, ${source}.kind,
+         jsonb_build_array(${source}.id, ${source}.uid, ${source}.status, ${source}.direction, ${source}.channel_type,
+                           ${source}.sender, ${source}.recipient, ${source}.gateway_message_id, ${source}.error_message),
          ${source}.at::timestamptz, ${dispatchedAtOnRecord(`${source}.account_id`, `${source}.kind`)}
     from ${source} where ${source}.kind is not null`;
+
+/**
+ * An event's payload as receivers get it, from the row `e`: a compact message payload (a JSON array)
+ * is given its names back, with the row's own fields; any other payload is stored whole.
+ */
+export const eventPayloadSql = (e: string) => `case when jsonb_typeof(${e}.payload) = 'array' then
+      jsonb_build_object('event_id', ${e}.event_id, 'event', ${e}.kind,
+        'occurred_at', to_char(${e}.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'account_id', ${e}.account_id,
+        ${COMPACT_MESSAGE_FIELDS.map((f, i) => `'${f}', ${e}.payload->${i}`).join(', ')})
+    else ${e}.payload end`;
 
 export const dispatchedAtOnRecord = (account: string, kind: string) => `case when exists (
     select 1 from webhook_endpoints w cross join lateral jsonb_array_elements_text(w.events) f
@@ -48,9 +78,12 @@ export const insertEvent = (
 
 /** An account's events (of one kind when given), newest first. */
 export function latestEvents(em: EntityManager, accountId: number, q: { kind?: string; limit: number }) {
-  let s = db(em).selectFrom('events').select(['payload', 'dispatched_at']).where('account_id', '=', accountId);
-  if (q.kind) s = s.where('kind', '=', q.kind);
-  return s.orderBy('id', 'desc').limit(q.limit).execute();
+  return many<Pick<EventRecord, 'payload' | 'dispatched_at'>>(
+    em,
+    `select ${eventPayloadSql('e')} as payload, e.dispatched_at from events e
+      where e.account_id = ?${q.kind ? ' and e.kind = ?' : ''} order by e.id desc limit ?`,
+    q.kind ? [accountId, q.kind, q.limit] : [accountId, q.limit],
+  );
 }
 
 export const eventKind = async (em: EntityManager, accountId: number, eventId: string) =>
@@ -59,12 +92,11 @@ export const eventKind = async (em: EntityManager, accountId: number, eventId: s
 
 export const eventPayload = async (em: EntityManager, accountId: number, eventId: string) =>
   (
-    await db(em)
-      .selectFrom('events')
-      .select('payload')
-      .where('event_id', '=', eventId)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst()
+    await one<Pick<EventRecord, 'payload'>>(
+      em,
+      `select ${eventPayloadSql('e')} as payload from events e where e.event_id = ? and e.account_id = ?`,
+      [eventId, accountId],
+    )
   )?.payload ?? null;
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
