@@ -51,10 +51,10 @@ export const Message = defineEntity({
     readAt: p.datetime().nullable(),
   },
   uniques: [{ name: 'messages_campaign_id_contact_id_unique', properties: ['campaignId', 'contactId'] }],
-  // No index may name a column a status move changes (status, the timestamps, the error), not even
-  // in a partial index's predicate: a move then rewrites the row in place (a heap-only update, one
-  // WAL record) instead of writing a new version and an entry in every index. The provider's id is
-  // the one exception, written once by the send's own move.
+  // No index may name a column a status move changes (status, the provider's id, the timestamps,
+  // the error), not even in a partial index's predicate: a move then rewrites the row in place (a
+  // heap-only update, one WAL record) instead of writing a new version and an entry in every index.
+  // Messages found by the provider's id are found through message_provider_ids.
   indexes: [
     { properties: ['accountId', 'id'] },
     // A group's messages (pins name them; the window reads the newest inbound one).
@@ -66,10 +66,6 @@ export const Message = defineEntity({
     {
       name: 'messages_workflow_pending_index',
       expression: `create index "messages_workflow_pending_index" on "messages" ("id") where "workflow_pending"`,
-    },
-    {
-      name: 'messages_gateway_message_id_index',
-      expression: `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null`,
     },
   ],
 });
@@ -83,6 +79,20 @@ export const DispatchQueueEntry = defineEntity({
   properties: {
     messageId: p.bigint('string').primary(),
     channelType: p.enum(['sms', 'whatsapp']),
+  },
+});
+
+// The messages a provider's id names, for what arrives keyed by that id alone: chat statuses, SMS
+// receipts without our uid, inbound messages (a redelivery is recognized by it). Written by the move
+// that stores a message's provider id and by the inbound insert. Apart from `messages` so that no
+// index there names `gateway_message_id`: the send's move then rewrites the message in place, and
+// this narrow row costs a fraction of a new message version with an entry in every index.
+export const MessageProviderId = defineEntity({
+  name: 'MessageProviderId',
+  tableName: 'message_provider_ids',
+  properties: {
+    providerMessageId: p.string().length(191).primary(),
+    messageId: p.bigint('string').primary(),
   },
 });
 

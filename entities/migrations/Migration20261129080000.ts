@@ -8,7 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
 //   writes a version of each message at all);
 // - the start-gap reconciler finds its messages by `workflow_pending`, which only the first move of
 //   a workflow-mode message clears;
-// - the account's messages filtered by status are read through (account_id, id).
+// - the account's messages filtered by status are read through (account_id, id);
+// - a message found by its provider's id is found through message_provider_ids.
 
 export class Migration20261129080000 extends Migration {
   override name = 'Migration20261129080000';
@@ -46,12 +47,26 @@ export class Migration20261129080000 extends Migration {
     this.addSql(`drop index "messages_silent_index";`);
     this.addSql(`drop index "messages_account_id_status_id_index";`);
     this.addSql(`alter table "messages" drop column "dispatch_claim";`);
+
+    // Lookups by the provider's id go through their own table (every message that has one, so that
+    // older SMS receipts without our uid are still found); a send's move then changes no indexed column.
+    this.addSql(
+      `create table "message_provider_ids" ("provider_message_id" varchar(191) not null, "message_id" bigint not null, primary key ("provider_message_id", "message_id"));`,
+    );
+    this.addSql(
+      `insert into "message_provider_ids" ("provider_message_id", "message_id") select "gateway_message_id", "id" from "messages" where "gateway_message_id" is not null;`,
+    );
+    this.addSql(`drop index "messages_gateway_message_id_index";`);
     // Room on each page for a message's later versions: an update stays in place only when the new
     // version fits on the same page (new pages only; older ones keep what they have).
     this.addSql(`alter table "messages" set (fillfactor = 80);`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(
+      `create index "messages_gateway_message_id_index" on "messages" ("gateway_message_id") where "gateway_message_id" is not null;`,
+    );
+    this.addSql(`drop table if exists "message_provider_ids" cascade;`);
     this.addSql(`alter table "messages" reset (fillfactor);`);
     this.addSql(`alter table "messages" add column "dispatch_claim" varchar(120) null;`);
     this.addSql(`create index "messages_account_id_status_id_index" on "messages" ("account_id", "status", "id");`);

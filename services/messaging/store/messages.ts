@@ -161,13 +161,23 @@ export const unstartedMessages = (em: EntityManager, olderThanSeconds: number, l
     [olderThanSeconds, olderThanSeconds, limit],
   );
 
+/**
+ * Lets the provider's id of rows a statement just wrote find them (message_provider_ids): `source`
+ * names a row set with id and gateway_message_id, `where` picks the rows that need it.
+ */
+export const providerIdInsertSql = (source: string, where: string) =>
+  `insert into message_provider_ids (provider_message_id, message_id)
+     select ${source}.gateway_message_id, ${source}.id from ${source} where ${source}.gateway_message_id is not null and ${where}
+   on conflict do nothing`;
+
 /** Whether the account already stored this provider's inbound message (a redelivery). */
 export const inboundStored = (em: EntityManager, accountId: number, providerMessageId: string) =>
-  one(em, 'select id from messages where gateway_message_id = ? and direction = ? and account_id = ?', [
-    providerMessageId,
-    'inbound',
-    accountId,
-  ]);
+  one(
+    em,
+    `select m.id from message_provider_ids k join messages m on m.id = k.message_id
+      where k.provider_message_id = ? and m.direction = 'inbound' and m.account_id = ?`,
+    [providerMessageId, accountId],
+  );
 
 /** Adds fields to a message's metadata (what became of the order a chat message carried). */
 /** An inbound message as the provider handed it, stored as received (its group's id when it came into one). */
@@ -191,10 +201,12 @@ export interface InboundRecord {
 export const insertInbound = (tx: EntityManager, r: InboundRecord) =>
   one<MessageEventRow & { chat_group_id: string | null }>(
     tx,
-    `insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
+    `with m as (insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status, media_url, media_type,
                            gateway_message_id, metadata, segments, encoding, chat_group_id, created_at, updated_at)
      values (?, ?, 'inbound', ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?, ?, 1, 'GSM-7', ?, now(), now())
-     returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message, chat_group_id`,
+     returning id, uid, account_id, status, direction, channel_type, sender, recipient, gateway_message_id, error_message, chat_group_id),
+          k as (${providerIdInsertSql('m', 'true')})
+     select * from m`,
     [
       r.uid,
       r.accountId,
@@ -230,7 +242,7 @@ export const parkStatus = (em: EntityManager, providerMessageId: string, status:
 export const takeParkedStatuses = (em: EntityManager, providerMessageId: string) =>
   many<{ status: MessageStatus } & Pick<Row<'messaging', 'pending_receipts'>, 'error_message'>>(
     em,
-    `delete from pending_receipts where provider_message_id = ? and exists (select 1 from messages where gateway_message_id = ?)
+    `delete from pending_receipts where provider_message_id = ? and exists (select 1 from message_provider_ids where provider_message_id = ?)
      returning status, error_message`,
     [providerMessageId, providerMessageId],
   );

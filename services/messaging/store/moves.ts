@@ -5,6 +5,7 @@ import { movableFrom, type MessageStatus } from '../../../domain/messaging/messa
 import { MESSAGE_STATUS_EVENTS, messageEventsInsertSql } from '../../webhooks/index.js';
 import { newUid } from '../../platform/ids.js';
 import { countMessageStatuses } from '../../../observability/metrics.js';
+import { providerIdInsertSql } from './messages.js';
 
 // Every status change of a message goes through here. Each call is ONE statement: the guarded update
 // and the insert of its callback event are two parts of a data-modifying CTE, so they commit together
@@ -47,6 +48,15 @@ const RETURNING =
 /** The flat message payload (see messageEventFields), built in SQL from the moved row `m` (webhooks' outbox). */
 const EVENT_INSERT = messageEventsInsertSql('m');
 
+/** A message's provider id, once a move stores it, finds the message from then on (chat statuses name it alone). */
+const PROVIDER_ID_INSERT = providerIdInsertSql('m', 'true');
+
+/** Where `column = value` finds the messages of a key: the provider's id through message_provider_ids. */
+const keyed = (column: 'id' | 'uid' | 'gateway_message_id', t: string) =>
+  column === 'gateway_message_id'
+    ? `${t}.id in (select message_id from message_provider_ids where provider_message_id = ?)`
+    : `${t}.${column} = ?`;
+
 /** Where a moved (or unmoved) message stands. */
 type Row = Pick<MessageRecord, 'id' | 'uid' | 'account_id' | 'dispatch_mode' | 'status'> & { moved: boolean };
 const toResult = (r: Row): MoveResult => ({
@@ -79,16 +89,22 @@ const values = (key = '') =>
  * message has that key.
  */
 export async function moveMessage(em: EntityManager, key: MessageKey, move: Move): Promise<MoveResult | null> {
-  const [column, value] = 'id' in key ? ['id', key.id] : 'uid' in key ? ['uid', key.uid] : ['gateway_message_id', key.gatewayMessageId];
+  const [column, value] =
+    'id' in key
+      ? (['id', key.id] as const)
+      : 'uid' in key
+        ? (['uid', key.uid] as const)
+        : (['gateway_message_id', key.gatewayMessageId] as const);
   const rows = await manyBound<Row>(
     em,
     `with v as (${values()}),
-     m as (update messages t set ${SET_COLUMNS} from v where t.${column} = ? and t.status = any(v.allowed)
+     m as (update messages t set ${SET_COLUMNS} from v where ${keyed(column, 't')} and t.status = any(v.allowed)
            returning ${RETURNING}, v.ev, v.kind, v.at),
-     e as (${EVENT_INSERT})
+     e as (${EVENT_INSERT}),
+     p as (${PROVIDER_ID_INSERT})
      select id, uid, account_id, dispatch_mode, status, true as moved from m
      union all
-     select id, uid, account_id, dispatch_mode, status, false from messages where ${column} = ? and not exists (select 1 from m)
+     select id, uid, account_id, dispatch_mode, status, false from messages x where ${keyed(column, 'x')} and not exists (select 1 from m)
      limit 1`,
     [JSON.stringify([moveRow(move)]), value, value],
   );
@@ -125,9 +141,12 @@ export async function moveMessages(
     const rows = await manyBound<Row>(
       em,
       `with v as (${values(by === 'id' ? 'key bigint, ' : 'key text, ')}),
-       m as (update messages t set ${SET_COLUMNS} from v where t.${by} = v.key and t.status = any(v.allowed)
+       m as (update messages t set ${SET_COLUMNS}
+               from v${by === 'gateway_message_id' ? ' join message_provider_ids k on k.provider_message_id = v.key' : ''}
+              where ${by === 'gateway_message_id' ? 't.id = k.message_id' : `t.${by} = v.key`} and t.status = any(v.allowed)
              returning ${RETURNING}, v.ev, v.kind, v.at),
-       e as (${EVENT_INSERT})
+       e as (${EVENT_INSERT}),
+       p as (${PROVIDER_ID_INSERT})
        select id, uid, account_id, dispatch_mode, status, true as moved from m`,
       [JSON.stringify(round.map((m) => ({ key: by === 'id' ? m.id : m.key, ...moveRow(m) })))],
     );
