@@ -10,6 +10,14 @@ export interface WalMark {
   fpi: number;
 }
 
+/** The messages table's update counts so far (pg_stat_user_tables). */
+export async function messageUpdatesNow(pool: pg.Pool) {
+  const r = (
+    await pool.query(`select n_tup_upd::bigint as upd, n_tup_hot_upd::bigint as hot from pg_stat_user_tables where relname = 'messages'`)
+  ).rows[0];
+  return { upd: Number(r?.upd ?? 0), hot: Number(r?.hot ?? 0) };
+}
+
 /** Where the write-ahead log stands now (pg_stat_wal counts every backend's records). */
 export async function walNow(pool: pg.Pool): Promise<WalMark> {
   const r = (
@@ -47,6 +55,7 @@ export async function costPerMessage(
     walAtEnd: WalMark;
     statements: boolean;
     walDetail: boolean;
+    tablesAtStart?: { upd: number; hot: number };
   },
 ) {
   const n = Math.max(1, o.messages);
@@ -105,6 +114,19 @@ export async function costPerMessage(
           rows: Number(r.rows),
           query: r.query.replace(/\s+/g, ' ').slice(0, 140),
         })),
+    };
+  }
+  // How many of the messages' updates stayed on their page without new index entries (HOT).
+  const t = (
+    await pool.query(
+      `select n_tup_ins::bigint as ins, n_tup_upd::bigint as upd, n_tup_hot_upd::bigint as hot from pg_stat_user_tables where relname = 'messages'`,
+    )
+  ).rows[0];
+  if (t && o.tablesAtStart) {
+    const upd = Number(t.upd) - o.tablesAtStart.upd;
+    out.messageUpdates = {
+      perMessage: per(upd, n, 2),
+      hotShare: upd ? Math.round(((Number(t.hot) - o.tablesAtStart.hot) / upd) * 100) / 100 : null,
     };
   }
   if (o.walDetail) await walDetail(pool, o, n, out).catch((err: Error) => (out.walDetailError = err.message));

@@ -70,23 +70,11 @@ export const Message = defineEntity({
   ],
 });
 
-// What the batch dispatcher has yet to claim: a message written for batch dispatch has a row here
-// until a dispatch batch takes it (docs/architecture.md "Batch dispatch"). Apart from `messages`,
-// so that a claim writes no version of the message itself.
-export const DispatchQueueEntry = defineEntity({
-  name: 'DispatchQueueEntry',
-  tableName: 'message_dispatch_queue',
-  properties: {
-    messageId: p.bigint('string').primary(),
-    channelType: p.enum(['sms', 'whatsapp']),
-  },
-});
-
-// The messages a provider's id names, for what arrives keyed by that id alone: chat statuses, SMS
-// receipts without our uid, inbound messages (a redelivery is recognized by it). Written by the move
-// that stores a message's provider id and by the inbound insert. Apart from `messages` so that no
-// index there names `gateway_message_id`: the send's move then rewrites the message in place, and
-// this narrow row costs a fraction of a new message version with an entry in every index.
+// The messages a provider's id names, for what arrives keyed by that id alone: chat statuses,
+// inbound messages (a redelivery is recognized by it). Written by the move that stores a chat
+// message's provider id and by the inbound insert; an outbound SMS's receipts name our uid (the
+// status callback's `?m=`), so its id needs no entry. Apart from `messages` so that no index there
+// names `gateway_message_id`: the send's move then rewrites the message in place.
 export const MessageProviderId = defineEntity({
   name: 'MessageProviderId',
   tableName: 'message_provider_ids',
@@ -96,23 +84,33 @@ export const MessageProviderId = defineEntity({
   },
 });
 
-// One claim of the batch dispatcher: the messages it took from the queue, tagged with the
-// dispatcher run's claim. A retried attempt of the same claim resends what is still queued of it;
-// an unfinished claim of a run that died goes back to the queue (STALE_CLAIM_MINUTES). Kept after
-// the sends until the receipt window passes: the sweep asks the provider about its messages that
-// got no receipt, and narrows `message_ids` to those.
+// What the batch dispatcher sends: the queued batch-dispatch messages one statement wrote (a
+// campaign page, a send under load), as one row per channel (docs/decisions.md "The dispatch queue
+// is a table of batches"). Unclaimed (claim null) it is the queue; a dispatcher run's claim tags it
+// whole, and a retried attempt of the same claim resends what is still queued of it; an unfinished
+// claim of a run that died is offered again (STALE_CLAIM_MINUTES). Closed (sent_at) when the
+// dispatch activity ends and kept for the receipt window: the sweep asks the provider about its
+// messages that got no receipt, and narrows `message_ids` to those. Apart from `messages`, so that
+// queueing and claiming write no version of the messages themselves, and a few bytes per message.
 export const DispatchBatch = defineEntity({
   name: 'DispatchBatch',
   tableName: 'message_dispatch_batches',
   properties: {
     id: p.bigint('string').primary().autoincrement(),
-    claim: p.string().length(120).index(),
     channelType: p.enum(['sms', 'whatsapp']),
     messageIds: p.array<string>().columnType('bigint[]'),
-    claimedAt: p.datetime(),
+    queuedAt: p.datetime(),
+    claim: p.string().length(120).nullable().index(),
+    claimedAt: p.datetime().nullable(),
     sentAt: p.datetime().nullable(),
     sweptAt: p.datetime().nullable(),
   },
+  indexes: [
+    {
+      name: 'message_dispatch_batches_unclaimed_index',
+      expression: `create index "message_dispatch_batches_unclaimed_index" on "message_dispatch_batches" ("channel_type", "id") where "claim" is null`,
+    },
+  ],
 });
 
 // A receipt for a provider id we do not know yet (it overtook the provider's own answer);

@@ -4,8 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
 // that changes no indexed column is a heap-only (HOT) update: one small WAL record instead of a new
 // row version plus an entry in every index. So no index names `status` any more, not even in a
 // partial index's predicate:
-// - the batch dispatcher's queue and claims move to their own narrow tables (the claim no longer
-//   writes a version of each message at all);
+// - the batch dispatcher's queue and claims move to a table of dispatch batches, one row per
+//   statement that queued messages (queueing and claiming no longer write the messages at all);
 // - the start-gap reconciler finds its messages by `workflow_pending`, which only the first move of
 //   a workflow-mode message clears;
 // - the account's messages filtered by status are read through (account_id, id);
@@ -16,18 +16,15 @@ export class Migration20261129080000 extends Migration {
 
   override up(): void | Promise<void> {
     this.addSql(
-      `create table "message_dispatch_queue" ("message_id" bigint not null, "channel_type" text not null, primary key ("message_id"));`,
-    );
-    this.addSql(
-      `alter table "message_dispatch_queue" add constraint "message_dispatch_queue_channel_type_check" check ("channel_type" in ('sms', 'whatsapp'));`,
-    );
-    this.addSql(
-      `create table "message_dispatch_batches" ("id" bigserial primary key, "claim" varchar(120) not null, "channel_type" text not null, "message_ids" bigint[] not null, "claimed_at" timestamptz not null, "sent_at" timestamptz null, "swept_at" timestamptz null);`,
+      `create table "message_dispatch_batches" ("id" bigserial primary key, "channel_type" text not null, "message_ids" bigint[] not null, "queued_at" timestamptz not null, "claim" varchar(120) null, "claimed_at" timestamptz null, "sent_at" timestamptz null, "swept_at" timestamptz null);`,
     );
     this.addSql(
       `alter table "message_dispatch_batches" add constraint "message_dispatch_batches_channel_type_check" check ("channel_type" in ('sms', 'whatsapp'));`,
     );
     this.addSql(`create index "message_dispatch_batches_claim_index" on "message_dispatch_batches" ("claim");`);
+    this.addSql(
+      `create index "message_dispatch_batches_unclaimed_index" on "message_dispatch_batches" ("channel_type", "id") where "claim" is null;`,
+    );
 
     this.addSql(`alter table "messages" add column "workflow_pending" boolean null;`);
     this.addSql(
@@ -39,7 +36,7 @@ export class Migration20261129080000 extends Migration {
     // send that did happen from happening twice.
     this.addSql(`update "messages" set "status" = 'queued' where "status" = 'processing' and "dispatch_mode" = 'batch';`);
     this.addSql(
-      `insert into "message_dispatch_queue" ("message_id", "channel_type") select "id", "channel_type" from "messages" where "status" = 'queued' and "dispatch_mode" = 'batch';`,
+      `insert into "message_dispatch_batches" ("channel_type", "message_ids", "queued_at") select "channel_type", array_agg("id" order by "id"), now() from "messages" where "status" = 'queued' and "dispatch_mode" = 'batch' group by "channel_type";`,
     );
     this.addSql(`drop index "messages_queued_index";`);
     this.addSql(`drop index "messages_batch_queue_index";`);
@@ -59,7 +56,7 @@ export class Migration20261129080000 extends Migration {
     this.addSql(`drop index "messages_gateway_message_id_index";`);
     // Room on each page for a message's later versions: an update stays in place only when the new
     // version fits on the same page (new pages only; older ones keep what they have).
-    this.addSql(`alter table "messages" set (fillfactor = 80);`);
+    this.addSql(`alter table "messages" set (fillfactor = 50);`);
   }
 
   override down(): void | Promise<void> {
@@ -81,6 +78,5 @@ export class Migration20261129080000 extends Migration {
     this.addSql(`drop index "messages_workflow_pending_index";`);
     this.addSql(`alter table "messages" drop column "workflow_pending";`);
     this.addSql(`drop table if exists "message_dispatch_batches" cascade;`);
-    this.addSql(`drop table if exists "message_dispatch_queue" cascade;`);
   }
 }

@@ -13,12 +13,12 @@ import { newTenant } from '../support/stack.js';
 const orm = await openOrm(process.env.DATABASE_URL!, 2);
 after(() => orm.close());
 
-async function message(accountId: number, status: string) {
+async function message(accountId: number, status: string, channelType: 'sms' | 'whatsapp' = 'sms') {
   const row = await one<{ id: string; uid: string }>(
     orm.em.fork(),
     `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, created_at, updated_at)
-     values (?, ?, 'outbound', 'sms', '+255700000009', 'hi', ?, 'batch', now(), now()) returning id, uid`,
-    [`msg_moves_${Date.now()}_${Math.random().toString(36).slice(2)}`, accountId, status],
+     values (?, ?, 'outbound', ?, '+255700000009', 'hi', ?, 'batch', now(), now()) returning id, uid`,
+    [`msg_moves_${Date.now()}_${Math.random().toString(36).slice(2)}`, accountId, channelType, status],
   );
   return { id: Number(row!.id), uid: row!.uid };
 }
@@ -100,9 +100,19 @@ test('moveMessages applies many moves in one call, forward only, one event per r
   assert.ok(Array.isArray(events[0].stored), 'stored without its field names');
 });
 
-test('moveMessage finds a message by uid or provider id and reports where it stands when nothing moved', async () => {
+test('an SMS provider id finds no message: its receipts name our uid, and the send moves the message in place', async () => {
   const t = await newTenant();
   const m = await message(t.accountId, 'processing');
+  await moveMessage(orm.em.fork(), { id: m.id }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
+  assert.equal(await moveMessage(orm.em.fork(), { gatewayMessageId: `SM${m.id}` }, { to: 'delivered' }), null);
+  const byUid = await moveMessage(orm.em.fork(), { uid: m.uid }, { to: 'delivered', gatewayMessageId: `SM${m.id}` });
+  assert.deepEqual([byUid?.status, byUid?.moved], ['delivered', true]);
+});
+
+test('moveMessage finds a message by uid or provider id and reports where it stands when nothing moved', async () => {
+  const t = await newTenant();
+  // A chat message: its statuses name the provider's id alone (an SMS receipt names our uid).
+  const m = await message(t.accountId, 'processing', 'whatsapp');
   const byUid = await moveMessage(orm.em.fork(), { uid: m.uid }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
   assert.deepEqual([byUid?.status, byUid?.moved, byUid?.accountId, byUid?.dispatchMode], ['sent', true, t.accountId, 'batch']);
   const again = await moveMessage(orm.em.fork(), { gatewayMessageId: `SM${m.id}` }, { to: 'sent' });
@@ -143,7 +153,7 @@ test('an event nobody subscribes to is recorded settled; one an active endpoint 
       return Object.fromEntries(rows.filter((r) => kinds.includes(r.kind)).map((r) => [r.kind, r.settled]));
     });
   const sentAndDelivered = async (tx: typeof em) => {
-    const m = await message(t.accountId, 'processing');
+    const m = await message(t.accountId, 'processing', 'whatsapp');
     await moveMessage(tx, { id: m.id }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
     await moveMessage(tx, { gatewayMessageId: `SM${m.id}` }, { to: 'delivered' });
   };
@@ -179,7 +189,7 @@ test('a status parked before its message carries the provider id is applied by w
   const t = await newTenant();
   const em = orm.em.fork();
   const wamid = `wamid.parked_${Date.now()}_${Math.random().toString(36).slice(2)}`;
-  const m = await message(t.accountId, 'processing');
+  const m = await message(t.accountId, 'processing', 'whatsapp');
   await em.execute('insert into pending_receipts (provider_message_id, status, error_message, received_at) values (?, ?, null, now())', [
     wamid,
     'delivered',

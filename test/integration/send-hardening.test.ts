@@ -186,7 +186,7 @@ test('a queued batch message of a suspended account is failed by the dispatcher,
   await orm.em.fork().execute(
     `with m as (insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, segments, encoding, created_at, updated_at)
      values (?, ?, 'outbound', 'sms', ?, 'queued before suspension', 'queued', 'batch', 1, 'GSM-7', now(), now()) returning id)
-     insert into message_dispatch_queue (message_id, channel_type) select id, 'sms' from m`,
+     insert into message_dispatch_batches (channel_type, message_ids, queued_at) select 'sms', array[id], now() from m`,
     [uid, t.accountId, to],
   );
   const row = await eventually(

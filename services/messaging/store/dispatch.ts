@@ -39,13 +39,15 @@ export const sendableMessages = (em: EntityManager, ids: number[], accountStatus
   );
 
 /**
- * Queues the batch-dispatch messages among rows a statement just wrote: `source` names a row set
- * with id, channel_type, status and dispatch_mode (the writer's `returning`), to embed as a CTE.
+ * Queues the batch-dispatch messages among rows a statement just wrote, as one dispatch batch per
+ * channel: `source` names a row set with id, channel_type, status and dispatch_mode (the writer's
+ * `returning`), to embed as a CTE. A campaign page is one batch of up to a thousand messages.
  */
 export const dispatchQueueInsertSql = (source: string) =>
-  `insert into message_dispatch_queue (message_id, channel_type)
-     select ${source}.id, ${source}.channel_type from ${source} where ${source}.status = 'queued' and ${source}.dispatch_mode = 'batch'
-   on conflict do nothing`;
+  `insert into message_dispatch_batches (channel_type, message_ids, queued_at)
+     select ${source}.channel_type, array_agg(${source}.id order by ${source}.id), now() from ${source}
+      where ${source}.status = 'queued' and ${source}.dispatch_mode = 'batch'
+      group by ${source}.channel_type`;
 
 /** What an earlier attempt of the same claim took and has not sent yet (sent or not: the uid dedupes at the provider). */
 export const claimedMessages = (em: EntityManager, claim: string, accountStatus: string) =>
@@ -58,9 +60,10 @@ export const claimedMessages = (em: EntityManager, claim: string, accountStatus:
   );
 
 /**
- * The dispatch claim: up to `limit` messages of a channel leave the queue into one dispatch batch
- * tagged `claim` (SKIP LOCKED: runs claim disjoint slices); answers them as their sends need them.
- * The messages themselves are not written: they stay queued until their send's outcome moves them.
+ * The dispatch claim: the oldest unclaimed batches of a channel, whole, until they hold `limit`
+ * messages (at least one batch), are tagged `claim` (SKIP LOCKED: runs claim disjoint batches);
+ * answers their still-queued messages as their sends need them. The messages themselves are not
+ * written: they stay queued until their send's outcome moves them.
  */
 export const claimQueuedOutbound = (
   em: EntityManager,
@@ -71,13 +74,12 @@ export const claimQueuedOutbound = (
 ) =>
   manyBound<OutboundRow>(
     em,
-    `with q as (delete from message_dispatch_queue where message_id in (
-                  select message_id from message_dispatch_queue where channel_type = ? order by message_id limit ? for update skip locked)
-                returning message_id),
-          b as (insert into message_dispatch_batches (claim, channel_type, message_ids, claimed_at)
-                select ?, ?, array_agg(message_id order by message_id), now() from q having count(*) > 0)
-     select ${outboundColumns(accountStatus)} from messages where id in (select message_id from q) and status = 'queued' order by id`,
-    [channelType, limit, claim, channelType],
+    `with c as (select id, cardinality(message_ids) as n from message_dispatch_batches
+                 where claim is null and channel_type = ? order by id limit ? for update skip locked),
+          pick as (select id from (select id, sum(n) over (order by id) - n as before from c) x where before < ?),
+          b as (update message_dispatch_batches set claim = ?, claimed_at = now() where id in (select id from pick) returning message_ids)
+     select ${outboundColumns(accountStatus)} from messages where id in (select unnest(message_ids) from b) and status = 'queued' order by id`,
+    [channelType, limit, limit, claim],
   );
 
 /** The claim's batches are done: every message in them was sent, failed, or handed back. */
@@ -85,29 +87,25 @@ export const closeClaim = (em: EntityManager, claim: string) =>
   exec(em, `update message_dispatch_batches set sent_at = now() where claim = ? and sent_at is null`, [claim]);
 
 /**
- * Claims other than `claim` left open longer than `minutes` (a dispatcher run terminated or reset)
- * are closed and what they still hold queued goes back to the queue; answers those messages' ids.
+ * Batches of claims other than `claim` left open longer than `minutes` (a dispatcher run terminated
+ * or reset) are offered again, whole: the next claim takes what of them is still queued. Answers
+ * the batches' ids.
  */
 export const releaseStaleClaims = (em: EntityManager, channelType: 'sms' | 'whatsapp', claim: string, minutes: number) =>
   many<{ id: string }>(
     em,
-    `with b as (update message_dispatch_batches set sent_at = now()
-                 where sent_at is null and channel_type = ? and claim <> ? and claimed_at < now() - make_interval(mins => ?)
-                 returning message_ids)
-     insert into message_dispatch_queue (message_id, channel_type)
-       select m.id, m.channel_type from messages m where m.id in (select unnest(message_ids) from b) and m.status = 'queued'
-     on conflict do nothing
-     returning message_id as id`,
+    `update message_dispatch_batches set claim = null, claimed_at = null
+      where sent_at is null and claim is not null and channel_type = ? and claim <> ? and claimed_at < now() - make_interval(mins => ?)
+      returning id`,
     [channelType, claim, minutes],
   );
 
-/** Claimed messages not sent go back to the queue. */
+/** Claimed messages not sent go back to the queue, as a batch of their own. */
 export const unclaim = (em: EntityManager, ids: number[]) =>
   exec(
     em,
-    `insert into message_dispatch_queue (message_id, channel_type)
-       select id, channel_type from messages where id = any(?::bigint[]) and status = 'queued'
-     on conflict do nothing`,
+    `insert into message_dispatch_batches (channel_type, message_ids, queued_at)
+       select channel_type, array_agg(id order by id), now() from messages where id = any(?::bigint[]) and status = 'queued' group by channel_type`,
     [`{${ids.join(',')}}`],
   );
 

@@ -48,8 +48,12 @@ const RETURNING =
 /** The flat message payload (see messageEventFields), built in SQL from the moved row `m` (webhooks' outbox). */
 const EVENT_INSERT = messageEventsInsertSql('m');
 
-/** A message's provider id, once a move stores it, finds the message from then on (chat statuses name it alone). */
-const PROVIDER_ID_INSERT = providerIdInsertSql('m', 'true');
+/**
+ * A chat message's provider id, once a move stores it, finds the message from then on (its statuses
+ * name it alone). An SMS's receipts name our uid (the status callback's `?m=`), so its id is not
+ * entered: a callback naming none of ours is acknowledged, and the silent sweep asks the gateway.
+ */
+const PROVIDER_ID_INSERT = providerIdInsertSql('m', `m.channel_type <> 'sms'`);
 
 /** Where `column = value` finds the messages of a key: the provider's id through message_provider_ids. */
 const keyed = (column: 'id' | 'uid' | 'gateway_message_id', t: string) =>
