@@ -15,7 +15,7 @@ import pg from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { benchStack, capCpu, numberArg, stackCpuSeconds } from './lib.js';
-import { costPerMessage, messageUpdatesNow, walNow } from './message-cost.js';
+import { costPerMessage, httpExchangeFloor, messageUpdatesNow, walNow } from './message-cost.js';
 import { connectTemporalClient } from '../temporal/client.js';
 
 const contacts = numberArg('contacts', 100_000);
@@ -283,6 +283,8 @@ try {
   );
   out.databaseFloor = { rows: contacts, seconds: Math.round(performance.now() - t0) / 1000 };
   await pool.query(`delete from messages where dispatch_mode = 'bench'`);
+  // One provider HTTP exchange on this machine, bare (the service's processes idle by now).
+  out.httpExchangeFloor = await httpExchangeFloor();
   // The write-ahead log since the cluster started (set-up included; perMessage has the campaign's own).
   const wal = (
     await pool.query(

@@ -170,3 +170,62 @@ async function walDetail(pool: pg.Pool, o: { walAtStart: WalMark; walAtEnd: WalM
       }));
   }
 }
+
+/**
+ * The floor of one provider HTTP exchange on this machine, measured in the same run: a bare
+ * node:http server in a process of its own answering a small form POST with 204, and an undici
+ * client in this one posting `requests` of them over `connections` keep-alive connections. A
+ * message costs us one such exchange as the client (its send) and two as the server (its
+ * callbacks), so these bound what our processes can spend per message.
+ */
+export async function httpExchangeFloor(requests = 20_000, connections = 32) {
+  const { spawn } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const { Agent, request } = await import('undici');
+  const server = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s=require('node:http').createServer((q,r)=>{q.resume();q.on('end',()=>{r.writeHead(204);r.end()})});s.keepAliveTimeout=10000;s.listen(0,'127.0.0.1',()=>process.stdout.write(String(s.address().port)+'\\n'))`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const port = await new Promise<number>((resolve) => server.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+    const procCpu = () => {
+      const f = fs.readFileSync(`/proc/${server.pid}/stat`, 'utf8');
+      const x = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      return (Number(x[11]) + Number(x[12])) / 100;
+    };
+    const agent = new Agent({ connections, keepAliveTimeout: 10_000 });
+    const body = 'MessageSid=SM00000000000000000000000000000000&MessageStatus=delivered&To=%2B255700000001&From=%2B15005550006';
+    const post = async () => {
+      const r = await request(`http://127.0.0.1:${port}/status?m=msg_0000000000000000000000`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        dispatcher: agent,
+      });
+      await r.body.dump();
+    };
+    for (let i = 0; i < 1000; i++) await post(); // warm-up
+    const serverAt = procCpu();
+    const clientAt = process.cpuUsage();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (next++ < requests) await post();
+      }),
+    );
+    const client = process.cpuUsage(clientAt);
+    const serverUs = (procCpu() - serverAt) * 1e6;
+    await agent.close();
+    return {
+      requests,
+      serverMicrosecondsPerRequest: Math.round(serverUs / requests),
+      clientMicrosecondsPerRequest: Math.round((client.user + client.system) / requests),
+    };
+  } finally {
+    server.kill();
+  }
+}

@@ -59,6 +59,8 @@ const ENTRY = { api: 'api/main.ts', worker: 'worker/main.ts', simulator: 'simula
 // V8 refuses --heap-growing-percent there.
 const NODE_FLAGS: Partial<Record<keyof typeof ENTRY, string[]>> = {
   worker: (process.env.SVC_WORKER_V8_FLAGS ?? '--max-semi-space-size=32 --heap-growing-percent=30').split(' ').filter(Boolean),
+  // The API's: none by default; SVC_API_V8_FLAGS sets them (to weigh heap settings against send latency).
+  api: (process.env.SVC_API_V8_FLAGS ?? '').split(' ').filter(Boolean),
 };
 
 /**
