@@ -77,7 +77,24 @@ try {
   out.warmUp = await load(10, Math.min(500, rate), 30, send);
   out.warmUpDrain = await drain(60);
   noteLoad('beforeOpenLoop');
+  // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": the open loop's
+  // slowest statements (max and mean time), to find what holds a send's tail.
+  const statementsPool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+  const withStatements = process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements') ?? false;
+  if (withStatements) {
+    await statementsPool.query('create extension if not exists pg_stat_statements');
+    await statementsPool.query('select pg_stat_statements_reset()');
+  }
   out.openLoopSend = { connections, ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })) };
+  if (withStatements)
+    out.openLoopSlowestStatements = (
+      await statementsPool.query(
+        `select calls::int, round(max_exec_time::numeric, 1)::float as max_ms, round(mean_exec_time::numeric, 2)::float as mean_ms,
+                left(regexp_replace(query, '\s+', ' ', 'g'), 120) as query
+           from pg_stat_statements order by max_exec_time desc limit 8`,
+      )
+    ).rows;
+  await statementsPool.end();
   noteLoad('afterOpenLoop');
   out.openLoopDrain = await drain(120);
 

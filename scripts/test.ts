@@ -14,6 +14,14 @@ import { ensureChromium } from './browser.js';
 const only = process.argv.slice(2);
 const step = (title: string) => process.stdout.write(`\n== ${title}\n`);
 
+// A named file that is not there is refused before anything starts (it used to throw after the
+// stack was up, leaving its processes running).
+const missing = only.filter((f) => !fs.existsSync(path.resolve(projectRoot, f)));
+if (missing.length) {
+  process.stderr.write(`no such test file: ${missing.join(', ')}\n`);
+  process.exit(2);
+}
+
 const files = only.length ? only : globSync('test/{unit,integration,replay}/**/*.test.ts', { cwd: projectRoot }).sort();
 const relative = (f: string) => path.relative(projectRoot, path.resolve(projectRoot, f)).split(path.sep).join('/');
 const isUnit = (f: string) => relative(f).startsWith('test/unit/');
@@ -116,14 +124,17 @@ const testEnv = {
   OPERATOR_TOKEN: operatorToken,
   TEST_DATA_DIR: dataDir,
 };
-step(`integration and replay tests: ${shared.length} files`);
-let status = shared.length ? await runTests(shared, testEnv) : 0;
-if (status === 0 && alone.length) {
-  step(`integration tests that run alone: ${alone.length} files`);
-  status = await runTests(alone, testEnv, 1);
+let status = 1;
+try {
+  step(`integration and replay tests: ${shared.length} files`);
+  status = shared.length ? await runTests(shared, testEnv) : 0;
+  if (status === 0 && alone.length) {
+    step(`integration tests that run alone: ${alone.length} files`);
+    status = await runTests(alone, testEnv, 1);
+  }
+} finally {
+  await stack.stop();
 }
-
-await stack.stop();
 if (status === 0) fs.rmSync(dataDir, { recursive: true, force: true });
 else process.stdout.write(`logs kept in ${dataDir}\n`);
 process.exit(status);
