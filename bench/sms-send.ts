@@ -16,7 +16,7 @@ const maxInFlight = numberArg('max-in-flight', 1000);
 // not TCP set-up; requests beyond it wait in the client, and that wait counts in their latency.
 const connections = numberArg('connections', 64);
 
-const { stack, dir, token, accountId } = await benchStack();
+const { stack, dir, token, accountId, operator } = await benchStack();
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const temporal = new Client({ connection });
 const out: Record<string, unknown> = { machine: `${os.cpus().length} cores`, clients, rate, seconds };
@@ -85,12 +85,36 @@ try {
     await statementsPool.query('create extension if not exists pg_stat_statements');
     await statementsPool.query('select pg_stat_statements_reset()');
   }
+  // The API's event loop and collections over the open loop (prom-client resets the loop's delay
+  // histogram at each scrape, so the first one only starts the window).
+  const apiMetrics = async () => {
+    const text = await (await fetch(`${stack.apiUrl}/metrics`, { headers: { authorization: `Bearer ${operator}` } })).text();
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const gc = (kind: string, what: 'sum' | 'count') =>
+      Number(new RegExp(`^nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? 0);
+    return {
+      loopDelayMaxMs: Math.round(value('nodejs_eventloop_lag_max_seconds') * 1000),
+      loopDelayP99Ms: Math.round(value('nodejs_eventloop_lag_p99_seconds') * 1000),
+      majorGcSeconds: gc('major', 'sum'),
+      majorGcs: gc('major', 'count'),
+      minorGcSeconds: gc('minor', 'sum'),
+    };
+  };
+  const metricsAtStart = await apiMetrics();
   out.openLoopSend = { connections, ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })) };
+  const metricsAtEnd = await apiMetrics();
+  out.openLoopApi = {
+    loopDelayMaxMs: metricsAtEnd.loopDelayMaxMs,
+    loopDelayP99Ms: metricsAtEnd.loopDelayP99Ms,
+    majorGcs: metricsAtEnd.majorGcs - metricsAtStart.majorGcs,
+    majorGcMs: Math.round((metricsAtEnd.majorGcSeconds - metricsAtStart.majorGcSeconds) * 1000),
+    minorGcMs: Math.round((metricsAtEnd.minorGcSeconds - metricsAtStart.minorGcSeconds) * 1000),
+  };
   if (withStatements)
     out.openLoopSlowestStatements = (
       await statementsPool.query(
         `select calls::int, round(max_exec_time::numeric, 1)::float as max_ms, round(mean_exec_time::numeric, 2)::float as mean_ms,
-                left(regexp_replace(query, '\s+', ' ', 'g'), 120) as query
+                left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 120) as query
            from pg_stat_statements order by max_exec_time desc limit 8`,
       )
     ).rows;
