@@ -376,15 +376,19 @@ export function createDispatchActivities(deps: DispatchDeps) {
         }),
       );
       await writer.drain();
-      // Whatever a stop left claimed but unsent goes back to the queue for the next run; the
-      // transient failures stay with the workflow, which retries them by id.
+      // Whatever a stop left claimed but unsent goes back to the queue for the next run.
       if (queue.length) {
         await unclaim(
           em,
+          claim,
           queue.map((m) => Number(m.id)),
         );
       }
-      await closeClaim(em, claim);
+      // The transient failures go back to the workflow, which retries them by id; they stay in an
+      // open batch of the claim meanwhile, so that if the run is terminated or reset before its
+      // retries end, they are offered again once the claim is stale (the uid keeps a send that did
+      // happen from repeating). The rest of the claim is closed: the silent sweep reads it.
+      await closeClaim(em, claim, channelType, retry);
       return { sent: sent - retry.length, retry, lastError };
     },
 

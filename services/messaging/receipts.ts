@@ -56,10 +56,6 @@ async function signalReceipt(deps: ReceiptDeps, m: MoveResult) {
 export async function applyReceipt(deps: ReceiptDeps, r: StatusUpdate): Promise<void> {
   const key = r.uid || r.providerMessageId;
   if (!key) return;
-  // A "sent" naming our uid (an SMS status callback) says what the send's own move records once the
-  // provider accepted the message, and that move is never lost (a retried send is deduplicated by
-  // the uid, then moved): nothing to write. Half of a campaign's callbacks, a statement row each.
-  if (r.uid && r.status === 'sent') return;
   await receiptWriter(deps)({
     key,
     by: r.uid ? 'uid' : 'gateway_message_id',

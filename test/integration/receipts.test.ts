@@ -4,8 +4,6 @@ import assert from 'node:assert/strict';
 import { api, http, newTenant, eventually, sim, uniquePhone } from '../support/stack.js';
 import { signTwilio } from '../../providers/sms-gateway/signature.js';
 import { loadConfig } from '../../config.js';
-import { openOrm } from '../../entities/orm.js';
-import { one } from '../../entities/db.js';
 
 const num = () => uniquePhone('2554');
 const config = loadConfig();
@@ -150,34 +148,4 @@ test('the receipt path answers its refusals in the v3 envelope: bad signature 40
   // A receipt for a message we don't know is acknowledged, so the provider stops retrying.
   const unknown = await postReceipt('msg_unknown', { MessageSid: 'SMunknown', MessageStatus: 'delivered' });
   assert.equal(unknown.status, 204);
-});
-
-test("an SMS 'sent' callback naming our uid writes nothing (the send's own move records it); the delivery after it moves the message", async () => {
-  const t = await newTenant();
-  const orm = await openOrm(process.env.DATABASE_URL!, 1);
-  try {
-    // Written as a batch-dispatch message but in no dispatch batch: only the callbacks touch it.
-    const m = (await one<{ uid: string }>(
-      orm.em.fork(),
-      `insert into messages (uid, account_id, direction, channel_type, recipient, body, status, dispatch_mode, segments, encoding, created_at, updated_at)
-       values (?, ?, 'outbound', 'sms', ?, 'callbacks only', 'queued', 'batch', 1, 'GSM-7', now(), now()) returning uid`,
-      [`msg_cb_${process.pid}_${Date.now()}`, t.accountId, num()],
-    ))!;
-    const params = { MessageSid: `SMcb${Date.now()}`, MessageStatus: 'sent' };
-    assert.equal((await postReceipt(m.uid, params)).status, 204);
-    assert.deepEqual(
-      [(await read(t, m.uid)).body.data.status, (await read(t, m.uid)).body.data.sent_at],
-      ['queued', null],
-      'the sent callback wrote nothing',
-    );
-    assert.equal((await postReceipt(m.uid, { ...params, MessageStatus: 'delivered' })).status, 204);
-    const delivered = await eventually(
-      () => read(t, m.uid),
-      (r) => r.body.data.status === 'delivered',
-    );
-    assert.equal(delivered.body.data.gateway_message_id, params.MessageSid);
-    assert.ok(delivered.body.data.sent_at && delivered.body.data.delivered_at);
-  } finally {
-    await orm.close();
-  }
 });

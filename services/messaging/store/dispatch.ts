@@ -82,9 +82,18 @@ export const claimQueuedOutbound = (
     [channelType, limit, limit, claim],
   );
 
-/** The claim's batches are done: every message in them was sent, failed, or handed back. */
-export const closeClaim = (em: EntityManager, claim: string) =>
-  exec(em, `update message_dispatch_batches set sent_at = now() where claim = ? and sent_at is null`, [claim]);
+/**
+ * The claim's batches are done: every message in them was sent, failed, handed back, or is among
+ * `retrying`, which stay claimed in an open batch of their own until the stale-claim release.
+ */
+export const closeClaim = (em: EntityManager, claim: string, channelType: 'sms' | 'whatsapp', retrying: number[] = []) =>
+  exec(
+    em,
+    `with closed as (update message_dispatch_batches set sent_at = now() where claim = ? and sent_at is null)
+     insert into message_dispatch_batches (channel_type, message_ids, queued_at, claim, claimed_at)
+       select ?, ?::bigint[], now(), ?, now() where cardinality(?::bigint[]) > 0`,
+    [claim, channelType, `{${retrying.join(',')}}`, claim, `{${retrying.join(',')}}`],
+  );
 
 /**
  * Batches of claims other than `claim` left open longer than `minutes` (a dispatcher run terminated
@@ -100,13 +109,20 @@ export const releaseStaleClaims = (em: EntityManager, channelType: 'sms' | 'what
     [channelType, claim, minutes],
   );
 
-/** Claimed messages not sent go back to the queue, as a batch of their own. */
-export const unclaim = (em: EntityManager, ids: number[]) =>
+/**
+ * Claimed messages not sent go back to the queue, as a batch of their own, and leave the claim's
+ * batches (so that a stale claim offered again cannot offer them twice).
+ */
+export const unclaim = (em: EntityManager, claim: string, ids: number[]) =>
   exec(
     em,
-    `insert into message_dispatch_batches (channel_type, message_ids, queued_at)
-       select channel_type, array_agg(id order by id), now() from messages where id = any(?::bigint[]) and status = 'queued' group by channel_type`,
-    [`{${ids.join(',')}}`],
+    `with given as (select unnest(?::bigint[]) as id),
+          left_claim as (update message_dispatch_batches b
+                            set message_ids = array(select x from unnest(b.message_ids) as x where x not in (select id from given))
+                          where b.claim = ? and b.sent_at is null and b.message_ids && array(select id from given))
+     insert into message_dispatch_batches (channel_type, message_ids, queued_at)
+       select channel_type, array_agg(id order by id), now() from messages where id in (select id from given) and status = 'queued' group by channel_type`,
+    [`{${ids.join(',')}}`, claim],
   );
 
 /**
