@@ -38,6 +38,14 @@ export class Migration20261129080000 extends Migration {
     this.addSql(
       `insert into "message_dispatch_batches" ("channel_type", "message_ids", "queued_at") select "channel_type", array_agg("id" order by "id"), now() from "messages" where "status" = 'queued' and "dispatch_mode" = 'batch' group by "channel_type";`,
     );
+    // Batch SMS sent in the last day and still without a final status: the silent sweep now reads
+    // dispatch batches, so they get two closed ones (one to sweep, one already swept to poll).
+    this.addSql(
+      `insert into "message_dispatch_batches" ("channel_type", "message_ids", "queued_at", "claim", "claimed_at", "sent_at", "swept_at")
+       select 'sms', array_agg("id" order by "id"), now(), 'migration', now(), now(), case when "status" = 'checking_delivery' then now() end
+         from "messages" where "status" in ('sent', 'checking_delivery') and "dispatch_mode" = 'batch' and "channel_type" = 'sms' and "sent_at" > now() - interval '1 day'
+        group by "status";`,
+    );
     this.addSql(`drop index "messages_queued_index";`);
     this.addSql(`drop index "messages_batch_queue_index";`);
     this.addSql(`drop index "messages_claimed_index";`);
