@@ -5,6 +5,7 @@ import {
   claimedMessages,
   checkingBatchMessages,
   closeClaim,
+  dropSettledBatches,
   releaseStaleClaims as releaseStale,
   silentBatchMessages,
   unclaim,
@@ -416,7 +417,10 @@ export function createDispatchActivities(deps: DispatchDeps) {
 
     /** Checking-delivery batch messages are asked again, a bounded number of times (oldest first). */
     async pollCheckingMessages({ limit, maxAgeSeconds }: { limit: number; maxAgeSeconds: number }): Promise<number> {
-      const rows = await checkingBatchMessages(deps.orm.em.fork(), maxAgeSeconds, limit);
+      const em = deps.orm.em.fork();
+      // Batches past the poll window, or with nothing left to ask about, are done with.
+      await dropSettledBatches(em, maxAgeSeconds);
+      const rows = await checkingBatchMessages(em, limit);
       for (const r of rows) {
         await pollOnce(deps, Number(r.id)).catch(() => undefined);
         heartbeat();

@@ -89,10 +89,11 @@ export const claimQueuedOutbound = (
 export const closeClaim = (em: EntityManager, claim: string, channelType: 'sms' | 'whatsapp', retrying: number[] = []) =>
   exec(
     em,
-    `with closed as (update message_dispatch_batches set sent_at = now() where claim = ? and sent_at is null)
+    `with c as (select ?::text as claim, ?::text as channel_type, ?::bigint[] as retrying),
+          closed as (update message_dispatch_batches b set sent_at = now() from c where b.claim = c.claim and b.sent_at is null)
      insert into message_dispatch_batches (channel_type, message_ids, queued_at, claim, claimed_at)
-       select ?, ?::bigint[], now(), ?, now() where cardinality(?::bigint[]) > 0`,
-    [claim, channelType, `{${retrying.join(',')}}`, claim, `{${retrying.join(',')}}`],
+       select c.channel_type, c.retrying, now(), c.claim, now() from c where cardinality(c.retrying) > 0`,
+    [claim, channelType, `{${retrying.join(',')}}`],
   );
 
 /**
@@ -145,21 +146,20 @@ export const silentBatchMessages = (em: EntityManager, olderThanSeconds: number,
     [olderThanSeconds, batches],
   );
 
-/**
- * Swept batch SMS still without a final status, in batches sent within `maxAgeSeconds`, least
- * recently asked first; batches older than that are dropped (their messages stay where they are).
- */
-export async function checkingBatchMessages(em: EntityManager, maxAgeSeconds: number, limit: number) {
-  await exec(
+/** Batches done with: closed longer than `maxAgeSeconds` ago, or swept with nothing left to ask about (their messages stay where they are). */
+export const dropSettledBatches = (em: EntityManager, maxAgeSeconds: number) =>
+  exec(
     em,
     `delete from message_dispatch_batches where sent_at < now() - make_interval(secs => ?) or (swept_at is not null and message_ids = '{}')`,
     [maxAgeSeconds],
   );
-  return many<{ id: string }>(
+
+/** Swept batch SMS still without a final status, least recently asked first. */
+export const checkingBatchMessages = (em: EntityManager, limit: number) =>
+  many<{ id: string }>(
     em,
     `select m.id from message_dispatch_batches b cross join unnest(b.message_ids) as u(id) join messages m on m.id = u.id
       where b.channel_type = 'sms' and b.swept_at is not null and m.status in ('sent', 'checking_delivery')
       order by m.updated_at limit ?`,
     [limit],
   );
-}

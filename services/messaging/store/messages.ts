@@ -316,8 +316,8 @@ export interface CampaignPageRecords {
 /**
  * Writes a campaign page's records in one statement. A (campaign, contact) pair already written is
  * left alone (ON CONFLICT DO NOTHING), so repeating a page adds nothing; answers what was inserted.
- * (Looking the pairs up instead saves the speculative insertion's confirmation record, about 40
- * bytes of WAL a message, but doubled the statement's time: docs/benchmarks.md.)
+ * (Looking the pairs up instead saves the speculative insertion's confirmation record, 28 bytes
+ * of WAL a message, but doubled the statement's time: docs/benchmarks.md.)
  */
 export const insertCampaignRecords = (em: EntityManager, p: CampaignPageRecords) =>
   manyBound<Pick<MessageRecord, 'status' | 'segments'>>(

@@ -55,11 +55,11 @@ const EVENT_INSERT = messageEventsInsertSql('m');
  */
 const PROVIDER_ID_INSERT = providerIdInsertSql('m', `m.channel_type <> 'sms'`);
 
-/** Where `column = value` finds the messages of a key: the provider's id through message_provider_ids. */
-const keyed = (column: 'id' | 'uid' | 'gateway_message_id', t: string) =>
+/** The condition that finds message `t` by a key `value` (a placeholder or a column): the provider's id through message_provider_ids. */
+const keyed = (column: 'id' | 'uid' | 'gateway_message_id', t: string, value = '?') =>
   column === 'gateway_message_id'
-    ? `${t}.id in (select message_id from message_provider_ids where provider_message_id = ?)`
-    : `${t}.${column} = ?`;
+    ? `${t}.id in (select message_id from message_provider_ids where provider_message_id = ${value})`
+    : `${t}.${column} = ${value}`;
 
 /** Where a moved (or unmoved) message stands. */
 type Row = Pick<MessageRecord, 'id' | 'uid' | 'account_id' | 'dispatch_mode' | 'status'> & { moved: boolean };
@@ -145,9 +145,7 @@ export async function moveMessages(
     const rows = await manyBound<Row>(
       em,
       `with v as (${values(by === 'id' ? 'key bigint, ' : 'key text, ')}),
-       m as (update messages t set ${SET_COLUMNS}
-               from v${by === 'gateway_message_id' ? ' join message_provider_ids k on k.provider_message_id = v.key' : ''}
-              where ${by === 'gateway_message_id' ? 't.id = k.message_id' : `t.${by} = v.key`} and t.status = any(v.allowed)
+       m as (update messages t set ${SET_COLUMNS} from v where ${keyed(by, 't', 'v.key')} and t.status = any(v.allowed)
              returning ${RETURNING}, v.ev, v.kind, v.at),
        e as (${EVENT_INSERT}),
        p as (${PROVIDER_ID_INSERT})
