@@ -7,6 +7,8 @@ import { emitEvent } from '../../services/webhooks/events.js';
 import { eventPayloadSql } from '../../services/webhooks/store/outbox.js';
 import { applyParkedStatuses } from '../../services/messaging/inbound.js';
 import { newTenant } from '../support/stack.js';
+import { startReceiver } from '../support/receiver.js';
+import { createEndpoint } from '../support/webhooks.js';
 
 // The one-statement status moves against the real database: forward only, stamps, and exactly one
 // callback event per move that changed something, with the flat payload receivers get.
@@ -23,6 +25,13 @@ async function message(accountId: number, status: string, channelType: 'sms' | '
   return { id: Number(row!.id), uid: row!.uid };
 }
 
+/** An endpoint hearing every message event of the account: its delivery progress is recorded only when heard. */
+async function listening(accountId: number) {
+  const receiver = await startReceiver();
+  await createEndpoint(accountId, receiver.url, ['message.*']);
+  after(() => receiver.close());
+}
+
 // The payload as receivers get it: a status move stores its message fields compactly (a JSON array).
 const eventsOf = (accountId: number) =>
   many<{ kind: string; payload: Record<string, any>; stored: unknown }>(
@@ -33,6 +42,7 @@ const eventsOf = (accountId: number) =>
 
 test('moveMessages applies many moves in one call, forward only, one event per real change', async () => {
   const t = await newTenant();
+  await listening(t.accountId);
   const a = await message(t.accountId, 'processing');
   const b = await message(t.accountId, 'processing');
   const c = await message(t.accountId, 'delivered');
@@ -111,6 +121,7 @@ test('an SMS provider id finds no message: its receipts name our uid, and the se
 
 test('moveMessage finds a message by uid or provider id and reports where it stands when nothing moved', async () => {
   const t = await newTenant();
+  await listening(t.accountId);
   // A chat message: its statuses name the provider's id alone (an SMS receipt names our uid).
   const m = await message(t.accountId, 'processing', 'whatsapp');
   const byUid = await moveMessage(orm.em.fork(), { uid: m.uid }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
@@ -130,7 +141,7 @@ test('moveMessage finds a message by uid or provider id and reports where it sta
   );
 });
 
-test('an event nobody subscribes to is recorded settled; one an active endpoint subscribes to waits for the relay', async () => {
+test('delivery progress nobody hears is not recorded, other events nobody hears are recorded settled, heard ones wait for the relay', async () => {
   const t = await newTenant();
   const em = orm.em.fork();
   const endpoint = async (events: string[], status = 'active') =>
@@ -156,18 +167,20 @@ test('an event nobody subscribes to is recorded settled; one an active endpoint 
     const m = await message(t.accountId, 'processing', 'whatsapp');
     await moveMessage(tx, { id: m.id }, { to: 'sent', gatewayMessageId: `SM${m.id}` });
     await moveMessage(tx, { gatewayMessageId: `SM${m.id}` }, { to: 'delivered' });
+    await moveMessage(tx, { id: (await message(t.accountId, 'processing')).id }, { to: 'failed', errorMessage: 'refused' });
   };
+  const kinds = ['message.sent', 'message.delivered', 'message.failed'];
   assert.deepEqual(
-    await round(sentAndDelivered, ['message.sent', 'message.delivered']),
-    { 'message.sent': true, 'message.delivered': true },
-    'no endpoint at all',
+    await round(sentAndDelivered, kinds),
+    { 'message.failed': true },
+    'no endpoint at all: the progress is on the message alone, the failure recorded settled',
   );
 
   const disabled = await endpoint(['*'], 'disabled');
   const exact = await endpoint(['message.delivered']);
   assert.deepEqual(
-    await round(sentAndDelivered, ['message.sent', 'message.delivered']),
-    { 'message.sent': true, 'message.delivered': false },
+    await round(sentAndDelivered, kinds),
+    { 'message.delivered': false, 'message.failed': true },
     'exact kind; a disabled endpoint does not count',
   );
 
@@ -178,8 +191,8 @@ test('an event nobody subscribes to is recorded settled; one an active endpoint 
     await sentAndDelivered(tx);
   };
   assert.deepEqual(
-    await round(all, ['message.sent', 'message.delivered', 'lead.created']),
-    { 'message.sent': false, 'message.delivered': false, 'lead.created': true },
+    await round(all, [...kinds, 'lead.created']),
+    { 'message.sent': false, 'message.delivered': false, 'message.failed': false, 'lead.created': true },
     'prefix filters, through emitEvent too',
   );
   await em.execute('delete from webhook_endpoints where id = ?', [prefix]);

@@ -58,7 +58,7 @@ test(
     await createEndpoint(t.accountId, failedOnly.url, ['message.failed']);
     const refusedTo = num();
     await sim('POST', '/_sim/faults', { provider: 'sms', kind: 'error', code: 21211, to: refusedTo, count: 1 });
-    const { message } = await deliveredEvent(t, num());
+    const { message } = await deliveredEvent(t, num(), { listening: true });
     const refused = (await api('POST', '/api/v3/sms/send', t.token, { recipient: refusedTo, message: 'no' })).body.data.messages[0];
     const kinds = (m: { uid: string }) => all.got.filter((r) => r.json.uid === m.uid).map((r) => r.json.event);
     await eventually(

@@ -1,5 +1,6 @@
 import { Connection, Client } from '@temporalio/client';
 import { admin, api, eventually, type Tenant } from './stack.js';
+import { startReceiver } from './receiver.js';
 import { loadConfig } from '../../config.js';
 import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../workflows/webhooks/webhook-delivery.js';
 
@@ -11,18 +12,32 @@ export async function createEndpoint(accountId: number, url: string, events: str
   return r.body.data as { id: number; secret: string; url: string };
 }
 
-/** Sends one SMS and waits until its message.delivered event is in the outbox; returns that event. */
-export async function deliveredEvent(t: Tenant, recipient: string) {
-  const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient, message: 'hook me' });
-  const m = sent.body.data.messages[0];
-  const found = await eventually(
-    () => admin('GET', `/accounts/${t.accountId}/events?kind=message.delivered`),
-    (r) => r.body.data.some((e: any) => e.uid === m.uid),
-    30_000,
-    200,
-    `the message.delivered event of ${m.uid}`,
-  );
-  return { message: m, event: found.body.data.find((e: any) => e.uid === m.uid) };
+/**
+ * Sends one SMS and waits until its message.delivered event is in the outbox; returns that event.
+ * A delivery-progress event is stored only when an endpoint hears it, so unless the account already
+ * listens (`listening`), an endpoint of the helper's own hears this one and is deleted once it has.
+ */
+export async function deliveredEvent(t: Tenant, recipient: string, opts: { listening?: boolean } = {}) {
+  const own = opts.listening ? null : await startReceiver();
+  const endpoint = own ? await createEndpoint(t.accountId, own.url, ['message.delivered']) : null;
+  try {
+    const sent = await api('POST', '/api/v3/sms/send', t.token, { recipient, message: 'hook me' });
+    const m = sent.body.data.messages[0];
+    const found = await eventually(
+      () => admin('GET', `/accounts/${t.accountId}/events?kind=message.delivered`),
+      (r) => r.body.data.some((e: any) => e.uid === m.uid),
+      30_000,
+      200,
+      `the message.delivered event of ${m.uid}`,
+    );
+    const event = found.body.data.find((e: any) => e.uid === m.uid);
+    // Heard before the endpoint goes, so no delivery of it is left in flight for the test to meet.
+    if (own) await own.waitFor((got) => got.find((g) => g.json?.event_id === event.event_id), `the delivery of ${event.event_id}`);
+    return { message: m, event };
+  } finally {
+    if (endpoint) await admin('DELETE', `/accounts/${t.accountId}/webhook-endpoints/${endpoint.id}`);
+    await own?.close();
+  }
 }
 
 let client: Client | null = null;
