@@ -184,6 +184,18 @@ export interface OpenLoopResult {
   startLagP99: number;
   errors: number;
   statuses: Record<string, { count: number; p50: number; p99: number }>;
+  /** Each second of the window (from its start) with an arrival answered after 50 ms: how many, and the slowest, ms. */
+  slowSeconds: Array<{ second: number; over50ms: number; maxMs: number }>;
+}
+
+/** Latencies grouped by the second of their arrival. */
+function bySecond(xs: Array<[number, number]>) {
+  const out = new Map<number, number[]>();
+  for (const [at, latency] of xs) {
+    const second = Math.floor(at / 1000);
+    out.set(second, [...(out.get(second) ?? []), latency]);
+  }
+  return out;
 }
 
 /**
@@ -204,6 +216,8 @@ export async function openLoop(
   const latencies: number[] = [];
   const lags: number[] = [];
   const byStatus: Record<string, number[]> = {};
+  /** [arrival since t0, latency] of each request answered after 50 ms. */
+  const slow: Array<[number, number]> = [];
   const open = new Set<Promise<void>>();
   let started = 0;
   let refused = 0;
@@ -230,6 +244,7 @@ export async function openLoop(
           (status) => {
             const done = performance.now();
             latencies.push(done - due);
+            if (done - due > 50) slow.push([due - t0, done - due]);
             (byStatus[status] ??= []).push(done - due);
             if (done <= windowEnd) okInWindow++;
           },
@@ -277,6 +292,7 @@ export async function openLoop(
     startLagP99: r(percentile(lags, 99)),
     errors,
     statuses,
+    slowSeconds: [...bySecond(slow)].map(([second, xs]) => ({ second, over50ms: xs.length, maxMs: r(Math.max(...xs)) })),
   };
 }
 

@@ -1,5 +1,5 @@
 // Immediate SMS sends against a local stack, beside the engine's own ceiling in the same run.
-//   npm run bench:send [-- --seconds 20 --rate 500 --connections 64 --clients 50 --burst 10000 --max-in-flight 1000]
+//   npm run bench:send [-- --seconds 20 --rate 500 --connections 64 --clients 50 --burst 10000 --max-in-flight 1000 --onset-seconds 5]
 // Prints JSON figures; docs/benchmarks.md records them with this command.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,11 @@ const maxInFlight = numberArg('max-in-flight', 1000);
 // The open loop's client connections (wrk2-style): a fixed set, so the phase measures the service and
 // not TCP set-up; requests beyond it wait in the client, and that wait counts in their latency.
 const connections = numberArg('connections', 64);
-
+const onsetSeconds = numberArg('onset-seconds', 5);
+// Diagnosis: `--pause worker` (or simulator) stops that process for the open loop (SIGSTOP, then
+// SIGCONT), to see what the sends' tail owes to the dispatch and its callbacks sharing the machine.
+const pauseIndex = process.argv.indexOf('--pause');
+const pause = pauseIndex > 0 ? process.argv[pauseIndex + 1] : null;
 const { stack, dir, token, accountId, operator } = await benchStack();
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const temporal = new Client({ connection });
@@ -77,6 +81,10 @@ try {
   out.warmUp = await load(10, Math.min(500, rate), 30, send);
   out.warmUpDrain = await drain(60);
   noteLoad('beforeOpenLoop');
+  // The stream's first seconds from idle, reported apart (openLoopOnset): the API's pool and the
+  // client's connections grow, and admission control lets the first few sends of a quiet second
+  // wait for their first outcome. The window measured next is the same stream, already flowing.
+  out.openLoopOnset = await openLoop(rate, onsetSeconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 });
   // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": the open loop's
   // slowest statements (max and mean time), to find what holds a send's tail.
   const statementsPool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
@@ -101,7 +109,14 @@ try {
     };
   };
   const metricsAtStart = await apiMetrics();
-  out.openLoopSend = { connections, ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })) };
+  const paused = pause ? stack.children.get(pause) : undefined;
+  if (pause && !paused) throw new Error(`--pause: no process ${pause}`);
+  paused?.kill('SIGSTOP');
+  try {
+    out.openLoopSend = { connections, paused: pause, ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })) };
+  } finally {
+    paused?.kill('SIGCONT');
+  }
   const metricsAtEnd = await apiMetrics();
   out.openLoopApi = {
     loopDelayMaxMs: metricsAtEnd.loopDelayMaxMs,
