@@ -113,7 +113,11 @@ try {
   if (pause && !paused) throw new Error(`--pause: no process ${pause}`);
   paused?.kill('SIGSTOP');
   try {
-    out.openLoopSend = { connections, paused: pause, ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })) };
+    out.openLoopSend = {
+      connections,
+      paused: pause,
+      ...(await openLoop(rate, seconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 })),
+    };
   } finally {
     paused?.kill('SIGCONT');
   }
