@@ -228,6 +228,8 @@ export const webhookSettingsOperations: readonly Operation[] = [
     method: 'GET',
     path: `${A}/events`,
     summary: 'Recorded callback events newest first',
+    description:
+      "A message's delivery progress (message.sent, message.delivered, message.read) is recorded only when an active endpoint subscribed to it as it happened; otherwise the message itself holds it (status, sent_at, delivered_at, read_at). Every other event is recorded, heard or not.",
     query: { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', maxLength: 64 }, limit } } as const,
     output: { kind: 'list', status: 200, description: 'Events', schema: { type: 'array', items: eventSchema } },
     cli: [{ command: 'events:list' }],
