@@ -81,18 +81,6 @@ try {
   out.warmUp = await load(10, Math.min(500, rate), 30, send);
   out.warmUpDrain = await drain(60);
   noteLoad('beforeOpenLoop');
-  // The stream's first seconds from idle, reported apart (openLoopOnset): the API's pool and the
-  // client's connections grow, and admission control lets the first few sends of a quiet second
-  // wait for their first outcome. The window measured next is the same stream, already flowing.
-  out.openLoopOnset = await openLoop(rate, onsetSeconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 });
-  // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": the open loop's
-  // slowest statements (max and mean time), to find what holds a send's tail.
-  const statementsPool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
-  const withStatements = process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements') ?? false;
-  if (withStatements) {
-    await statementsPool.query('create extension if not exists pg_stat_statements');
-    await statementsPool.query('select pg_stat_statements_reset()');
-  }
   // The API's event loop and collections over the open loop (prom-client resets the loop's delay
   // histogram at each scrape, so the first one only starts the window).
   const apiMetrics = async () => {
@@ -108,7 +96,29 @@ try {
       minorGcSeconds: gc('minor', 'sum'),
     };
   };
+  /** The API's loop delay over the scrapes' window (the later scrape's) and the collections between them. */
+  const apiFigures = (start: Awaited<ReturnType<typeof apiMetrics>>, end: Awaited<ReturnType<typeof apiMetrics>>) => ({
+    loopDelayMaxMs: end.loopDelayMaxMs,
+    loopDelayP99Ms: end.loopDelayP99Ms,
+    majorGcs: end.majorGcs - start.majorGcs,
+    majorGcMs: Math.round((end.majorGcSeconds - start.majorGcSeconds) * 1000),
+    minorGcMs: Math.round((end.minorGcSeconds - start.minorGcSeconds) * 1000),
+  });
+  // The stream's first seconds from idle, reported apart (openLoopOnset): the API's pool and the
+  // client's connections grow, and admission control lets the first few sends of a quiet second
+  // wait for their first outcome. The window measured next is the same stream, already flowing.
+  const metricsBeforeOnset = await apiMetrics();
+  out.openLoopOnset = await openLoop(rate, onsetSeconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 });
+  // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": the open loop's
+  // slowest statements (max and mean time), to find what holds a send's tail.
+  const statementsPool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+  const withStatements = process.env.EMBEDDED_PG_SETTINGS?.includes('pg_stat_statements') ?? false;
+  if (withStatements) {
+    await statementsPool.query('create extension if not exists pg_stat_statements');
+    await statementsPool.query('select pg_stat_statements_reset()');
+  }
   const metricsAtStart = await apiMetrics();
+  out.openLoopOnsetApi = apiFigures(metricsBeforeOnset, metricsAtStart);
   const paused = pause ? stack.children.get(pause) : undefined;
   if (pause && !paused) throw new Error(`--pause: no process ${pause}`);
   paused?.kill('SIGSTOP');
@@ -121,14 +131,7 @@ try {
   } finally {
     paused?.kill('SIGCONT');
   }
-  const metricsAtEnd = await apiMetrics();
-  out.openLoopApi = {
-    loopDelayMaxMs: metricsAtEnd.loopDelayMaxMs,
-    loopDelayP99Ms: metricsAtEnd.loopDelayP99Ms,
-    majorGcs: metricsAtEnd.majorGcs - metricsAtStart.majorGcs,
-    majorGcMs: Math.round((metricsAtEnd.majorGcSeconds - metricsAtStart.majorGcSeconds) * 1000),
-    minorGcMs: Math.round((metricsAtEnd.minorGcSeconds - metricsAtStart.minorGcSeconds) * 1000),
-  };
+  out.openLoopApi = apiFigures(metricsAtStart, await apiMetrics());
   if (withStatements)
     out.openLoopSlowestStatements = (
       await statementsPool.query(
