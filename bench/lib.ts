@@ -193,7 +193,9 @@ function bySecond(xs: Array<[number, number]>) {
   const out = new Map<number, number[]>();
   for (const [at, latency] of xs) {
     const second = Math.floor(at / 1000);
-    out.set(second, [...(out.get(second) ?? []), latency]);
+    const xs = out.get(second);
+    if (xs) xs.push(latency);
+    else out.set(second, [latency]);
   }
   return out;
 }

@@ -144,17 +144,14 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     const profile = process.env.SVC_PROFILE_DIR
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
-    const command = [process.execPath, ...(NODE_FLAGS[name] ?? []), ...profile, '--import', 'tsx', path.join(projectRoot, ENTRY[name])];
-    const nice = NICE[name] ?? 0;
-    const child = spawn(
-      nice && process.platform !== 'win32' ? 'nice' : command[0],
-      nice && process.platform !== 'win32' ? ['-n', String(nice), ...command] : command.slice(1),
-      {
-        cwd: projectRoot,
-        env: { ...process.env, ...env, ...extraEnv },
-        stdio: ['ignore', out, out],
-      },
-    );
+    const node = [process.execPath, ...(NODE_FLAGS[name] ?? []), ...profile, '--import', 'tsx', path.join(projectRoot, ENTRY[name])];
+    const nice = process.platform === 'win32' ? 0 : (NICE[name] ?? 0);
+    const [command, ...args] = nice ? ['nice', '-n', String(nice), ...node] : node;
+    const child = spawn(command, args, {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, ...extraEnv },
+      stdio: ['ignore', out, out],
+    });
     children.set(name, child);
     if (name === 'api') await waitForPort(apiPort, 60_000, child);
     if (name === 'simulator') await waitForPort(simPort, 60_000, child);

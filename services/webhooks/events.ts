@@ -4,7 +4,7 @@ import { newUid } from '../platform/ids.js';
 import { insertEvent } from './store/outbox.js';
 import type { EventPayload } from '../../entities/webhooks.js';
 
-export { dispatchedAtOnRecord, messageEventsInsertSql } from './store/outbox.js';
+export { messageEventsInsertSql } from './store/outbox.js';
 export type { EventPayload };
 
 /**

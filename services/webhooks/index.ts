@@ -4,7 +4,6 @@ export {
   messageEventFields,
   orderedPayload,
   MESSAGE_STATUS_EVENTS,
-  dispatchedAtOnRecord,
   messageEventsInsertSql,
   type MessageEventRow,
   type EventKind,

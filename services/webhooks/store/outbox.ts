@@ -38,7 +38,7 @@ const COMPACT_MESSAGE_FIELDS = [
  * write-ahead log (docs/benchmarks.md "Cost per message"). Failures and inbound messages stay
  * recorded, heard or not.
  */
-export const UNRECORDED_WHEN_UNHEARD = ['message.sent', 'message.delivered', 'message.read'] as const;
+const UNRECORDED_WHEN_UNHEARD = ['message.sent', 'message.delivered', 'message.read'] as const;
 
 /**
  * The outbox rows of moved messages, for a message statement to embed: `source` names a row set
@@ -51,7 +51,7 @@ export const messageEventsInsertSql = (
   select ${source}.ev, ${source}.account_id, ${source}.kind,
          jsonb_build_array(${source}.id, ${source}.uid, ${source}.status, ${source}.direction, ${source}.channel_type,
                            ${source}.sender, ${source}.recipient, ${source}.gateway_message_id, ${source}.error_message),
-         ${source}.at::timestamptz, case when h.heard then null else now() end
+         ${source}.at::timestamptz, ${settledUnless('h.heard')}
     from ${source} cross join lateral (select ${heard(`${source}.account_id`, `${source}.kind`)} as heard) h
    where ${source}.kind is not null
      and (h.heard or ${source}.kind not in (${UNRECORDED_WHEN_UNHEARD.map((k) => `'${k}'`).join(', ')}))`;
@@ -67,10 +67,12 @@ export const eventPayloadSql = (e: string) => `case when jsonb_typeof(${e}.paylo
     else ${e}.payload end`;
 
 /** SQL true when an active endpoint of `account` subscribes to `kind` now. */
-const heard = (account: string, kind: string) => `exists (
+function heard(account: string, kind: string) {
+  return `exists (
     select 1 from webhook_endpoints w cross join lateral jsonb_array_elements_text(w.events) f
      where w.account_id = ${account} and w.status = 'active'
        and (f = '*' or f = ${kind} or (right(f, 2) = '.*' and starts_with(${kind}, left(f, -1)))))`;
+}
 
 /**
  * SQL for an event's `dispatched_at` when it is recorded: null (the relay must look at it) when an
@@ -79,7 +81,12 @@ const heard = (account: string, kind: string) => `exists (
  * endpoint receives the events that occur after it is active; one that becomes active in the same
  * instant as the event may or may not.
  */
-export const dispatchedAtOnRecord = (account: string, kind: string) => `case when ${heard(account, kind)} then null else now() end`;
+const dispatchedAtOnRecord = (account: string, kind: string) => settledUnless(heard(account, kind));
+
+/** An event's `dispatched_at` on record: null (for the relay) when `heardSql` holds, else now() (settled). */
+function settledUnless(heardSql: string) {
+  return `case when ${heardSql} then null else now() end`;
+}
 
 /** Records one event in the outbox, in the caller's transaction. */
 export const insertEvent = (
