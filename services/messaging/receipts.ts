@@ -13,12 +13,15 @@ interface ReceiptDeps {
 
 type SmsReceipt = Move & { key: string; by: 'uid' | 'gateway_message_id' };
 
+const RECEIPT_GROUPS = { lingerMs: 10, lingerBelow: 100 };
 const writers = new WeakMap<ReceiptDeps, (r: SmsReceipt) => Promise<void>>();
 
 /**
  * Receipts arrive as a stream of small requests (two per message, thousands a second during a
  * campaign). They are applied in groups: one statement for everything that arrived while the
- * previous group was being written, and only then is each request answered.
+ * previous group was being written, and only then is each request answered. A small group waits
+ * RECEIPT_LINGER_MS first: the statement's planning alone costs about 0.3 ms (it cannot keep a
+ * plan: docs/benchmarks.md, "Receipts in larger groups"), and a provider's callback can wait 10 ms.
  */
 function receiptWriter(deps: ReceiptDeps) {
   let w = writers.get(deps);
@@ -33,7 +36,7 @@ function receiptWriter(deps: ReceiptDeps) {
       // Batch-sent messages have no workflow of their own to tell. The signal only shortens the
       // workflow's wait (it polls the provider otherwise), so it does not hold up the next group.
       void Promise.all(moved.filter((m) => m.dispatchMode === 'workflow').map((m) => signalReceipt(deps, m)));
-    });
+    }, RECEIPT_GROUPS);
     writers.set(deps, w);
   }
   return w;

@@ -2,14 +2,25 @@
  * Group commit for many small writes arriving at once (provider receipts): the first item is written
  * at once; items arriving while a write is in flight wait and go together in the next one. Each
  * caller's promise settles only after the write that holds its item committed, so an answer given
- * after `await add(…)` never reports unsaved work.
+ * after `await add(…)` never reports unsaved work. With `lingerMs`, a write that would hold fewer
+ * than `lingerBelow` items waits that long first, for callers who can wait a few milliseconds and
+ * whose statement's fixed cost (planning, commit) dwarfs its cost per item.
  */
-export function groupCommit<T>(write: (items: T[]) => Promise<void>, maxBatch = 500) {
+export function groupCommit<T>(
+  write: (items: T[]) => Promise<void>,
+  opts: { maxBatch?: number; lingerMs?: number; lingerBelow?: number } = {},
+) {
+  const { maxBatch = 500, lingerMs = 0, lingerBelow = maxBatch } = opts;
   let queue: Array<{ item: T; resolve: () => void; reject: (e: unknown) => void }> = [];
   let writing = false;
   const run = async () => {
     writing = true;
     while (queue.length) {
+      if (lingerMs > 0) {
+        // Items added in the same turn as the one that started the run count towards lingerBelow.
+        await Promise.resolve();
+        if (queue.length < lingerBelow) await new Promise((r) => setTimeout(r, lingerMs));
+      }
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       try {

@@ -26,15 +26,39 @@ test('items arriving during a write go together in the next one; each settles af
 
 test('a failed write rejects the items it held and the next group still goes', async () => {
   let calls = 0;
-  const add = groupCommit<string>(async () => {
-    if (calls++ === 0) throw new Error('database away');
-  }, 2);
+  const add = groupCommit<string>(
+    async () => {
+      if (calls++ === 0) throw new Error('database away');
+    },
+    { maxBatch: 2 },
+  );
   const results = await Promise.allSettled(['a', 'b', 'c'].map((x) => add(x)));
   assert.equal(results[0].status, 'rejected');
   assert.deepEqual(
     results.slice(1).map((r) => r.status),
     ['fulfilled', 'fulfilled'],
   );
+});
+
+test('with a linger, a small group waits for more before its write; a full one goes at once', async () => {
+  const writes: number[][] = [];
+  const add = groupCommit<number>(
+    async (items) => {
+      writes.push(items);
+    },
+    { lingerMs: 400, lingerBelow: 3 },
+  );
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms, 'slept'));
+  const first = add(1);
+  await sleep(5);
+  const second = add(2);
+  assert.equal(await Promise.race([first, sleep(100)]), 'slept', 'fewer than lingerBelow: the write lingers');
+  assert.deepEqual(writes, []);
+  await Promise.all([first, second]);
+  assert.deepEqual(writes, [[1, 2]]);
+  const full = Promise.all([3, 4, 5].map((n) => add(n)));
+  assert.notEqual(await Promise.race([full, sleep(200)]), 'slept', 'lingerBelow items in one turn: written without the linger');
+  assert.deepEqual(writes.at(-1), [3, 4, 5]);
 });
 
 test('lingering writer: one write at a time takes all gathered meanwhile; a small batch waits briefly first', async () => {
