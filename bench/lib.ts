@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import pg from 'pg';
 import { privateRunStack, type Stack } from '../scripts/stack.js';
 
 /** A numeric command-line option: `--name 42`, or the fallback. */
@@ -436,4 +437,74 @@ export function capCpu(pid: number, fraction: number, name: string): (() => void
     }
   }
   return null;
+}
+
+/**
+ * Samples what the database's active backends wait on (pg_stat_activity's wait events, every
+ * `everyMs`) until the returned function is called, which answers the mean number of backends in
+ * each wait per sample (a lock wait names the waiting statement and the holder's), and a timeline of
+ * the first 3 s in 100 ms slots: WAL written (from the insert position: pg_stat_wal is only updated
+ * by each backend about once a second), client connections, and backends on the CPU, in a WAL wait,
+ * in a lock wait or other. Where a phase's time goes inside PostgreSQL.
+ */
+export function sampleWaits(databaseUrl: string, everyMs = 10) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  const counts = new Map<string, number>();
+  const t0 = performance.now();
+  const timeline: Array<{ samples: number; walBytes: number; connections: number; waits: Record<string, number> }> = [];
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ what: string }>(
+        `select coalesce(backend_type, '') || ' ' || coalesce(wait_event_type || ':' || wait_event, 'cpu')
+                || case when wait_event_type = 'Lock' then ' ' || left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 70)
+                          || ' <- ' || coalesce((select left(regexp_replace(b.query, '[[:space:]]+', ' ', 'g'), 70) || ' [' || coalesce(b.wait_event, b.state) || ']'
+                                                   from pg_stat_activity b where b.pid = (pg_blocking_pids(a.pid))[1] limit 1), '?') else '' end as what
+           from pg_stat_activity a where (state = 'active' or backend_type <> 'client backend') and pid <> pg_backend_pid()`,
+      );
+      const now = (
+        await client.query<{ wal: string; connections: number }>(
+          `select (pg_current_wal_insert_lsn() - '0/0')::text as wal,
+                  (select count(*)::int from pg_stat_activity where backend_type = 'client backend') as connections`,
+        )
+      ).rows[0];
+      samples++;
+      for (const { what } of rows) counts.set(what, (counts.get(what) ?? 0) + 1);
+      const slot = Math.floor((performance.now() - t0) / 100);
+      if (slot < 30) {
+        const b = (timeline[slot] ??= { samples: 0, walBytes: Number(now.wal), connections: now.connections, waits: {} });
+        b.samples++;
+        for (const { what } of rows) {
+          if (/ (Activity|Timeout):|ClientRead/.test(what)) continue;
+          const k = / cpu$/.test(what) ? 'cpu' : /Wal|WAL/.test(what) ? 'wal' : / Lock:/.test(what) ? 'lock' : 'other';
+          b.waits[k] = (b.waits[k] ?? 0) + 1;
+        }
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    await client.end();
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    const per = (n: number, of: number) => Math.round((n / of) * 100) / 100;
+    return {
+      samples,
+      activePerSample: Object.fromEntries(
+        [...counts]
+          .filter(([what]) => !/ (Activity|Timeout):/.test(what))
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 16)
+          .map(([what, n]) => [what, per(n, samples)]),
+      ),
+      first3s: timeline.map((b, i) => ({
+        ms: i * 100,
+        walKb: timeline[i + 1] ? Math.round((timeline[i + 1].walBytes - b.walBytes) / 1024) : null,
+        connections: b.connections,
+        ...Object.fromEntries(Object.entries(b.waits).map(([k, n]) => [k, per(n, b.samples)])),
+      })),
+    };
+  };
 }

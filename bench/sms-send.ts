@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Connection, Client } from '@temporalio/client';
 import pg from 'pg';
-import { benchStack, load, openLoop, jsonPoster, numberArg } from './lib.js';
+import { benchStack, load, openLoop, jsonPoster, numberArg, sampleWaits, stackCpuSeconds } from './lib.js';
 
 const seconds = numberArg('seconds', 20);
 const clients = numberArg('clients', 50);
@@ -16,10 +16,15 @@ const maxInFlight = numberArg('max-in-flight', 1000);
 // not TCP set-up; requests beyond it wait in the client, and that wait counts in their latency.
 const connections = numberArg('connections', 64);
 const onsetSeconds = numberArg('onset-seconds', 5);
+// `--onsets N`: N more streams from idle before the measured one (each after a drain and 3 s of
+// quiet), reported as `earlierOnsets`: one onset is a small sample of a noisy moment.
+const onsets = numberArg('onsets', 0);
 // Diagnosis: `--pause worker` (or simulator) stops that process for the open loop (SIGSTOP, then
 // SIGCONT), to see what the sends' tail owes to the dispatch and its callbacks sharing the machine.
 const pauseIndex = process.argv.indexOf('--pause');
 const pause = pauseIndex > 0 ? process.argv[pauseIndex + 1] : null;
+// Diagnosis: `--sample-waits` reports what the database's backends wait on over the onset and the window.
+const sampling = process.argv.includes('--sample-waits');
 const { stack, dir, token, accountId, operator } = await benchStack();
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const temporal = new Client({ connection });
@@ -107,8 +112,24 @@ try {
   // The stream's first seconds from idle, reported apart (openLoopOnset): the API's pool and the
   // client's connections grow, and admission control lets the first few sends of a quiet second
   // wait for their first outcome. The window measured next is the same stream, already flowing.
+  const earlierOnsets = [];
+  for (let i = 0; i < onsets; i++) {
+    const o = await openLoop(rate, onsetSeconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 });
+    earlierOnsets.push({
+      p50: o.p50,
+      p99: o.p99,
+      max: o.max,
+      over50ms: o.slowSeconds.reduce((n, s) => n + s.over50ms, 0),
+      statuses: o.statuses,
+    });
+    await drain(60);
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+  if (onsets) out.earlierOnsets = earlierOnsets;
   const metricsBeforeOnset = await apiMetrics();
+  let waits = sampling ? sampleWaits(stack.databaseUrl) : null;
   out.openLoopOnset = await openLoop(rate, onsetSeconds, sendWith(openLoopPost), { maxInFlight, graceSeconds: 30 });
+  if (waits) out.openLoopOnsetWaits = await waits();
   // With EMBEDDED_PG_SETTINGS="shared_preload_libraries=pg_stat_statements": the open loop's
   // slowest statements (max and mean time), to find what holds a send's tail.
   const statementsPool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
@@ -122,6 +143,9 @@ try {
   const paused = pause ? stack.children.get(pause) : undefined;
   if (pause && !paused) throw new Error(`--pause: no process ${pause}`);
   paused?.kill('SIGSTOP');
+  waits = sampling ? sampleWaits(stack.databaseUrl) : null;
+  const cpuBefore = stackCpuSeconds(stack, dir);
+  const acceptedAtWindow = accepted;
   try {
     out.openLoopSend = {
       connections,
@@ -131,6 +155,16 @@ try {
   } finally {
     paused?.kill('SIGCONT');
   }
+  // Each process's CPU over the window (and its grace) per send accepted in it, in ms: what a send
+  // costs end to end (its request, its dispatch, its callbacks), the simulator's apart.
+  const cpuAfter = stackCpuSeconds(stack, dir);
+  out.openLoopCpuMsPerSend = Object.fromEntries(
+    Object.keys(cpuAfter).map((k) => [
+      k,
+      Math.round(((cpuAfter[k] - cpuBefore[k]) * 1e6) / Math.max(1, accepted - acceptedAtWindow)) / 1000,
+    ]),
+  );
+  if (waits) out.openLoopWaits = await waits();
   out.openLoopApi = apiFigures(metricsAtStart, await apiMetrics());
   if (withStatements)
     out.openLoopSlowestStatements = (
@@ -138,6 +172,16 @@ try {
         `select calls::int, round(max_exec_time::numeric, 1)::float as max_ms, round(mean_exec_time::numeric, 2)::float as mean_ms,
                 left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 120) as query
            from pg_stat_statements order by max_exec_time desc limit 8`,
+      )
+    ).rows;
+  // Where the database's time went over the window: execution and (with
+  // pg_stat_statements.track_planning=on) planning, costliest first.
+  if (withStatements)
+    out.openLoopCostliestStatements = (
+      await statementsPool.query(
+        `select calls::int, plans::int, round(total_exec_time::numeric)::int as exec_ms, round(total_plan_time::numeric)::int as plan_ms,
+                left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 120) as query
+           from pg_stat_statements order by total_exec_time + total_plan_time desc limit 8`,
       )
     ).rows;
   await statementsPool.end();
