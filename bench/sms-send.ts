@@ -145,6 +145,7 @@ try {
   paused?.kill('SIGSTOP');
   waits = sampling ? sampleWaits(stack.databaseUrl) : null;
   const cpuBefore = stackCpuSeconds(stack, dir);
+  const windowStart = new Date();
   const acceptedAtWindow = accepted;
   try {
     out.openLoopSend = {
@@ -184,6 +185,15 @@ try {
            from pg_stat_statements order by total_exec_time + total_plan_time desc limit 8`,
       )
     ).rows;
+  // Autovacuum runs that ended inside the window (their CPU and I/O share the machine with the sends).
+  out.openLoopAutovacuum = (
+    await statementsPool.query(
+      `select relname, round(extract(epoch from last_autovacuum - $1::timestamptz))::int as vacuum_ended_s,
+              round(extract(epoch from last_autoanalyze - $1::timestamptz))::int as analyze_ended_s
+         from pg_stat_user_tables where last_autovacuum > $1 or last_autoanalyze > $1`,
+      [windowStart],
+    )
+  ).rows;
   await statementsPool.end();
   noteLoad('afterOpenLoop');
   out.openLoopDrain = await drain(120);
