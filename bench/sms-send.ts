@@ -146,6 +146,16 @@ try {
   waits = sampling ? sampleWaits(stack.databaseUrl) : null;
   const cpuBefore = stackCpuSeconds(stack, dir);
   const windowStart = new Date();
+  // Checkpoints and full-page images over the window: after a checkpoint starts, the first change
+  // to each page logs the whole page.
+  const walState = async () =>
+    (
+      await statementsPool.query<{ checkpoints: number; fpi: string; wal_mb: number }>(
+        `select (select (num_timed + num_requested)::int from pg_stat_checkpointer) as checkpoints,
+                (select wal_fpi::text from pg_stat_wal) as fpi, round((pg_current_wal_insert_lsn() - '0/0') / 1048576.0)::int as wal_mb`,
+      )
+    ).rows[0];
+  const walBefore = await walState();
   const acceptedAtWindow = accepted;
   try {
     out.openLoopSend = {
@@ -185,6 +195,12 @@ try {
            from pg_stat_statements order by total_exec_time + total_plan_time desc limit 8`,
       )
     ).rows;
+  const walAfter = await walState();
+  out.openLoopWal = {
+    checkpointsStarted: walAfter.checkpoints - walBefore.checkpoints,
+    fullPageImages: Number(walAfter.fpi) - Number(walBefore.fpi),
+    mb: walAfter.wal_mb - walBefore.wal_mb,
+  };
   // Autovacuum runs that ended inside the window (their CPU and I/O share the machine with the sends).
   out.openLoopAutovacuum = (
     await statementsPool.query(

@@ -35,6 +35,8 @@ export const sendSmsOperation = defineOperation({
     elevation: 'mcp:send',
     annotations: HINTS.send,
   },
+  // Its send statement (services/messaging/store/messages.ts insertMessagesWithDebit) can count and admit the request too.
+  admitsInStatement: true,
   handler: async ({ rc, deps }, input) => ({ messages: await sendSms(rc, deps, input) }),
 });
 

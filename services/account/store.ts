@@ -264,15 +264,18 @@ export type CredentialRow = Pick<
   /** Null when the key is not admitted (nothing was counted). */
   rate_count: Row<'platform', 'rate_limit_windows'>['count'] | null;
   rate_previous: Row<'platform', 'rate_limit_windows'>['count'];
-  /** Digest of the principal (PRINCIPAL_SQL): equal digests, the same principal. */
+  /** Digest of the principal but its wallet balance (PRINCIPAL_SQL): equal digests, the same principal. */
   principal_fp: string;
 };
 
 /**
  * The key by its hash with its account, issuer and `admitted` (right surface, not revoked, not
  * expired, account active), as the CTEs `k` and `p`. `principal_fp` digests everything of the
- * principal a request acts as (key, account, issuer and permissions): two rows with the same digest
- * name the same principal. Params: surface, token hash.
+ * principal a request acts as (key, account, issuer and permissions) but the wallet balance: two rows
+ * with the same digest name the same principal. Every send moves the balance, and a write admitted
+ * in its own statement (admissionSql) reads the balance from the row it debits, never from the
+ * principal, so a send does not make the account's next write a different principal.
+ * Params: surface, token hash.
  */
 const PRINCIPAL_SQL = `k as (
        select k.id as key_id, k.kind, k.name as key_name, k.user_id, k.expires_at, k.revoked_at, k.last_used_at,
@@ -286,7 +289,7 @@ const PRINCIPAL_SQL = `k as (
      ), p as (
        select k.*,
               md5(row(k.key_id, k.kind, k.key_name, k.user_id, k.expires_at, k.revoked_at, k.id, k.uid, k.name, k.status,
-                      k.wallet_balance, k.currency, k.billing_mode, k.created_at, k.user_active, k.user_permissions)::text) as principal_fp
+                      k.currency, k.billing_mode, k.created_at, k.user_active, k.user_permissions)::text) as principal_fp
          from k
      )`;
 

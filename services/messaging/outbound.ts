@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { debitSegments, debitSql } from '../account/index.js';
+import { admitNow } from '../platform/admission.js';
 import { durableCommit } from '../platform/durable-commit.js';
 import { quotaExceeded } from '../platform/errors.js';
 import type { RequestContext } from '../platform/context.js';
@@ -14,6 +15,7 @@ import {
   toBatchDispatch,
   type MessageViewRow,
   type StoredMessage,
+  type AdmittedMessage,
 } from './store/messages.js';
 import { newUid } from '../platform/ids.js';
 import { executeUpdateWithStart, startWorkflow } from '../../temporal/starters.js';
@@ -130,6 +132,10 @@ export async function createOutboundMessages(
   const releaseBeforeFlush = !rc.em.isInTransaction();
   const refusedUpFront = drafts.some((d) => d.failure);
   const oneStatement = releaseBeforeFlush && !refusedUpFront && chargedSegments > 0;
+  // The request's authentication, when the door left it to this write (send_sms): made by the one
+  // statement, else on its own before anything is written.
+  const admission = releaseBeforeFlush && rc.admission?.pending ? rc.admission : undefined;
+  if (admission && !oneStatement) await admitNow(rc.em, admission);
   const defaultRoute = drafts.some((d) => d.defaultSmsRoute);
   // The one statement reads the default route itself; the transaction's several statements look it up first.
   const route = defaultRoute && !oneStatement ? await channelFor(rc, null) : null;
@@ -163,7 +169,13 @@ export async function createOutboundMessages(
   if (oneStatement) {
     const debitFor = (onlyIf: string | undefined) =>
       debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush, onlyIf });
-    const rows = await insertMessagesWithDebit(rc.em, debitFor, rc.account.id, records, { defaultRoute });
+    let rows: StoredMessage[];
+    if (admission?.pending) {
+      const answered = await insertMessagesWithDebit(rc.em, debitFor, rc.account.id, records, { defaultRoute, admission: admission.sql() });
+      // First: a refused admission (429, a changed credential) wrote nothing, and its refusal is the answer.
+      admission.settle(answered[0]);
+      rows = answered.filter((r): r is AdmittedMessage & StoredMessage => r.uid !== null);
+    } else rows = await insertMessagesWithDebit(rc.em, debitFor, rc.account.id, records, { defaultRoute });
     // Nothing written: the wallet could not cover it, or (rarely) the account has no route at all.
     if (!rows.length) throw defaultRoute && !(await channelFor(rc, null)) ? noSmsRoute() : insufficientBalance();
     created = new Map(rows.map((r) => [r.uid, r]));

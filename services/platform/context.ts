@@ -54,7 +54,8 @@ export interface AdmissionRow {
  * statement that failed made no admission (its count rolled back with it); the door then
  * authenticates as usual. Until settled the service only reads, and nothing it read leaves the
  * process unless the admission is made. The statement decides its own commit (the count needs no
- * flush). A read gains from it only when its statement is planned once per connection (a named
+ * flush). The principal's wallet balance may be older than the request (its digest leaves the
+ * balance out): such a write reads the balance from the row, in its statement. A read gains from it only when its statement is planned once per connection (a named
  * statement: a payments page by subject_id); planned per request, the credential lookup's planning
  * cost more than its own round trip (measured, docs/benchmarks.md). A read that makes it reads
  * nothing unless `ok` has a row.

@@ -81,8 +81,8 @@ test('a create of a known token is admitted and written by one statement, counte
 test('a changed principal is written once, as the principal authentication reads now', async () => {
   assert.equal((await create(t, table, { name: 'before' })).status, 201);
   const { records } = await written(table);
-  // The balance is part of the principal: the statement admits nothing and counts nothing; the plain authentication does.
-  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 77 })).status, 200);
+  // The account's name is part of the principal: the statement admits nothing and counts nothing; the plain authentication does.
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { name: `Renamed ${Date.now()}` })).status, 200);
   const start = await admissions();
   const r = await create(t, table, { name: 'after the change' });
   assert.equal(r.status, 201, r.text);
@@ -158,6 +158,69 @@ test('over the window the statement refuses with 429 and writes nothing', async 
   assert.equal(d.admitted, created - 1, 'every create after the first (which made the token known) admitted in its statement');
 });
 
+// SMS sends: the send statement (wallet debit and records) makes the request's admission too. The
+// wallet's balance is left out of the principal's digest, or every send would make the next one a
+// different principal.
+const send = (t: Tenant, token = t.token) =>
+  api('POST', '/api/v3/sms/send', token, { recipient: `+2557${String(Date.now()).slice(-8)}`, message: 'admitted' });
+
+async function sends(accountId: number): Promise<{ messages: number; balance: number }> {
+  const r = await one<{ messages: string; balance: string }>(
+    orm.em.fork(),
+    `select (select count(*) from messages where account_id = ?)::text as messages, (select wallet_balance from accounts where id = ?)::text as balance`,
+    [accountId, accountId],
+  );
+  return { messages: Number(r!.messages), balance: Number(r!.balance) };
+}
+
+test('a send of a known token is admitted and written by one statement, counted once, though each send moves the balance', async () => {
+  const t = await newTenant();
+  const first = await send(t);
+  assert.equal(first.status, 201, first.text);
+  const start = await admissions();
+  let last = remaining(first);
+  for (let i = 0; i < 4; i++) {
+    const r = await send(t);
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.body.data.messages.length, 1);
+    assert.equal(remaining(r), last - 1, 'each send counted exactly once in the window');
+    last = remaining(r);
+  }
+  assert.deepEqual(delta(start, await admissions()), { admitted: 4, refused: 0, fallback: 0 });
+  assert.deepEqual(await sends(t.accountId), { messages: 5, balance: 99.95 });
+});
+
+test('a send its statement refuses writes and debits nothing: an empty wallet (402, counted), over the window (429), a revoked key (401)', async () => {
+  const t = await newTenant();
+  assert.equal((await send(t)).status, 201);
+  const start = await admissions();
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 0 })).status, 200);
+  const before = remaining(await http('GET', '/api/v3/sms/senders', { token: t.token }));
+  const broke = await send(t);
+  assert.equal(broke.status, 402, broke.text);
+  assert.deepEqual([broke.body.status, broke.body.reason], ['error', 'insufficient_balance']);
+  assert.equal(remaining(broke), before - 1, 'admitted and counted by the statement, then refused by the wallet');
+  assert.deepEqual(await sends(t.accountId), { messages: 1, balance: 0 });
+  assert.deepEqual(delta(start, await admissions()), { admitted: 1, refused: 0, fallback: 0 });
+
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 100 })).status, 200);
+  // The key's window filled by reads (counted by the plain authentication); the send is then refused by its statement.
+  for (let i = 0; i < 130; i++) if ((await http('GET', '/api/v3/sms/senders', { token: t.token })).status === 429) break;
+  const over = await send(t);
+  assert.equal(over.status, 429, over.text);
+  assert.deepEqual(delta(start, await admissions()), { admitted: 1, refused: 1, fallback: 0 });
+  assert.deepEqual(await sends(t.accountId), { messages: 1, balance: 100 });
+
+  const keys = await admin('GET', `/accounts/${t.accountId}/keys`);
+  const key = keys.body.data.find((k: { user_id: number | null }) => k.user_id === t.userId);
+  assert.equal((await admin('DELETE', `/accounts/${t.accountId}/keys/${key.id}`)).status, 200);
+  const revoked = await send(t);
+  assert.equal(revoked.status, 401, revoked.text);
+  assert.equal(revoked.body.message, 'API token has been revoked.');
+  assert.deepEqual(await sends(t.accountId), { messages: 1, balance: 100 });
+});
+
 // Reads too: a payments page by subject_id is one statement planned once per connection, which
 // makes the request's admission as well (services/payments/store.ts); nothing is read for a refused
 // request, and a request without subject_id starts beside its authentication as other reads do.
@@ -206,14 +269,14 @@ test('a payments page by subject_id is admitted by its own statement: the same a
   assert.equal(bad.status, 422, bad.text);
 });
 
-test('a payments page by subject_id: balance, permissions, issuer, suspension and revocation win at the next request', async () => {
+test('a payments page by subject_id: the account, permissions, issuer, suspension and revocation win at the next request', async () => {
   const t = await newTenant();
   await payments.request(t.accountId, { subjectId: 'order-1', subjectType: 'order' });
   assert.equal((await bySubject(t, 'order-1')).status, 200);
 
-  // The balance is part of the principal: the statement reads and counts nothing; the plain authentication does.
+  // The account's name is part of the principal (its balance is not): the statement reads and counts nothing; the plain authentication does.
   let start = await admissions();
-  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { wallet_balance: 55 })).status, 200);
+  assert.equal((await admin('PATCH', `/accounts/${t.accountId}`, { name: `Renamed ${Date.now()}` })).status, 200);
   const changed = await bySubject(t, 'order-1');
   assert.equal(changed.status, 200, changed.text);
   assert.equal(changed.body.meta.total, 1);

@@ -3,6 +3,7 @@ import { exec, many, manyBound, manyPlanned, one } from '../../../entities/db.js
 import { tablesOf, type Row } from '../../../entities/database.js';
 import type { MessageEventRow } from '../../webhooks/index.js';
 import type { MessageStatus } from '../../../domain/messaging/message-status.js';
+import type { AdmissionRow } from '../../platform/context.js';
 import { defaultSmsChannelSql } from './routes.js';
 import { dispatchQueueInsertSql } from './dispatch.js';
 
@@ -47,7 +48,7 @@ export type StoredMessage = MessageRecord;
  * With `defaultRoute`, a record without a channel takes the CTE `route`'s (the account's default SMS
  * channel): none, and nothing is written.
  */
-const INSERT_MESSAGES_SQL = (where: string, defaultRoute = false) =>
+const INSERT_MESSAGES_SQL = (where: string, defaultRoute = false, answer = 'select * from ins order by id') =>
   `ins as (insert into messages (uid, account_id, direction, channel_type, channel_id, channel_code, sender, recipient, body, status,
                              media_url, media_type, error_message, metadata, template_params, provider_request, segments, encoding,
                              campaign_id, scheduled_at, dispatch_mode, workflow_pending, chat_group_id, created_at, updated_at)
@@ -63,40 +64,59 @@ const INSERT_MESSAGES_SQL = (where: string, defaultRoute = false) =>
         order by v.ord
        returning *),
    queued as (${dispatchQueueInsertSql('ins')})
-   select * from ins order by id`;
+   ${answer}`;
 
 /** The debit of a send, as the account family writes it; `onlyIf` is this statement's own condition on it. */
 export type SendDebit = (onlyIf: string | undefined) => { sql: string; params: unknown[] };
+
+/** A row of the send statement made with the request's admission: `adm`'s columns, and a record's (all null when none was written). */
+export type AdmittedMessage = AdmissionRow & { [K in keyof StoredMessage]: StoredMessage[K] | null };
 
 /**
  * The send statement: the wallet's debit (`debit`, the account family's statement) and the records
  * together, the records written only when the debit is made (none answered: refused). With
  * `defaultRoute` the records without a channel take the account's default SMS channel, read by the
- * statement itself, and without one nothing is debited or written either. Planned once per
- * connection (two texts): every send runs it.
+ * statement itself, and without one nothing is debited or written either. With `admission` (the
+ * request's authentication and count, RequestContext.admission) its CTEs come first, nothing is
+ * debited or written unless `ok` has a row, and every row carries `adm`'s columns (one row with
+ * only those when nothing was written). Planned once per connection (four texts): every send runs it.
  */
-export const insertMessagesWithDebit = (
+export function insertMessagesWithDebit(
   em: EntityManager,
   debitFor: SendDebit,
   accountId: number,
   records: string,
   opts: { defaultRoute: boolean },
-) => {
-  if (!opts.defaultRoute) {
-    const debit = debitFor(undefined);
-    return manyPlanned<StoredMessage>(em, `with debit as (${debit.sql}), ${INSERT_MESSAGES_SQL(' where exists (select from debit)')}`, [
-      ...debit.params,
-      accountId,
-      records,
-    ]);
-  }
-  const debit = debitFor('exists (select from route)');
-  return manyPlanned<StoredMessage>(
+): Promise<StoredMessage[]>;
+export function insertMessagesWithDebit(
+  em: EntityManager,
+  debitFor: SendDebit,
+  accountId: number,
+  records: string,
+  opts: { defaultRoute: boolean; admission: { sql: string; params: unknown[] } },
+): Promise<AdmittedMessage[]>;
+export function insertMessagesWithDebit(
+  em: EntityManager,
+  debitFor: SendDebit,
+  accountId: number,
+  records: string,
+  opts: { defaultRoute: boolean; admission?: { sql: string; params: unknown[] } },
+): Promise<StoredMessage[] | AdmittedMessage[]> {
+  const admission = opts.admission;
+  const admitted = admission ? `${admission.sql}, ` : '';
+  const onlyIf = [opts.defaultRoute ? 'exists (select from route)' : '', admission ? 'exists (select from ok)' : '']
+    .filter(Boolean)
+    .join(' and ');
+  const debit = debitFor(onlyIf || undefined);
+  const answer = admission ? 'select adm.*, ins.* from adm left join ins on true order by ins.id' : undefined;
+  const route = opts.defaultRoute ? `route as (${defaultSmsChannelSql('?::int')}), ` : '';
+  // Without an admission every row is a whole record (AdmittedMessage with no nulls).
+  return manyPlanned<AdmittedMessage>(
     em,
-    `with route as (${defaultSmsChannelSql('?::int')}), debit as (${debit.sql}), ${INSERT_MESSAGES_SQL(' where exists (select from debit)', true)}`,
-    [accountId, ...debit.params, accountId, records],
+    `with ${admitted}${route}debit as (${debit.sql}), ${INSERT_MESSAGES_SQL(' where exists (select from debit)', opts.defaultRoute, answer)}`,
+    [...(admission?.params ?? []), ...(opts.defaultRoute ? [accountId] : []), ...debit.params, accountId, records],
   );
-};
+}
 
 /** The request's records without a debit of their own (the caller debits in the same transaction). */
 export const insertMessages = (em: EntityManager, accountId: number, records: string) =>
