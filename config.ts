@@ -14,6 +14,8 @@ export interface Config {
   database: PgConnection;
   /** DATABASE_POOL_MAX: connections this process may hold; unset, the role's default (POOL_DEFAULTS). */
   databasePoolMax: number | null;
+  /** DATABASE_POOL_IDLE_SECONDS: how long an unused connection stays open (0: until the process stops); see poolIdleMillis. */
+  databasePoolIdleSeconds: number;
   temporalAddress: string;
   temporalNamespace: string;
   /** The Temporal connection from @temporalio/envconfig: address, TLS or mTLS, API key, gRPC metadata. */
@@ -262,6 +264,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl,
     database: parseDatabaseUrl(databaseUrl, process.env),
     databasePoolMax: optionalCount('DATABASE_POOL_MAX'),
+    databasePoolIdleSeconds: nonNegative('DATABASE_POOL_IDLE_SECONDS', 300),
     temporalAddress: temporal.connection.address,
     temporalNamespace: temporal.namespace,
     temporalConnection: temporal.connection,
@@ -552,6 +555,17 @@ export const POOL_DEFAULTS = { api: 20, worker: 40 } as const;
 
 export const poolMaxOf = (config: Pick<Config, 'databasePoolMax'>, role: keyof typeof POOL_DEFAULTS): number =>
   config.databasePoolMax ?? POOL_DEFAULTS[role];
+
+/**
+ * The pool's idle timeout in ms (pg's 0: never closed). pg's own default, 10 s, closed the
+ * connections a burst had opened once the steady load behind it used fewer (the pool hands out the
+ * most recently used first), and the next burst opened them again: a new backend loads its catalog
+ * caches and plans every named statement afresh. At 500 sends a second that was 14 connections
+ * opened in 30 s and stalls of 100–270 ms (docs/benchmarks.md). The pool's maximum still bounds
+ * what a process holds.
+ */
+export const poolIdleMillis = (config: Pick<Config, 'databasePoolIdleSeconds'>): number =>
+  Math.round(config.databasePoolIdleSeconds * 1000);
 
 /** The driver's read deadline runs this much past the server's statement_timeout, so the server's own cancel (a clean error) comes first. */
 export const QUERY_TIMEOUT_MARGIN_MS = 1000;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { loadConfig, poolMaxOf, refuseDefaultSecrets, requestBoundedDatabase } from '../config.js';
+import { loadConfig, poolIdleMillis, poolMaxOf, refuseDefaultSecrets, requestBoundedDatabase } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
@@ -15,7 +15,10 @@ refuseDefaultSecrets(config);
 const log = createLogger('api', config.logLevel);
 // Every request's database and Temporal work is bounded (docs/architecture.md, "When a dependency
 // fails"): a dependency that is down or hung is answered 503 temporary_failure, never waited on for ever.
-const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'api'), { ...requestBoundedDatabase(config) });
+const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'api'), {
+  ...requestBoundedDatabase(config),
+  idleTimeoutMillis: poolIdleMillis(config),
+});
 const temporal = await connectTemporalClient(config.temporalConnection, config.temporalNamespace, {
   callTimeoutMs: config.temporalCallTimeoutMs,
   // The longest a request waits for a workflow on purpose (answered sends; group, catalogue and product waits are 15 s).

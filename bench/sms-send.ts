@@ -146,13 +146,15 @@ try {
   waits = sampling ? sampleWaits(stack.databaseUrl) : null;
   const cpuBefore = stackCpuSeconds(stack, dir);
   const windowStart = new Date();
-  // Checkpoints and full-page images over the window: after a checkpoint starts, the first change
-  // to each page logs the whole page.
+  // Checkpoints and full-page images over the window (after a checkpoint starts, the first change
+  // to each page logs the whole page), and the database connections opened in it (a new backend
+  // loads its catalog caches and plans the named statements again).
   const walState = async () =>
     (
-      await statementsPool.query<{ checkpoints: number; fpi: string; wal_mb: number }>(
+      await statementsPool.query<{ checkpoints: number; fpi: string; wal_mb: number; opened: number }>(
         `select (select (num_timed + num_requested)::int from pg_stat_checkpointer) as checkpoints,
-                (select wal_fpi::text from pg_stat_wal) as fpi, round((pg_current_wal_insert_lsn() - '0/0') / 1048576.0)::int as wal_mb`,
+                (select wal_fpi::text from pg_stat_wal) as fpi, round((pg_current_wal_insert_lsn() - '0/0') / 1048576.0)::int as wal_mb,
+                (select sessions::int from pg_stat_database where datname = current_database()) as opened`,
       )
     ).rows[0];
   const walBefore = await walState();
@@ -196,10 +198,11 @@ try {
       )
     ).rows;
   const walAfter = await walState();
-  out.openLoopWal = {
+  out.openLoopDatabase = {
     checkpointsStarted: walAfter.checkpoints - walBefore.checkpoints,
     fullPageImages: Number(walAfter.fpi) - Number(walBefore.fpi),
-    mb: walAfter.wal_mb - walBefore.wal_mb,
+    walMb: walAfter.wal_mb - walBefore.wal_mb,
+    connectionsOpened: walAfter.opened - walBefore.opened,
   };
   // Autovacuum runs that ended inside the window (their CPU and I/O share the machine with the sends).
   out.openLoopAutovacuum = (

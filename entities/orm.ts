@@ -14,11 +14,13 @@ const migrationsPath = fileURLToPath(new URL('./migrations', import.meta.url));
 export type PgDriverOptions = Record<string, unknown>;
 
 export function ormConfig(databaseUrl: string, poolMax = 10, pg: PgDriverOptions = {}) {
+  // The pool's own option (config.ts poolIdleMillis), when the process sets it; pg's default otherwise.
+  const idle = typeof pg.idleTimeoutMillis === 'number' ? { idleTimeoutMillis: pg.idleTimeoutMillis } : {};
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
-    pool: { min: 0, max: poolMax },
+    pool: { min: 0, max: poolMax, ...idle },
     // A statement the driver gave up on (query_timeout) is still on its connection, and everything
     // after it (the transaction's rollback, the next request's statements) would queue behind it:
     // that connection is dropped instead, so they fail at once and the pool opens a fresh one.

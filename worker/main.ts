@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { loadConfig, poolMaxOf, refuseDefaultSecrets } from '../config.js';
+import { loadConfig, poolIdleMillis, poolMaxOf, refuseDefaultSecrets } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openOrm } from '../entities/orm.js';
 import { connectTemporalClient } from '../temporal/client.js';
@@ -17,7 +17,10 @@ if (process.env.SVC_MEMORY_LOG) startMemoryLog(process.env.SVC_MEMORY_LOG);
 const config = loadConfig();
 refuseDefaultSecrets(config, process.env, 'worker');
 const log = createLogger('worker', config.logLevel);
-const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'worker'), { ...config.database });
+const orm = await openOrm(config.databaseUrl, poolMaxOf(config, 'worker'), {
+  ...config.database,
+  idleTimeoutMillis: poolIdleMillis(config),
+});
 const temporal = await connectTemporalClient(config.temporalConnection, config.temporalNamespace);
 const handle = await createWorkers({ config, orm, log });
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { loadConfig, parseDatabaseUrl, poolMaxOf, POOL_DEFAULTS, temporalConnectConfig } from '../../config.js';
+import { loadConfig, parseDatabaseUrl, poolIdleMillis, poolMaxOf, POOL_DEFAULTS, temporalConnectConfig } from '../../config.js';
+import { ormConfig } from '../../entities/orm.js';
 import { openOrm } from '../../entities/orm.js';
 
 // DATABASE_URL read as libpq reads it (config.ts parseDatabaseUrl), and the Temporal connection
@@ -132,6 +133,27 @@ test('pool sizes: DATABASE_POOL_MAX for any process, else the role default', () 
     if (saved === undefined) delete process.env.DATABASE_POOL_MAX;
     else process.env.DATABASE_POOL_MAX = saved;
   }
+});
+
+test('pool idle timeout: DATABASE_POOL_IDLE_SECONDS, 300 s unset, 0 for never; the pool gets it, other driver options stay', () => {
+  const saved = process.env.DATABASE_POOL_IDLE_SECONDS;
+  try {
+    delete process.env.DATABASE_POOL_IDLE_SECONDS;
+    assert.equal(poolIdleMillis(loadConfig()), 300_000);
+    process.env.DATABASE_POOL_IDLE_SECONDS = '0';
+    assert.equal(poolIdleMillis(loadConfig()), 0);
+    process.env.DATABASE_POOL_IDLE_SECONDS = '2.5';
+    assert.equal(poolIdleMillis(loadConfig()), 2500);
+    process.env.DATABASE_POOL_IDLE_SECONDS = '-1';
+    assert.throws(() => loadConfig(), /DATABASE_POOL_IDLE_SECONDS must be a number of at least 0/);
+  } finally {
+    if (saved === undefined) delete process.env.DATABASE_POOL_IDLE_SECONDS;
+    else process.env.DATABASE_POOL_IDLE_SECONDS = saved;
+  }
+  const set = ormConfig('postgres://u:p@127.0.0.1:5432/db', 7, { idleTimeoutMillis: 0, application_name: 'api' });
+  assert.deepEqual(set.pool, { min: 0, max: 7, idleTimeoutMillis: 0 });
+  assert.equal((set.driverOptions as Record<string, unknown>).application_name, 'api');
+  assert.deepEqual(ormConfig('postgres://u:p@127.0.0.1:5432/db', 2).pool, { min: 0, max: 2 }, "unset: pg's own default");
 });
 
 test('Temporal: address and namespace default to the local dev server; empty variables count as unset', () => {
