@@ -188,6 +188,18 @@ test('a send of a known token is admitted and written by one statement, counted 
   }
   assert.deepEqual(delta(start, await admissions()), { admitted: 4, refused: 0, fallback: 0 });
   assert.deepEqual(await sends(t.accountId), { messages: 5, balance: 99.95 });
+
+  // A number refused up front takes the transaction's path (its message.failed event commits with
+  // the records): the admission is made on its own first, the request still counted once.
+  const mixed = await api('POST', '/api/v3/sms/send', t.token, { recipients: ['not-a-number', '+255712345678'], message: 'mixed' });
+  assert.equal(mixed.status, 201, mixed.text);
+  assert.deepEqual(
+    mixed.body.data.messages.map((m: { status: string }) => m.status === 'failed'),
+    [true, false],
+  );
+  assert.equal(remaining(mixed), last - 1);
+  assert.deepEqual(delta(start, await admissions()), { admitted: 5, refused: 0, fallback: 0 });
+  assert.deepEqual(await sends(t.accountId), { messages: 7, balance: 99.94 });
 });
 
 test('a send its statement refuses writes and debits nothing: an empty wallet (402, counted), over the window (429), a revoked key (401)', async () => {
