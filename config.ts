@@ -561,8 +561,8 @@ export const poolMaxOf = (config: Pick<Config, 'databasePoolMax'>, role: keyof t
  * connections a burst had opened once the steady load behind it used fewer (the pool hands out the
  * most recently used first), and the next burst opened them again: a new backend loads its catalog
  * caches and plans every named statement afresh. At 500 sends a second that was 14 connections
- * opened in 30 s and stalls of 100–270 ms (docs/benchmarks.md). The pool's maximum still bounds
- * what a process holds.
+ * opened in one 30 s window, and 1–5 with 300 s (docs/benchmarks.md). The pool's maximum still
+ * bounds what a process holds.
  */
 export const poolIdleMillis = (config: Pick<Config, 'databasePoolIdleSeconds'>): number =>
   Math.round(config.databasePoolIdleSeconds * 1000);

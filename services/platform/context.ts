@@ -55,10 +55,10 @@ export interface AdmissionRow {
  * authenticates as usual. Until settled the service only reads, and nothing it read leaves the
  * process unless the admission is made. The statement decides its own commit (the count needs no
  * flush). The principal's wallet balance may be older than the request (its digest leaves the
- * balance out): such a write reads the balance from the row, in its statement. A read gains from it only when its statement is planned once per connection (a named
- * statement: a payments page by subject_id); planned per request, the credential lookup's planning
- * cost more than its own round trip (measured, docs/benchmarks.md). A read that makes it reads
- * nothing unless `ok` has a row.
+ * balance out): such a write reads the balance from the row, in its statement. A read gains from
+ * it only when its statement is planned once per connection (a named statement: a payments page by
+ * subject_id); planned per request, the credential lookup's planning cost more than its own round
+ * trip (measured, docs/benchmarks.md). A read that makes it reads nothing unless `ok` has a row.
  */
 export interface Admission {
   readonly pending: boolean;
