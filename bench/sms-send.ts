@@ -199,6 +199,8 @@ try {
     ).rows;
   const walAfter = await walState();
   out.openLoopDatabase = {
+    // To line the window up with a probe outside the bench (a CPU sampler, the database's log).
+    windowStartedAt: windowStart.toISOString(),
     checkpointsStarted: walAfter.checkpoints - walBefore.checkpoints,
     fullPageImages: Number(walAfter.fpi) - Number(walBefore.fpi),
     walMb: walAfter.wal_mb - walBefore.wal_mb,
