@@ -170,7 +170,7 @@ export async function createOutboundMessages(
     const debitFor = (onlyIf: string | undefined) =>
       debitSql(rc.account.id, chargedSegments, deps.config.smsSegmentPrice, { releaseBeforeFlush, onlyIf });
     let rows: StoredMessage[];
-    if (admission?.pending) {
+    if (admission) {
       const answered = await insertMessagesWithDebit(rc.em, debitFor, rc.account.id, records, { defaultRoute, admission: admission.sql() });
       // First: a refused admission (429, a changed credential) wrote nothing, and its refusal is the answer.
       admission.settle(answered[0]);

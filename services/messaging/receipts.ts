@@ -20,7 +20,7 @@ const writers = new WeakMap<ReceiptDeps, (r: SmsReceipt) => Promise<void>>();
  * Receipts arrive as a stream of small requests (two per message, thousands a second during a
  * campaign). They are applied in groups: one statement for everything that arrived while the
  * previous group was being written, and only then is each request answered. A small group waits
- * RECEIPT_LINGER_MS first: the statement's planning alone costs about 0.3 ms (it cannot keep a
+ * RECEIPT_GROUPS.lingerMs first: the statement's planning alone costs about 0.3 ms (it cannot keep a
  * plan: docs/benchmarks.md, "Receipts in larger groups"), and a provider's callback can wait 10 ms.
  */
 function receiptWriter(deps: ReceiptDeps) {
